@@ -1,0 +1,418 @@
+extension JSONFields {
+  /// A money member written as a decimal string ("12.50"); a JSON number is refused.
+  mutating func money(
+    _ key: String, currency: Currency, allowNegative: Bool = false
+  ) throws(JSONShapeError) -> Money? {
+    guard let value = raw(key) else { return nil }
+    return try Money(
+      json: value, path: pathOf(key), currency: currency, allowNegative: allowNegative)
+  }
+
+  /// A percentage member written as a decimal string ("7.5").
+  mutating func percent(_ key: String) throws(JSONShapeError) -> Percent? {
+    guard let value = raw(key) else { return nil }
+    return try Percent(json: value, path: pathOf(key))
+  }
+
+  /// A string member that must be non-empty printable text of at most `maxLength` characters.
+  mutating func text(
+    _ key: String, required: Bool, maxLength: Int = 200, allowEmpty: Bool = false
+  ) throws(JSONShapeError) -> String? {
+    guard let value = try optional(key, as: String.self) else {
+      if required { throw JSONShapeError(path: pathOf(key), message: "is required") }
+      return nil
+    }
+    try validateText(value, path: pathOf(key), maxLength: maxLength, allowEmpty: allowEmpty)
+    return value
+  }
+}
+
+/// Refuses text that is blank, too long, or carries control characters (which would break a
+/// printed receipt or a terminal).
+func validateText(
+  _ value: String, path: String, maxLength: Int, allowEmpty: Bool = false
+) throws(JSONShapeError) {
+  if !allowEmpty && value.allSatisfy(\.isWhitespace) {
+    throw JSONShapeError(path: path, message: "must not be empty")
+  }
+  if value.count > maxLength {
+    throw JSONShapeError(path: path, message: "is longer than \(maxLength) characters")
+  }
+  if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+    throw JSONShapeError(path: path, message: "must not contain control characters")
+  }
+}
+
+extension Money {
+  /// Reads a decimal-string amount; a JSON number is a type error (money is never a number).
+  init(
+    json: JSONValue, path: String, currency: Currency, allowNegative: Bool = false
+  ) throws(JSONShapeError) {
+    guard case .string(let text) = json else {
+      throw JSONShapeError(
+        path: path,
+        message: "expected an amount as a decimal string like \"12.50\", got \(json.typeName)")
+    }
+    do {
+      self = try Money.parse(text, currency: currency, allowNegative: allowNegative)
+    } catch {
+      throw JSONShapeError(path: path, message: error.description)
+    }
+  }
+
+  /// The decimal string, as JSON.
+  public var json: JSONValue { .string(decimalString) }
+}
+
+extension Percent {
+  init(json: JSONValue, path: String) throws(JSONShapeError) {
+    guard case .string(let text) = json else {
+      throw JSONShapeError(
+        path: path,
+        message: "expected a percentage as a decimal string like \"7.5\", got \(json.typeName)")
+    }
+    do {
+      self = try Percent.parse(text)
+    } catch {
+      let message =
+        switch error {
+        case .malformed: "\"\(text)\" is not a percentage; write a decimal number like \"7.5\""
+        case .negative: "\"\(text)\" is negative; a percentage must be zero or more"
+        case .tooManyDecimals: "\"\(text)\" has more than \(Percent.fractionDigits) decimal places"
+        case .tooLarge: "\"\(text)\" is too large"
+        }
+      throw JSONShapeError(path: path, message: message)
+    }
+  }
+
+  public var json: JSONValue { .string(decimalString) }
+}
+
+private let skuCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+/// Checks a SKU: 1 to 32 letters, digits, '-', '_' or '.'.
+func validateSKU(_ sku: String, path: String) throws(JSONShapeError) {
+  guard !sku.isEmpty, sku.count <= 32, sku.allSatisfy({ skuCharacters.contains($0) }) else {
+    throw JSONShapeError(
+      path: path,
+      message: "\"\(sku)\" is not a valid SKU (1 to 32 letters, digits, '-', '_' or '.')")
+  }
+}
+
+extension StoreSettings {
+  /// Reads and validates the `store` section of a catalog file.
+  public init(json: JSONValue, path: String) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    let name = try fields.text("name", required: true, maxLength: 80) ?? ""
+    var address: [String] = []
+    if let value = fields.raw("address") {
+      switch value {
+      case .string(let line): address = [line]
+      case .array: address = try [String](json: value, path: fields.pathOf("address"))
+      default:
+        throw JSONShapeError(
+          path: fields.pathOf("address"),
+          message: "expected a string or an array of lines, got \(value.typeName)")
+      }
+    }
+    for (index, line) in address.enumerated() {
+      try validateText(line, path: indexPath(fields.pathOf("address"), index), maxLength: 80)
+    }
+    let phone = try fields.text("phone", required: false, maxLength: 40)
+    let code = try fields.required("currency", as: String.self)
+    guard let currency = Currency(code: code) else {
+      throw JSONShapeError(
+        path: fields.pathOf("currency"),
+        message: "\"\(code)\" is not a supported currency (use an ISO 4217 code such as \"USD\")")
+    }
+    guard let taxValue = fields.raw("tax") else {
+      throw JSONShapeError(path: fields.pathOf("tax"), message: "is required")
+    }
+    let tax = try TaxSettings(json: taxValue, path: fields.pathOf("tax"))
+    let cashRounding = try fields.money("cash_rounding", currency: currency)
+    if let cashRounding, cashRounding.minorUnits <= 0 {
+      throw JSONShapeError(
+        path: fields.pathOf("cash_rounding"), message: "must be greater than zero, like \"0.05\"")
+    }
+    let width = try fields.optional("receipt_width", as: Int.self) ?? 40
+    guard Self.receiptWidths.contains(width) else {
+      throw JSONShapeError(
+        path: fields.pathOf("receipt_width"),
+        message:
+          "must be between \(Self.receiptWidths.lowerBound) and \(Self.receiptWidths.upperBound)")
+    }
+    let footer = try fields.text("receipt_footer", required: false, maxLength: 200)
+    let approvalLimit = try fields.percent("discount_approval_limit")
+    if let approvalLimit, approvalLimit > .hundred {
+      throw JSONShapeError(
+        path: fields.pathOf("discount_approval_limit"), message: "must be at most 100")
+    }
+    let autoSignOut = try fields.optional("auto_sign_out", as: Bool.self) ?? false
+    try fields.rejectUnknown()
+    self.init(
+      name: name, address: address, phone: phone, currency: currency, tax: tax,
+      cashRounding: cashRounding, receiptWidth: width, receiptFooter: footer,
+      discountApprovalLimit: approvalLimit, autoSignOut: autoSignOut)
+  }
+
+  /// The `store` section as JSON, in the catalog file's shape.
+  public var json: JSONValue {
+    .object([
+      "name": .string(name),
+      "address": .array(address.map(JSONValue.string)),
+      "phone": phone.map(JSONValue.string),
+      "currency": .string(currency.code),
+      "tax": tax.json,
+      "cash_rounding": cashRounding?.json,
+      "receipt_width": receiptWidth == 40 ? nil : .int(receiptWidth),
+      "receipt_footer": receiptFooter.map(JSONValue.string),
+      "discount_approval_limit": discountApprovalLimit?.json,
+      "auto_sign_out": autoSignOut ? .bool(true) : nil,
+    ])
+  }
+}
+
+extension TaxSettings {
+  init(json: JSONValue, path: String) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    guard let classesValue = fields.raw("classes"), case .object(let object) = classesValue else {
+      throw JSONShapeError(
+        path: fields.pathOf("classes"),
+        message: "is required: an object of class name to rate, like {\"standard\": \"7.5\"}")
+    }
+    guard !object.isEmpty else {
+      throw JSONShapeError(path: fields.pathOf("classes"), message: "must name at least one class")
+    }
+    var classes: [(name: String, rate: Percent)] = []
+    for (name, value) in object.members {
+      let classPath = fields.pathOf("classes") + "." + name
+      try validateSKU(name, path: classPath)
+      let rate = try Percent(json: value, path: classPath)
+      guard rate <= .hundred else {
+        throw JSONShapeError(path: classPath, message: "a tax rate must be at most 100")
+      }
+      classes.append((name, rate))
+    }
+    let defaultClass = try fields.required("default_class", as: String.self)
+    guard classes.contains(where: { $0.name == defaultClass }) else {
+      throw JSONShapeError(
+        path: fields.pathOf("default_class"),
+        message: "\"\(defaultClass)\" is not one of the classes")
+    }
+    var rounding = TaxRounding.perTotal
+    if let text = try fields.optional("rounding", as: String.self) {
+      guard let parsed = TaxRounding(rawValue: text) else {
+        throw JSONShapeError(
+          path: fields.pathOf("rounding"),
+          message: "must be \"per_total\" or \"per_line\", got \"\(text)\"")
+      }
+      rounding = parsed
+    }
+    let inclusive = try fields.optional("prices_include_tax", as: Bool.self) ?? false
+    try fields.rejectUnknown()
+    self.init(
+      classes: classes, defaultClass: defaultClass, rounding: rounding, pricesIncludeTax: inclusive)
+  }
+
+  var json: JSONValue {
+    var classObject = JSONObject()
+    for entry in classes { classObject[entry.name] = entry.rate.json }
+    return .object([
+      "classes": .object(classObject),
+      "default_class": .string(defaultClass),
+      "rounding": .string(rounding.rawValue),
+      "prices_include_tax": .bool(pricesIncludeTax),
+    ])
+  }
+}
+
+extension Product {
+  /// Reads and validates one product against the store's currency and tax classes.
+  public init(json: JSONValue, path: String, store: StoreSettings) throws(JSONShapeError) {
+    try self.init(
+      json: json, path: path, currency: store.currency,
+      taxClasses: store.tax.classes.map(\.name))
+  }
+
+  /// Reads and validates one product; `taxClasses` nil skips the tax class check (the journal
+  /// reads products before it knows which classes the store will list).
+  init(
+    json: JSONValue, path: String, currency: Currency, taxClasses: [String]?
+  ) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    let sku = try fields.required("sku", as: String.self)
+    try validateSKU(sku, path: fields.pathOf("sku"))
+    let name = try fields.text("name", required: true, maxLength: 80) ?? ""
+    let description =
+      try fields.text("description", required: true, maxLength: 1000, allowEmpty: true) ?? ""
+    let category = try fields.text("category", required: true, maxLength: 80) ?? ""
+    guard let price = try fields.money("price", currency: currency) else {
+      throw JSONShapeError(path: fields.pathOf("price"), message: "is required")
+    }
+    let salePrice = try fields.money("sale_price", currency: currency)
+    if let salePrice, salePrice >= price {
+      throw JSONShapeError(
+        path: fields.pathOf("sale_price"),
+        message: "\(salePrice.decimalString) must be below the price \(price.decimalString)")
+    }
+    let stock = try fields.optional("stock", as: Int64.self)
+    if let stock, !(0...1_000_000_000).contains(stock) {
+      throw JSONShapeError(
+        path: fields.pathOf("stock"), message: "must be between 0 and 1000000000")
+    }
+    let taxClass = try fields.optional("tax_class", as: String.self)
+    if let taxClass, let taxClasses, !taxClasses.contains(taxClass) {
+      let known = taxClasses.map { "\"\($0)\"" }.joined(separator: ", ")
+      throw JSONShapeError(
+        path: fields.pathOf("tax_class"), message: "\"\(taxClass)\" is not a tax class (\(known))")
+    }
+    let colors = try fields.optional("colors", as: [String].self) ?? []
+    for (index, color) in colors.enumerated() {
+      try validateText(color, path: indexPath(fields.pathOf("colors"), index), maxLength: 40)
+    }
+    let image = try fields.text("image", required: false, maxLength: 500)
+    var options: [OptionGroup] = []
+    if let optionsValue = fields.raw("options") {
+      guard case .array(let groups) = optionsValue else {
+        throw JSONShapeError(
+          path: fields.pathOf("options"), message: "expected an array, got \(optionsValue.typeName)"
+        )
+      }
+      for (index, group) in groups.enumerated() {
+        let groupPath = indexPath(fields.pathOf("options"), index)
+        let parsed = try OptionGroup(json: group, path: groupPath, currency: currency)
+        if options.contains(where: { $0.group == parsed.group }) {
+          throw JSONShapeError(path: groupPath, message: "group \"\(parsed.group)\" appears twice")
+        }
+        options.append(parsed)
+      }
+    }
+    // The cheapest combination of choices must not take the price below zero.
+    var cheapest = (salePrice ?? price).minorUnits
+    for group in options {
+      let lowest = group.choices.map(\.priceDelta.minorUnits).min() ?? 0
+      if group.required || lowest < 0 { cheapest += min(lowest, group.required ? lowest : 0) }
+    }
+    if cheapest < 0 {
+      throw JSONShapeError(
+        path: fields.pathOf("options"),
+        message: "the cheapest choice of options makes the price negative")
+    }
+    try fields.rejectUnknown()
+    self.init(
+      sku: sku, name: name, description: description, category: category, price: price,
+      salePrice: salePrice, stock: stock, taxClass: taxClass, colors: colors, image: image,
+      options: options)
+  }
+
+  /// The product in the catalog file's shape.
+  public var json: JSONValue {
+    .object([
+      "sku": .string(sku),
+      "name": .string(name),
+      "description": .string(description),
+      "category": .string(category),
+      "price": price.json,
+      "sale_price": salePrice?.json,
+      "stock": stock.map { .int($0) },
+      "tax_class": taxClass.map(JSONValue.string),
+      "colors": colors.isEmpty ? nil : .array(colors.map(JSONValue.string)),
+      "image": image.map(JSONValue.string),
+      "options": options.isEmpty ? nil : .array(options.map(\.json)),
+    ])
+  }
+}
+
+extension OptionGroup {
+  init(json: JSONValue, path: String, currency: Currency) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    let group = try fields.text("group", required: true, maxLength: 40) ?? ""
+    let required = try fields.optional("required", as: Bool.self) ?? false
+    guard let choicesValue = fields.raw("choices"), case .array(let items) = choicesValue,
+      !items.isEmpty
+    else {
+      throw JSONShapeError(
+        path: fields.pathOf("choices"), message: "is required: a non-empty array of choices")
+    }
+    var choices: [OptionChoice] = []
+    for (index, item) in items.enumerated() {
+      let choicePath = indexPath(fields.pathOf("choices"), index)
+      var choiceFields = try JSONFields(item, path: choicePath)
+      let name = try choiceFields.text("name", required: true, maxLength: 40) ?? ""
+      let delta =
+        try choiceFields.money("price_delta", currency: currency, allowNegative: true)
+        ?? .zero(currency)
+      try choiceFields.rejectUnknown()
+      if choices.contains(where: { $0.name == name }) {
+        throw JSONShapeError(path: choicePath, message: "choice \"\(name)\" appears twice")
+      }
+      choices.append(OptionChoice(name: name, priceDelta: delta))
+    }
+    try fields.rejectUnknown()
+    self.init(group: group, required: required, choices: choices)
+  }
+
+  var json: JSONValue {
+    .object([
+      "group": .string(group),
+      "required": .bool(required),
+      "choices": .array(
+        choices.map { .object(["name": .string($0.name), "price_delta": $0.priceDelta.json]) }),
+    ])
+  }
+}
+
+extension Catalog {
+  /// Reads and validates a whole catalog document. Errors name the product and the field.
+  public init(json: JSONValue) throws(JSONShapeError) {
+    var fields = try JSONFields(json)
+    guard let storeValue = fields.raw("store") else {
+      throw JSONShapeError(path: "store", message: "is required")
+    }
+    let store = try StoreSettings(json: storeValue, path: "store")
+    guard let productsValue = fields.raw("products"), case .array(let items) = productsValue else {
+      throw JSONShapeError(path: "products", message: "is required: an array of products")
+    }
+    var products: [Product] = []
+    var seen: [String: Int] = [:]
+    for (index, item) in items.enumerated() {
+      let path = indexPath("products", index)
+      let product: Product
+      do {
+        product = try Product(json: item, path: path, store: store)
+      } catch {
+        throw Self.naming(error, item: item, index: index)
+      }
+      if let first = seen[product.sku] {
+        throw JSONShapeError(
+          path: "product \"\(product.sku)\" (products[\(index)]): sku",
+          message: "duplicate SKU, also used by products[\(first)]")
+      }
+      seen[product.sku] = index
+      products.append(product)
+    }
+    try fields.rejectUnknown()
+    self.init(store: store, products: products)
+  }
+
+  /// Rewrites "products[3].price" as "product \"SKU\" (products[3]): price" when the SKU is known.
+  private static func naming(_ error: JSONShapeError, item: JSONValue, index: Int) -> JSONShapeError
+  {
+    let prefix = "products[\(index)]"
+    var field = String(error.path.dropFirst(prefix.count))
+    if field.hasPrefix(".") { field.removeFirst() }
+    let label: String
+    if case .string(let sku) = item["sku"] ?? .null {
+      label = "product \"\(sku)\" (\(prefix))"
+    } else {
+      label = "product \(prefix)"
+    }
+    return JSONShapeError(
+      path: field.isEmpty ? label : "\(label): field \"\(field)\"", message: error.message)
+  }
+
+  /// The catalog document, as the catalog file holds it.
+  public var json: JSONValue {
+    .object(["store": store.json, "products": .array(products.map(\.json))])
+  }
+}

@@ -1,0 +1,72 @@
+/// One choice within an option group, and what it adds to (or takes off) the unit price.
+public struct OptionChoice: Sendable, Equatable {
+  public var name: String
+  public var priceDelta: Money
+
+  public init(name: String, priceDelta: Money) {
+    self.name = name
+    self.priceDelta = priceDelta
+  }
+}
+
+/// A group of choices a product offers, such as a photo print's frame or size.
+public struct OptionGroup: Sendable, Equatable {
+  public var group: String
+  public var required: Bool
+  public var choices: [OptionChoice]
+
+  public init(group: String, required: Bool, choices: [OptionChoice]) {
+    self.group = group
+    self.required = required
+    self.choices = choices
+  }
+
+  public func choice(named name: String) -> OptionChoice? {
+    choices.first { $0.name == name }
+  }
+}
+
+/// A product the register sells.
+public struct Product: Sendable, Equatable {
+  public var sku: String
+  public var name: String
+  public var description: String
+  public var category: String
+  /// The regular shelf price.
+  public var price: Money
+  /// A sale price below the regular price, used instead of it while set.
+  public var salePrice: Money?
+  /// Units in stock; `nil` when the store does not track this product's stock.
+  public var stock: Int64?
+  /// The tax class; `nil` means the store's default class.
+  public var taxClass: String?
+  public var colors: [String]
+  public var image: String?
+  public var options: [OptionGroup]
+
+  public init(
+    sku: String, name: String, description: String = "", category: String, price: Money,
+    salePrice: Money? = nil, stock: Int64? = nil, taxClass: String? = nil,
+    colors: [String] = [], image: String? = nil, options: [OptionGroup] = []
+  ) {
+    self.sku = sku
+    self.name = name
+    self.description = description
+    self.category = category
+    self.price = price
+    self.salePrice = salePrice
+    self.stock = stock
+    self.taxClass = taxClass
+    self.colors = colors
+    self.image = image
+    self.options = options
+  }
+
+  /// What one unit sells for before options: the sale price when there is one.
+  public var unitPrice: Money { salePrice ?? price }
+
+  /// The option group with this name.
+  public func optionGroup(named name: String) -> OptionGroup? {
+    options.first { $0.group == name }
+  }
+}

@@ -1,0 +1,75 @@
+/// How tax is rounded: once per tax class on the class subtotal, or on every line.
+public enum TaxRounding: String, Sendable, Equatable, CaseIterable {
+  case perTotal = "per_total"
+  case perLine = "per_line"
+}
+
+/// The store's tax rules: named classes with rates, the class used when a product names none,
+/// how to round, and whether shelf prices already include tax.
+public struct TaxSettings: Sendable, Equatable {
+  /// Classes in the order the catalog file lists them.
+  public var classes: [(name: String, rate: Percent)]
+  public var defaultClass: String
+  public var rounding: TaxRounding
+  public var pricesIncludeTax: Bool
+
+  public init(
+    classes: [(name: String, rate: Percent)], defaultClass: String,
+    rounding: TaxRounding = .perTotal, pricesIncludeTax: Bool = false
+  ) {
+    self.classes = classes
+    self.defaultClass = defaultClass
+    self.rounding = rounding
+    self.pricesIncludeTax = pricesIncludeTax
+  }
+
+  /// The rate of a class, or `nil` when there is no such class.
+  public func rate(of name: String) -> Percent? {
+    classes.first { $0.name == name }?.rate
+  }
+
+  public static func == (lhs: TaxSettings, rhs: TaxSettings) -> Bool {
+    lhs.classes.map(\.name) == rhs.classes.map(\.name)
+      && lhs.classes.map(\.rate) == rhs.classes.map(\.rate)
+      && lhs.defaultClass == rhs.defaultClass && lhs.rounding == rhs.rounding
+      && lhs.pricesIncludeTax == rhs.pricesIncludeTax
+  }
+}
+
+/// Everything about the store that is not a product: what receipts print, the currency, tax,
+/// cash rounding and the policies later features read.
+public struct StoreSettings: Sendable, Equatable {
+  public var name: String
+  public var address: [String]
+  public var phone: String?
+  public var currency: Currency
+  public var tax: TaxSettings
+  /// Cash settlements are rounded to a multiple of this (e.g. 0.05); `nil` means no rounding.
+  public var cashRounding: Money?
+  public var receiptWidth: Int
+  public var receiptFooter: String?
+  /// A discount above this percentage of the amount it applies to needs a manager.
+  public var discountApprovalLimit: Percent?
+  /// Sign the operator out after each completed sale.
+  public var autoSignOut: Bool
+
+  public init(
+    name: String, address: [String], phone: String? = nil, currency: Currency,
+    tax: TaxSettings, cashRounding: Money? = nil, receiptWidth: Int = 40,
+    receiptFooter: String? = nil, discountApprovalLimit: Percent? = nil, autoSignOut: Bool = false
+  ) {
+    self.name = name
+    self.address = address
+    self.phone = phone
+    self.currency = currency
+    self.tax = tax
+    self.cashRounding = cashRounding
+    self.receiptWidth = receiptWidth
+    self.receiptFooter = receiptFooter
+    self.discountApprovalLimit = discountApprovalLimit
+    self.autoSignOut = autoSignOut
+  }
+
+  /// The narrowest and widest receipts we print.
+  public static let receiptWidths = 32...80
+}

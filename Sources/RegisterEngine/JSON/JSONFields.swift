@@ -1,0 +1,158 @@
+/// A value that did not have the shape we asked for: where (`path`, like `lines[2].qty`) and why.
+public struct JSONShapeError: Error, Equatable, CustomStringConvertible {
+  public var path: String
+  public var message: String
+
+  public init(path: String, message: String) {
+    self.path = path
+    self.message = message
+  }
+
+  public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+}
+
+/// A type that can be read from a JSON value, strictly (no coercion between JSON types).
+public protocol JSONDecodable {
+  init(json: JSONValue, path: String) throws(JSONShapeError)
+}
+
+/// A type that can be written as a JSON value.
+public protocol JSONEncodable {
+  var json: JSONValue { get }
+}
+
+func joinPath(_ path: String, _ key: String) -> String {
+  path.isEmpty ? key : "\(path).\(key)"
+}
+
+func indexPath(_ path: String, _ index: Int) -> String {
+  "\(path)[\(index)]"
+}
+
+extension String: JSONDecodable, JSONEncodable {
+  public init(json: JSONValue, path: String) throws(JSONShapeError) {
+    guard case .string(let text) = json else {
+      throw JSONShapeError(path: path, message: "expected a string, got \(json.typeName)")
+    }
+    self = text
+  }
+  public var json: JSONValue { .string(self) }
+}
+
+extension Bool: JSONDecodable, JSONEncodable {
+  public init(json: JSONValue, path: String) throws(JSONShapeError) {
+    guard case .bool(let flag) = json else {
+      throw JSONShapeError(path: path, message: "expected true or false, got \(json.typeName)")
+    }
+    self = flag
+  }
+  public var json: JSONValue { .bool(self) }
+}
+
+extension Int64: JSONDecodable, JSONEncodable {
+  public init(json: JSONValue, path: String) throws(JSONShapeError) {
+    guard case .number(let text) = json else {
+      throw JSONShapeError(path: path, message: "expected an integer, got \(json.typeName)")
+    }
+    guard let value = Int64(text) else {
+      throw JSONShapeError(path: path, message: "expected an integer, got \(text)")
+    }
+    self = value
+  }
+  public var json: JSONValue { .number(String(self)) }
+}
+
+extension Int: JSONDecodable, JSONEncodable {
+  public init(json: JSONValue, path: String) throws(JSONShapeError) {
+    let wide = try Int64(json: json, path: path)
+    guard let value = Int(exactly: wide) else {
+      throw JSONShapeError(path: path, message: "integer out of range")
+    }
+    self = value
+  }
+  public var json: JSONValue { .number(String(self)) }
+}
+
+extension JSONValue: JSONDecodable, JSONEncodable {
+  public init(json: JSONValue, path: String) throws(JSONShapeError) { self = json }
+  public var json: JSONValue { self }
+}
+
+extension Array: JSONDecodable where Element: JSONDecodable {
+  public init(json: JSONValue, path: String) throws(JSONShapeError) {
+    guard case .array(let items) = json else {
+      throw JSONShapeError(path: path, message: "expected an array, got \(json.typeName)")
+    }
+    var result: [Element] = []
+    result.reserveCapacity(items.count)
+    for (index, item) in items.enumerated() {
+      result.append(try Element(json: item, path: indexPath(path, index)))
+    }
+    self = result
+  }
+}
+
+extension Array: JSONEncodable where Element: JSONEncodable {
+  public var json: JSONValue { .array(map(\.json)) }
+}
+
+/// Reads the members of a JSON object one by one and, at the end, refuses any member nobody
+/// asked for — so a typo in a field name is an error rather than silently ignored.
+public struct JSONFields {
+  public let path: String
+  private let object: JSONObject
+  private var used: Set<String> = []
+
+  /// Starts reading `value`, which must be an object.
+  public init(_ value: JSONValue, path: String = "") throws(JSONShapeError) {
+    guard case .object(let object) = value else {
+      throw JSONShapeError(path: path, message: "expected an object, got \(value.typeName)")
+    }
+    self.object = object
+    self.path = path
+  }
+
+  /// True when the object has the member (even when it is `null`).
+  public func has(_ key: String) -> Bool { object[key] != nil }
+
+  /// The raw member, marking it as read; `null` counts as absent.
+  public mutating func raw(_ key: String) -> JSONValue? {
+    used.insert(key)
+    guard let value = object[key], value != .null else { return nil }
+    return value
+  }
+
+  /// A member that must be present.
+  public mutating func required<T: JSONDecodable>(
+    _ key: String, as type: T.Type = T.self
+  ) throws(JSONShapeError) -> T {
+    guard let value = raw(key) else {
+      throw JSONShapeError(path: joinPath(path, key), message: "is required")
+    }
+    return try T(json: value, path: joinPath(path, key))
+  }
+
+  /// A member that may be absent or `null`.
+  public mutating func optional<T: JSONDecodable>(
+    _ key: String, as type: T.Type = T.self
+  ) throws(JSONShapeError) -> T? {
+    guard let value = raw(key) else { return nil }
+    return try T(json: value, path: joinPath(path, key))
+  }
+
+  /// A nested object member, as its own reader.
+  public mutating func nested(_ key: String) throws(JSONShapeError) -> JSONFields? {
+    guard let value = raw(key) else { return nil }
+    return try JSONFields(value, path: joinPath(path, key))
+  }
+
+  /// The path of a member, for error messages.
+  public func pathOf(_ key: String) -> String { joinPath(path, key) }
+
+  /// Throws when the object has a member that was never read.
+  public func rejectUnknown(allowing extra: Set<String> = []) throws(JSONShapeError) {
+    for key in object.keys where !used.contains(key) && !extra.contains(key) {
+      throw JSONShapeError(path: joinPath(path, key), message: "is not a known field")
+    }
+  }
+}

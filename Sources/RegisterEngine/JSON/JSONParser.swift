@@ -1,0 +1,252 @@
+/// Why a JSON text could not be parsed, with the byte offset where it went wrong.
+public struct JSONParseError: Error, Equatable, CustomStringConvertible {
+  public var message: String
+  public var offset: Int
+
+  public var description: String { "\(message) at byte \(offset)" }
+}
+
+/// A strict RFC 8259 parser: UTF-8 only, no trailing commas, no comments, no duplicate keys,
+/// a bounded nesting depth (so hostile input cannot exhaust the stack), numbers kept as text.
+public struct JSONParser {
+  /// The deepest nesting accepted; deeper input is an error, not a crash.
+  public static let maximumDepth = 64
+
+  /// Parses one JSON document from `bytes`; whitespace around it is allowed, nothing else.
+  public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+    let array = Array(bytes)
+    guard String(validating: array, as: UTF8.self) != nil else {
+      throw JSONParseError(message: "the text is not valid UTF-8", offset: 0)
+    }
+    var parser = JSONParser(bytes: array)
+    parser.skipWhitespace()
+    let value = try parser.parseValue(depth: 0)
+    parser.skipWhitespace()
+    guard parser.position == parser.bytes.count else {
+      throw parser.error("unexpected text after the JSON value")
+    }
+    return value
+  }
+
+  /// Parses one JSON document from a string.
+  public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+    try parse(Array(text.utf8))
+  }
+
+  private let bytes: [UInt8]
+  private var position = 0
+
+  private init(bytes: [UInt8]) {
+    self.bytes = bytes
+  }
+
+  private func error(_ message: String) -> JSONParseError {
+    JSONParseError(message: message, offset: position)
+  }
+
+  private var current: UInt8? {
+    position < bytes.count ? bytes[position] : nil
+  }
+
+  private mutating func skipWhitespace() {
+    while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+      position += 1
+    }
+  }
+
+  private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+    guard let byte = current else { throw error("unexpected end of input, expected a value") }
+    switch byte {
+    case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+    case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+    case UInt8(ascii: "\""): return .string(try parseString())
+    case UInt8(ascii: "t"):
+      try expectLiteral("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try expectLiteral("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try expectLiteral("null")
+      return .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+    default: throw error("unexpected character, expected a value")
+    }
+  }
+
+  private mutating func expectLiteral(_ literal: String) throws(JSONParseError) {
+    let expected = literal.utf8
+    guard position + expected.count <= bytes.count,
+      expected.elementsEqual(bytes[position..<position + expected.count])
+    else { throw error("invalid literal") }
+    position += expected.count
+  }
+
+  private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+    guard depth <= Self.maximumDepth else {
+      throw error("nesting deeper than \(Self.maximumDepth)")
+    }
+    position += 1
+    var object = JSONObject()
+    skipWhitespace()
+    if current == UInt8(ascii: "}") {
+      position += 1
+      return .object(object)
+    }
+    while true {
+      skipWhitespace()
+      guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+      let keyStart = position
+      let key = try parseString()
+      guard object[key] == nil else {
+        throw JSONParseError(message: "duplicate key \"\(key)\"", offset: keyStart)
+      }
+      skipWhitespace()
+      guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
+      position += 1
+      skipWhitespace()
+      object[key] = try parseValue(depth: depth)
+      skipWhitespace()
+      switch current {
+      case UInt8(ascii: ","): position += 1
+      case UInt8(ascii: "}"):
+        position += 1
+        return .object(object)
+      default: throw error("expected ',' or '}' in object")
+      }
+    }
+  }
+
+  private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+    guard depth <= Self.maximumDepth else {
+      throw error("nesting deeper than \(Self.maximumDepth)")
+    }
+    position += 1
+    var items: [JSONValue] = []
+    skipWhitespace()
+    if current == UInt8(ascii: "]") {
+      position += 1
+      return .array(items)
+    }
+    while true {
+      skipWhitespace()
+      items.append(try parseValue(depth: depth))
+      skipWhitespace()
+      switch current {
+      case UInt8(ascii: ","): position += 1
+      case UInt8(ascii: "]"):
+        position += 1
+        return .array(items)
+      default: throw error("expected ',' or ']' in array")
+      }
+    }
+  }
+
+  private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+    let start = position
+    if current == UInt8(ascii: "-") { position += 1 }
+    guard let first = current, isDigit(first) else { throw error("invalid number") }
+    if first == UInt8(ascii: "0") {
+      position += 1
+      if let next = current, isDigit(next) { throw error("leading zeros are not allowed") }
+    } else {
+      skipDigits()
+    }
+    if current == UInt8(ascii: ".") {
+      position += 1
+      guard let digit = current, isDigit(digit) else { throw error("invalid fraction") }
+      skipDigits()
+    }
+    if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+      position += 1
+      if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
+      guard let digit = current, isDigit(digit) else { throw error("invalid exponent") }
+      skipDigits()
+    }
+    return .number(String(decoding: bytes[start..<position], as: UTF8.self))
+  }
+
+  private func isDigit(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+  }
+
+  private mutating func skipDigits() {
+    while let byte = current, isDigit(byte) { position += 1 }
+  }
+
+  private mutating func parseString() throws(JSONParseError) -> String {
+    position += 1  // opening quote
+    var start = position
+    var result = ""
+    while true {
+      guard let byte = current else { throw error("unterminated string") }
+      switch byte {
+      case UInt8(ascii: "\""):
+        result += String(decoding: bytes[start..<position], as: UTF8.self)
+        position += 1
+        return result
+      case UInt8(ascii: "\\"):
+        result += String(decoding: bytes[start..<position], as: UTF8.self)
+        position += 1
+        result.unicodeScalars.append(try parseEscape())
+        start = position
+      case 0x00..<0x20:
+        throw error("control character in string (escape it)")
+      default:
+        position += 1
+      }
+    }
+  }
+
+  private mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
+    guard let byte = current else { throw error("unterminated escape") }
+    position += 1
+    switch byte {
+    case UInt8(ascii: "\""): return "\""
+    case UInt8(ascii: "\\"): return "\\"
+    case UInt8(ascii: "/"): return "/"
+    case UInt8(ascii: "b"): return "\u{08}"
+    case UInt8(ascii: "f"): return "\u{0C}"
+    case UInt8(ascii: "n"): return "\n"
+    case UInt8(ascii: "r"): return "\r"
+    case UInt8(ascii: "t"): return "\t"
+    case UInt8(ascii: "u"):
+      let high = try parseHex4()
+      if (0xD800...0xDBFF).contains(high) {
+        guard current == UInt8(ascii: "\\"), position + 1 < bytes.count,
+          bytes[position + 1] == UInt8(ascii: "u")
+        else { throw error("unpaired surrogate in \\u escape") }
+        position += 2
+        let low = try parseHex4()
+        guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid surrogate pair") }
+        let combined = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        guard let scalar = Unicode.Scalar(combined) else { throw error("invalid \\u escape") }
+        return scalar
+      }
+      guard let scalar = Unicode.Scalar(high) else {
+        throw error("unpaired surrogate in \\u escape")
+      }
+      return scalar
+    default:
+      throw error("invalid escape")
+    }
+  }
+
+  private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+    guard position + 4 <= bytes.count else { throw error("invalid \\u escape") }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[position]
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: throw error("invalid \\u escape")
+      }
+      value = value << 4 | UInt32(digit)
+      position += 1
+    }
+    return value
+  }
+}

@@ -1,0 +1,54 @@
+/// Splits a byte stream into newline-terminated lines, with a bound on line length.
+///
+/// A line longer than `maximumLineLength` is reported once (as a `nil` line) and the rest of
+/// it is skipped up to its newline, so one oversized request never grows memory and the
+/// connection stays usable. A trailing `\r` is dropped; blank lines are skipped.
+public struct LineFramer: Sendable {
+  /// 64 KiB: far more than any request needs.
+  public static let maximumLineLength = 65_536
+
+  private var buffer: [UInt8] = []
+  private var discarding = false
+  public let limit: Int
+
+  public init(limit: Int = LineFramer.maximumLineLength) {
+    self.limit = limit
+  }
+
+  /// Bytes buffered towards an incomplete line.
+  public var pendingCount: Int { buffer.count }
+
+  /// Feeds bytes in; returns the complete lines they finish (`nil` for an oversized line).
+  public mutating func feed(_ bytes: some Collection<UInt8>) -> [[UInt8]?] {
+    var lines: [[UInt8]?] = []
+    var start = bytes.startIndex
+    while start != bytes.endIndex {
+      if let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        if discarding {
+          discarding = false
+        } else {
+          buffer.append(contentsOf: bytes[start..<newline])
+          if buffer.count > limit {
+            lines.append(nil)
+          } else {
+            if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
+            if !buffer.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { lines.append(buffer) }
+          }
+          buffer.removeAll(keepingCapacity: true)
+        }
+        start = bytes.index(after: newline)
+      } else {
+        if !discarding {
+          buffer.append(contentsOf: bytes[start...])
+          if buffer.count > limit {
+            lines.append(nil)
+            buffer.removeAll()
+            discarding = true
+          }
+        }
+        start = bytes.endIndex
+      }
+    }
+    return lines
+  }
+}

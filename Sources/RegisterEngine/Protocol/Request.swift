@@ -1,0 +1,171 @@
+/// One decoded request line.
+public struct Request: Sendable {
+  /// The client's `id`, echoed in the reply (null when absent).
+  public var id: JSONValue
+  public var op: String
+  public var command: Command
+  /// The idempotency key, when the client sent one.
+  public var key: String?
+  /// The order version the client based this change on.
+  public var expectVersion: Int?
+  /// A fingerprint of the request's content (without `id`), to spot a key reused for
+  /// something else.
+  public var fingerprint: String
+}
+
+/// A request line that could not be decoded: its `id` if we got that far, and the error.
+public struct RequestFailure: Error, Sendable {
+  public var id: JSONValue
+  public var error: RegisterError
+}
+
+/// Turns request lines into `Request`s. Strict: unknown ops and unknown fields are refused.
+public enum RequestDecoder {
+  typealias OpDecoder = @Sendable (inout RequestFields) throws(RegisterError) -> Command
+
+  /// Every op the protocol knows, with its decoder.
+  static let ops: [String: OpDecoder] = [
+    "hello": { _ throws(RegisterError) in .hello },
+    "catalog": { _ throws(RegisterError) in .catalog },
+    "order": { _ throws(RegisterError) in .showOrder },
+    "receipt": { fields throws(RegisterError) in .receipt(number: try fields.optional("number")) },
+    "add": decodeAdd,
+    "remove": { fields throws(RegisterError) in .remove(line: try fields.required("line")) },
+    "set_qty": { fields throws(RegisterError) in
+      let line = try fields.required("line", as: Int.self)
+      guard let quantity = try fields.quantity("qty") else {
+        throw RegisterError(.badRequest, "qty is required")
+      }
+      return .setQuantity(line: line, quantity: quantity)
+    },
+    "tender": decodeTender,
+    "void": { fields throws(RegisterError) in
+      .void(reason: try fields.text("reason", required: false))
+    },
+  ]
+
+  /// The names of all ops, sorted, for error messages and `hello`.
+  public static var opNames: [String] { ops.keys.sorted() }
+
+  /// Decodes one line (without its newline) against the store's currency.
+  public static func decode(_ line: some Collection<UInt8>, currency: Currency)
+    throws(RequestFailure) -> Request
+  {
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(line)
+    } catch {
+      throw RequestFailure(
+        id: .null,
+        error: RegisterError(
+          .badJSON,
+          "the line is not valid JSON (\(error.description)); send one JSON object per line"))
+    }
+    return try decode(value, currency: currency)
+  }
+
+  /// Decodes a parsed request object.
+  public static func decode(_ value: JSONValue, currency: Currency) throws(RequestFailure)
+    -> Request
+  {
+    guard case .object(var object) = value else {
+      throw RequestFailure(
+        id: .null,
+        error: RegisterError(
+          .badRequest, "a request is a JSON object like {\"op\":\"order\"}, got \(value.typeName)"))
+    }
+    let id = object["id"] ?? .null
+    do {
+      guard let opValue = object["op"] else {
+        throw RegisterError(
+          .badRequest, "the request has no \"op\"; say what to do, like {\"op\":\"order\"}")
+      }
+      guard case .string(let op) = opValue else {
+        throw RegisterError(.badRequest, "\"op\" must be a string, got \(opValue.typeName)")
+      }
+      guard let decoder = ops[op] else {
+        throw RegisterError(
+          .unknownOp, "there is no op \"\(op)\"; known ops: \(opNames.joined(separator: ", "))")
+      }
+      var fields = RequestFields(try JSONFields(value), currency: currency)
+      _ = fields.raw("id")
+      _ = fields.raw("op")
+      let key = try fields.optional("key", as: String.self)
+      if let key, key.isEmpty || key.count > 200 {
+        throw RegisterError(.badRequest, "key must be 1 to 200 characters")
+      }
+      let expectVersion = try fields.optional("expect_version", as: Int.self)
+      let command = try decoder(&fields)
+      try fields.rejectUnknown()
+      object["id"] = nil
+      object["key"] = nil
+      object["expect_version"] = nil
+      return Request(
+        id: id, op: op, command: command, key: key, expectVersion: expectVersion,
+        fingerprint: JSONValue.object(object).serialized)
+    } catch let error as RegisterError {
+      throw RequestFailure(id: id, error: error)
+    } catch {
+      throw RequestFailure(id: id, error: RegisterError(.badRequest, "\(error)"))
+    }
+  }
+
+  private static func decodeAdd(_ fields: inout RequestFields) throws(RegisterError) -> Command {
+    let sku = try fields.required("sku", as: String.self)
+    let quantity = try fields.quantity("qty") ?? 1
+    var options: [String: String] = [:]
+    if let value = fields.raw("options") {
+      guard case .object(let object) = value else {
+        throw RegisterError(
+          .badRequest, "options must be an object like {\"frame\": \"oak\"}, got \(value.typeName)")
+      }
+      for (group, choice) in object.members {
+        guard case .string(let name) = choice else {
+          throw RegisterError(
+            .badRequest, "options.\(group) must be a string, got \(choice.typeName)")
+        }
+        options[group] = name
+      }
+    }
+    return .add(sku: sku, quantity: quantity, options: options)
+  }
+
+  private static func decodeTender(_ fields: inout RequestFields) throws(RegisterError) -> Command {
+    let typeName = try fields.required("type", as: String.self)
+    guard let type = TenderType(rawValue: typeName) else {
+      throw RegisterError(.badRequest, "type must be \"cash\" or \"card\", got \"\(typeName)\"")
+    }
+    let amount = try fields.money("amount")
+    var card: CardInput?
+    if let value = fields.raw("card") {
+      card = try decodeCard(value)
+    }
+    return .tender(TenderRequest(type: type, amount: amount, card: card))
+  }
+
+  /// Card data. Any problem with it is `invalid_card`, and no message repeats the number.
+  private static func decodeCard(_ value: JSONValue) throws(RegisterError) -> CardInput {
+    do {
+      var fields = try JSONFields(value, path: "card")
+      let number = try fields.required("number", as: String.self)
+      let month = try fields.required("exp_month", as: Int.self)
+      let year = try fields.required("exp_year", as: Int.self)
+      let cvv = try fields.required("cvv", as: String.self)
+      try fields.rejectUnknown()
+      return CardInput(number: number, expiryMonth: month, expiryYear: year, cvv: cvv)
+    } catch {
+      // Say which field, never what was in it: it may be a card number typed in the wrong box.
+      let expected = [
+        "card.number": "a string of digits", "card.exp_month": "an integer 1-12",
+        "card.exp_year": "an integer like 2030", "card.cvv": "a string of 3 or 4 digits",
+      ]
+      let what =
+        expected[error.path].map { "\(error.path) must be \($0)" }
+        ?? (error.path == "card" ? "card must be an object" : "\(error.path) is not a card field")
+      throw RegisterError(
+        .invalidCard,
+        "\(what); send card as {\"number\": \"4242...\", \"exp_month\": 12, \"exp_year\": 2030, \"cvv\": \"123\"}"
+      )
+    }
+  }
+}

@@ -1,0 +1,195 @@
+/// The JSON shapes the protocol sends: the order, the catalog, receipts.
+extension Register {
+  /// The open order as the protocol shows it.
+  public var orderJSON: JSONValue {
+    Register.orderJSON(
+      order, totals: totals, status: "open", currency: store.currency,
+      cashDue: (try? cashDue(max(0, totals.total - order.paid))) ?? 0,
+      change: 0, cashRounding: 0, hasCashRounding: store.cashRounding != nil)
+  }
+
+  /// An order object: lines, totals, tenders, what is paid and what is still due.
+  static func orderJSON(
+    _ order: Order, totals: OrderTotals, status: String, currency: Currency, cashDue: Int64,
+    change: Int64, cashRounding: Int64, hasCashRounding: Bool, receipt: Int? = nil
+  ) -> JSONValue {
+    let money = { (units: Int64) in
+      JSONValue.string(Money(minorUnits: units, currency: currency).decimalString)
+    }
+    let lineTotals = Dictionary(uniqueKeysWithValues: totals.lines.map { ($0.line, $0) })
+    let paid = order.paid
+    let balance = status == "open" ? max(0, totals.total - paid) : 0
+    return .object([
+      "order_id": .int(order.id),
+      "status": .string(status),
+      "version": .int(order.version),
+      "receipt": receipt.map { .int($0) },
+      "lines": .array(
+        order.lines.map { line in lineJSON(line, totals: lineTotals[line.line], money: money) }),
+      "item_count": .int(totals.itemCount),
+      "subtotal": money(totals.subtotal),
+      "discount": order.discount.map(\.json),
+      "discount_total": money(totals.discountTotal),
+      "tax": money(totals.tax),
+      "taxes": .array(
+        totals.taxLines.map {
+          .object([
+            "class": .string($0.taxClass), "rate": $0.rate.json, "basis": money($0.basis),
+            "tax": money($0.tax),
+          ])
+        }),
+      "tax_included": .bool(totals.taxIncluded),
+      "total": money(totals.total),
+      "tenders": .array(order.tenders.map(\.json)),
+      "paid": money(paid),
+      "balance_due": money(balance),
+      "cash_due": hasCashRounding && status == "open" ? money(cashDue) : nil,
+      "cash_rounding": cashRounding != 0 ? money(cashRounding) : nil,
+      "change_due": money(change),
+      "customer_id": order.customerID.map(JSONValue.string),
+      "note": order.note.map(JSONValue.string),
+    ])
+  }
+
+  static func lineJSON(_ line: OrderLine, totals: LineTotals?, money: (Int64) -> JSONValue)
+    -> JSONValue
+  {
+    let gross = line.chargedUnitPrice.minorUnits &* line.quantity
+    return .object([
+      "line": .int(line.line),
+      "sku": .string(line.sku),
+      "name": .string(line.name),
+      "qty": .int(line.quantity),
+      "unit_price": line.chargedUnitPrice.json,
+      "regular_price": line.regularPrice != line.chargedUnitPrice ? line.regularPrice.json : nil,
+      "amount": money(gross),
+      "tax_class": .string(line.taxClass),
+      "options": line.options.isEmpty
+        ? nil
+        : .object(line.options.reduce(into: JSONObject()) { $0[$1.group] = .string($1.choice) }),
+      "override": line.override.map {
+        .object([
+          "unit_price": $0.unitPrice.json, "was": line.unitPrice.json, "reason": .string($0.reason),
+        ])
+      },
+      "discount": line.discount?.json,
+      "discount_amount": (totals?.lineDiscount ?? 0) > 0 ? money(totals?.lineDiscount ?? 0) : nil,
+      "net": totals.map { money($0.net) },
+      "voided": line.voided ? .bool(true) : nil,
+    ])
+  }
+
+  /// The catalog reply: each product with its effective price and tax.
+  public var catalogJSON: JSONValue {
+    .object([
+      "store": .object([
+        "name": .string(store.name), "currency": .string(store.currency.code),
+        "prices_include_tax": .bool(store.tax.pricesIncludeTax),
+      ]),
+      "products": .array(products.all.map(productJSON)),
+    ])
+  }
+
+  func productJSON(_ product: Product) -> JSONValue {
+    let taxClass = product.taxClass ?? store.tax.defaultClass
+    return .object([
+      "sku": .string(product.sku),
+      "name": .string(product.name),
+      "description": .string(product.description),
+      "category": .string(product.category),
+      "unit_price": product.unitPrice.json,
+      "price": product.price.json,
+      "sale_price": product.salePrice?.json,
+      "stock": product.stock.map { .int($0) } ?? .null,
+      "available": product.stock.map { .int(max(0, $0 - reserved(sku: product.sku))) },
+      "tax_class": .string(taxClass),
+      "tax_rate": (store.tax.rate(of: taxClass) ?? .zero).json,
+      "colors": product.colors.isEmpty ? nil : .array(product.colors.map(JSONValue.string)),
+      "image": product.image.map(JSONValue.string),
+      "options": product.options.isEmpty
+        ? nil
+        : .array(
+          product.options.map { group in
+            .object([
+              "group": .string(group.group),
+              "required": .bool(group.required),
+              "choices": .array(
+                group.choices.map {
+                  .object(["name": .string($0.name), "price_delta": $0.priceDelta.json])
+                }),
+            ])
+          }),
+    ])
+  }
+
+  /// Units of `sku` held by the open order (they are not available to sell elsewhere).
+  func reserved(sku: String) -> Int64 {
+    order.quantity(ofSKU: sku)
+  }
+}
+
+extension CompletedSale {
+  /// The completed order, in the same shape as the open order.
+  public var orderJSON: JSONValue {
+    Register.orderJSON(
+      order, totals: totals, status: "completed", currency: currency, cashDue: 0,
+      change: change.minorUnits, cashRounding: cashRounding.minorUnits,
+      hasCashRounding: false, receipt: receiptNumber)
+  }
+
+  /// The receipt as a JSON object: the same facts the text prints.
+  public func receiptJSON(reprint: Bool = false) -> JSONValue {
+    let money = { (units: Int64) in
+      JSONValue.string(Money(minorUnits: units, currency: currency).decimalString)
+    }
+    let lineTotals = Dictionary(uniqueKeysWithValues: totals.lines.map { ($0.line, $0) })
+    return .object([
+      "number": .int(receiptNumber),
+      "kind": .string("sale"),
+      "reprint": reprint ? .bool(true) : nil,
+      "day": .int(day),
+      "at": .string(at.iso8601),
+      "order_id": .int(order.id),
+      "store": .object([
+        "name": .string(header.storeName),
+        "address": .array(header.address.map(JSONValue.string)),
+        "phone": header.phone.map(JSONValue.string),
+      ]),
+      "currency": .string(currency.code),
+      "operator": operatorName.map(JSONValue.string),
+      "customer": customer.map { .object(["id": .string($0.id), "name": .string($0.name)]) },
+      "lines": .array(
+        order.lines.map { Register.lineJSON($0, totals: lineTotals[$0.line], money: money) }),
+      "item_count": .int(totals.itemCount),
+      "subtotal": money(totals.subtotal),
+      "discount": order.discount.map(\.json),
+      "line_discounts": money(totals.lineDiscounts),
+      "order_discount": money(totals.orderDiscount),
+      "tax_included": .bool(totals.taxIncluded),
+      "taxes": .array(
+        totals.taxLines.map {
+          .object([
+            "class": .string($0.taxClass), "rate": $0.rate.json, "basis": money($0.basis),
+            "tax": money($0.tax),
+          ])
+        }),
+      "tax": money(totals.tax),
+      "total": money(totals.total),
+      "cash_rounding": money(cashRounding.minorUnits),
+      "amount_due": amountDue.json,
+      "tenders": .array(order.tenders.map(\.json)),
+      "paid": money(order.paid),
+      "change": change.json,
+      "savings": money(totals.savings),
+    ])
+  }
+
+  /// The `receipt` member of a reply: number, text and the JSON form.
+  public func receiptReply(reprint: Bool) -> JSONValue {
+    .object([
+      "number": .int(receiptNumber),
+      "text": .string(ReceiptRenderer.text(self, reprint: reprint)),
+      "receipt": receiptJSON(reprint: reprint),
+    ])
+  }
+}

@@ -1,0 +1,50 @@
+/// What a receipt prints about the store, as it was when the sale was made.
+public struct ReceiptHeader: Sendable, Equatable {
+  public var storeName: String
+  public var address: [String]
+  public var phone: String?
+  public var footer: String?
+  public var width: Int
+  public var taxIncluded: Bool
+
+  public init(store: StoreSettings) {
+    storeName = store.name
+    address = store.address
+    phone = store.phone
+    footer = store.receiptFooter
+    width = store.receiptWidth
+    taxIncluded = store.tax.pricesIncludeTax
+  }
+}
+
+/// A completed sale: everything its receipt shows, fixed at the moment it was paid.
+public struct CompletedSale: Sendable, Equatable {
+  public var receiptNumber: Int
+  public var day: Int
+  public var at: Timestamp
+  public var order: Order
+  public var totals: OrderTotals
+  /// The cash rounding adjustment (negative when rounded down).
+  public var cashRounding: Money
+  public var change: Money
+  public var header: ReceiptHeader
+  public var currency: Currency
+  public var operatorName: String?
+  public var customer: CustomerRef?
+
+  /// What the customer paid in the end: total plus the cash rounding.
+  public var amountDue: Money {
+    Money(minorUnits: totals.total &+ cashRounding.minorUnits, currency: currency)
+  }
+}
+
+/// The customer a receipt names.
+public struct CustomerRef: Sendable, Equatable {
+  public var id: String
+  public var name: String
+
+  public init(id: String, name: String) {
+    self.id = id
+    self.name = name
+  }
+}

@@ -1,0 +1,104 @@
+/// Prints receipts: fixed-width text for the printer and the same facts as a JSON object.
+/// Both depend only on the `CompletedSale`, which holds only journaled facts, so a reprint or
+/// a replay years later produces the same bytes.
+public enum ReceiptRenderer {
+  /// The receipt text. `reprint` adds a REPRINT banner (never used at the moment of sale).
+  public static func text(_ sale: CompletedSale, reprint: Bool = false) -> String {
+    let money = { (units: Int64) in Money(minorUnits: units, currency: sale.currency).decimalString
+    }
+    var out = TextLayout(width: sale.header.width)
+    header(&out, sale.header)
+    if reprint { out.center("*** REPRINT ***") }
+    out.rule("=")
+    let local = sale.at.local
+    out.columns("Receipt \(sale.receiptNumber)", "\(local.dateString) \(local.timeString)")
+    out.columns("Order \(sale.order.id)", "Day \(sale.day)")
+    if let name = sale.operatorName { out.line("Cashier: \(name)") }
+    if let customer = sale.customer { out.line("Customer: \(customer.name) (\(customer.id))") }
+    out.rule()
+    let lineTotals = Dictionary(uniqueKeysWithValues: sale.totals.lines.map { ($0.line, $0) })
+    for line in sale.order.lines {
+      itemLines(&out, line, totals: lineTotals[line.line], money: money)
+    }
+    out.rule()
+    out.columns("Subtotal", money(sale.totals.subtotal))
+    if let discount = sale.order.discount, sale.totals.orderDiscount > 0 {
+      out.columns(
+        "Order discount \(discount.label) (\(discount.reason))",
+        "-" + money(sale.totals.orderDiscount))
+    }
+    if sale.totals.lineDiscounts > 0 {
+      out.columns("Line discounts", "-" + money(sale.totals.lineDiscounts))
+    }
+    if !sale.header.taxIncluded {
+      for tax in sale.totals.taxLines {
+        out.columns("Tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
+      }
+    }
+    out.columns("TOTAL", money(sale.totals.total))
+    if sale.header.taxIncluded {
+      for tax in sale.totals.taxLines {
+        out.columns("  incl. tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
+      }
+    }
+    if sale.cashRounding.minorUnits != 0 {
+      out.columns("Cash rounding", money(sale.cashRounding.minorUnits))
+      out.columns("Amount due", sale.amountDue.decimalString)
+    }
+    out.rule()
+    for tender in sale.order.tenders {
+      out.columns(tender.label, tender.amount.decimalString)
+    }
+    out.columns("Change", sale.change.decimalString)
+    out.rule()
+    out.columns("Items", String(sale.totals.itemCount))
+    if sale.totals.savings > 0 {
+      out.columns("You saved", money(sale.totals.savings))
+    }
+    if let footer = sale.header.footer {
+      out.blank()
+      out.center(footer)
+    }
+    return out.text
+  }
+
+  static func header(_ out: inout TextLayout, _ header: ReceiptHeader) {
+    out.center(header.storeName)
+    for line in header.address { out.center(line) }
+    if let phone = header.phone { out.center(phone) }
+  }
+
+  private static func itemLines(
+    _ out: inout TextLayout, _ line: OrderLine, totals: LineTotals?,
+    money: (Int64) -> String
+  ) {
+    let gross = line.chargedUnitPrice.minorUnits &* line.quantity
+    let label = "\(line.quantity) x \(line.name)"
+    if line.voided {
+      out.columns(label, "VOID")
+      out.line("    (voided, \(money(gross)) not charged)")
+      return
+    }
+    out.columns(label, money(gross))
+    for option in line.options {
+      let delta =
+        option.priceDelta.minorUnits == 0
+        ? "" : " (\(option.priceDelta.minorUnits > 0 ? "+" : "")\(option.priceDelta.decimalString))"
+      out.line("    \(option.group): \(option.choice)\(delta)")
+    }
+    if line.quantity > 1 {
+      out.line("    @ \(line.chargedUnitPrice.decimalString) each")
+    }
+    if let override = line.override {
+      out.line("    price override, was \(line.unitPrice.decimalString) (\(override.reason))")
+    } else if line.isOnSale {
+      let saving = (line.regularPrice.minorUnits &- line.unitPrice.minorUnits) &* line.quantity
+      out.line("    sale, reg \(line.regularPrice.decimalString), save \(money(saving))")
+    }
+    if let discount = line.discount, let totals, totals.lineDiscount > 0 {
+      out.columns(
+        "    discount \(discount.label) (\(discount.reason))", "-" + money(totals.lineDiscount),
+        indent: "    ")
+    }
+  }
+}

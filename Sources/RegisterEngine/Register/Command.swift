@@ -1,0 +1,42 @@
+/// What a client asks the register to do, already decoded and type-checked.
+public enum Command: Sendable {
+  case hello
+  case catalog
+  case showOrder
+  case receipt(number: Int?)
+  case add(sku: String, quantity: Int64, options: [String: String])
+  case remove(line: Int)
+  case setQuantity(line: Int, quantity: Int64)
+  case tender(TenderRequest)
+  case void(reason: String?)
+
+  /// True when the command changes state (and so is journaled and needs durability).
+  public var isMutation: Bool {
+    switch self {
+    case .hello, .catalog, .showOrder, .receipt: false
+    case .add, .remove, .setQuantity, .tender, .void: true
+    }
+  }
+}
+
+/// A payment as asked for: cash with an amount, or card data with an optional amount.
+public struct TenderRequest: Sendable {
+  public var type: TenderType
+  public var amount: Money?
+  public var card: CardInput?
+
+  public init(type: TenderType, amount: Money?, card: CardInput?) {
+    self.type = type
+    self.amount = amount
+    self.card = card
+  }
+}
+
+/// Who is asking and when: the facts `decide` needs that are not in the command.
+public struct CommandContext: Sendable {
+  public var now: Timestamp
+
+  public init(now: Timestamp) {
+    self.now = now
+  }
+}

@@ -1,0 +1,92 @@
+/// Running totals of a business day, the source of the X and Z reports.
+public struct DayTotals: Sendable, Equatable {
+  public var salesCount = 0
+  public var itemsSold: Int64 = 0
+  /// Σ subtotals (before discounts).
+  public var gross: Int64 = 0
+  public var lineDiscounts: Int64 = 0
+  public var orderDiscounts: Int64 = 0
+  public var savings: Int64 = 0
+  /// Tax by class name, in first-seen order.
+  public var taxByClass: [TaxLine] = []
+  public var tax: Int64 = 0
+  /// Σ order totals (what was owed before cash rounding).
+  public var total: Int64 = 0
+  public var cashRounding: Int64 = 0
+  /// Tender amounts by label ("cash", "card VISA", ...), in first-seen order.
+  public var tenders: [TenderTotal] = []
+  public var changeGiven: Int64 = 0
+  public var voidedOrders = 0
+  public var voidedOrdersAmount: Int64 = 0
+  public var voidedLines = 0
+  public var voidedLinesAmount: Int64 = 0
+  public var firstReceipt: Int?
+  public var lastReceipt: Int?
+
+  public init() {}
+
+  public var discounts: Int64 { lineDiscounts &+ orderDiscounts }
+  public var netSales: Int64 { gross &- discounts }
+
+  mutating func addTax(_ line: TaxLine) {
+    if let index = taxByClass.firstIndex(where: {
+      $0.taxClass == line.taxClass && $0.rate == line.rate
+    }) {
+      taxByClass[index].basis &+= line.basis
+      taxByClass[index].tax &+= line.tax
+    } else {
+      taxByClass.append(line)
+    }
+  }
+
+  mutating func addTender(_ key: String, amount: Int64, count: Int = 1) {
+    if let index = tenders.firstIndex(where: { $0.key == key }) {
+      tenders[index].count += count
+      tenders[index].amount &+= amount
+    } else {
+      tenders.append(TenderTotal(key: key, count: count, amount: amount))
+    }
+  }
+
+  mutating func record(_ sale: CompletedSale) {
+    salesCount += 1
+    itemsSold &+= sale.totals.itemCount
+    gross &+= sale.totals.subtotal
+    lineDiscounts &+= sale.totals.lineDiscounts
+    orderDiscounts &+= sale.totals.orderDiscount
+    savings &+= sale.totals.savings
+    for line in sale.totals.taxLines { addTax(line) }
+    tax &+= sale.totals.tax
+    total &+= sale.totals.total
+    cashRounding &+= sale.cashRounding.minorUnits
+    for tender in sale.order.tenders {
+      addTender(tenderKey(tender), amount: tender.amount.minorUnits)
+    }
+    changeGiven &+= sale.change.minorUnits
+    firstReceipt = firstReceipt ?? sale.receiptNumber
+    lastReceipt = sale.receiptNumber
+  }
+
+  func tenderKey(_ tender: Tender) -> String {
+    tender.card.map { "card \($0.brand.rawValue)" } ?? tender.type.rawValue
+  }
+}
+
+/// The count and sum of one kind of tender ("cash", "card VISA").
+public struct TenderTotal: Sendable, Equatable {
+  public var key: String
+  public var count: Int
+  public var amount: Int64
+}
+
+/// The business day the register is in.
+public struct BusinessDay: Sendable, Equatable {
+  public var number: Int
+  public var openedAt: Timestamp?
+  public var totals: DayTotals
+
+  public init(number: Int) {
+    self.number = number
+    totals = DayTotals()
+  }
+}

@@ -1,0 +1,253 @@
+/// What happened to the register: the only thing the journal stores. `Register.apply` folds
+/// events into state and cannot fail; recovery and replay are `apply` over the journal.
+public enum Event: Sendable, Equatable {
+  /// The store settings in force from now on (journaled at start-up when they changed).
+  case storeConfigured(StoreSettings)
+  /// The catalog's products as read from the catalog file (at first start and when the file
+  /// was edited by hand).
+  case catalogLoaded([Product])
+  case lineAdded(order: Int, line: OrderLine)
+  case lineRemoved(order: Int, line: Int)
+  case quantitySet(order: Int, line: Int, quantity: Int64)
+  case tenderAdded(order: Int, tender: Tender)
+  /// The order is paid: it gets its receipt number; stock goes down; a new order opens.
+  case saleCompleted(order: Int, receipt: Int, cashRounding: Money, change: Money)
+  /// The open order was cancelled; its tenders were handed back.
+  case orderVoided(order: Int, reason: String?)
+
+  /// The event's type name in the journal and in live events.
+  public var type: String {
+    switch self {
+    case .storeConfigured: "store_configured"
+    case .catalogLoaded: "catalog_loaded"
+    case .lineAdded: "line_added"
+    case .lineRemoved: "line_removed"
+    case .quantitySet: "quantity_set"
+    case .tenderAdded: "tender_added"
+    case .saleCompleted: "sale_completed"
+    case .orderVoided: "order_voided"
+    }
+  }
+
+  /// The event's data as JSON (money as decimal strings; never card numbers).
+  public var data: JSONValue {
+    switch self {
+    case .storeConfigured(let settings): settings.json
+    case .catalogLoaded(let products): .object(["products": .array(products.map(\.json))])
+    case .lineAdded(let order, let line):
+      .object(["order_id": .int(order), "line": line.eventJSON])
+    case .lineRemoved(let order, let line):
+      .object(["order_id": .int(order), "line": .int(line)])
+    case .quantitySet(let order, let line, let quantity):
+      .object(["order_id": .int(order), "line": .int(line), "qty": .int(quantity)])
+    case .tenderAdded(let order, let tender):
+      .object(["order_id": .int(order), "tender": tender.json])
+    case .saleCompleted(let order, let receipt, let rounding, let change):
+      .object([
+        "order_id": .int(order), "receipt": .int(receipt), "cash_rounding": rounding.json,
+        "change": change.json,
+      ])
+    case .orderVoided(let order, let reason):
+      .object(["order_id": .int(order), "reason": reason.map(JSONValue.string)])
+    }
+  }
+
+  /// Reads an event back from its type and data. Amounts are read in `currency`, the store
+  /// currency in force at that point of the journal.
+  public static func decode(
+    type: String, data: JSONValue, currency: Currency
+  ) throws(JSONShapeError) -> Event {
+    var fields = try JSONFields(data, path: "data")
+    let event: Event
+    switch type {
+    case "store_configured":
+      return .storeConfigured(try StoreSettings(json: data, path: "data"))
+    case "catalog_loaded":
+      let items = try fields.required("products", as: [JSONValue].self)
+      var products: [Product] = []
+      for (index, item) in items.enumerated() {
+        products.append(
+          try Product(
+            json: item, path: "data.products[\(index)]", currency: currency, taxClasses: nil))
+      }
+      event = .catalogLoaded(products)
+    case "line_added":
+      let order = try fields.required("order_id", as: Int.self)
+      guard let lineValue = fields.raw("line") else {
+        throw JSONShapeError(path: "data.line", message: "is required")
+      }
+      event = .lineAdded(
+        order: order,
+        line: try OrderLine(eventJSON: lineValue, path: "data.line", currency: currency))
+    case "line_removed":
+      event = .lineRemoved(
+        order: try fields.required("order_id"), line: try fields.required("line"))
+    case "quantity_set":
+      event = .quantitySet(
+        order: try fields.required("order_id"), line: try fields.required("line"),
+        quantity: try fields.required("qty"))
+    case "tender_added":
+      let order = try fields.required("order_id", as: Int.self)
+      guard let tenderValue = fields.raw("tender") else {
+        throw JSONShapeError(path: "data.tender", message: "is required")
+      }
+      event = .tenderAdded(
+        order: order, tender: try Tender(json: tenderValue, path: "data.tender", currency: currency)
+      )
+    case "sale_completed":
+      event = .saleCompleted(
+        order: try fields.required("order_id"), receipt: try fields.required("receipt"),
+        cashRounding: try fields.money("cash_rounding", currency: currency, allowNegative: true)
+          ?? .zero(currency),
+        change: try fields.money("change", currency: currency) ?? .zero(currency))
+    case "order_voided":
+      event = .orderVoided(
+        order: try fields.required("order_id"), reason: try fields.optional("reason"))
+    default:
+      throw JSONShapeError(path: "type", message: "unknown event type \"\(type)\"")
+    }
+    try fields.rejectUnknown()
+    return event
+  }
+}
+
+extension CardSummary {
+  var json: JSONValue {
+    .object(["brand": .string(brand.rawValue), "last4": .string(last4)])
+  }
+
+  init(json: JSONValue, path: String) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    let brandName = try fields.required("brand", as: String.self)
+    guard let brand = CardBrand(rawValue: brandName) else {
+      throw JSONShapeError(path: fields.pathOf("brand"), message: "unknown card brand")
+    }
+    let last4 = try fields.required("last4", as: String.self)
+    guard last4.count == 4, last4.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+      throw JSONShapeError(path: fields.pathOf("last4"), message: "must be four digits")
+    }
+    try fields.rejectUnknown()
+    self.init(brand: brand, last4: last4)
+  }
+}
+
+extension Tender {
+  /// The tender as JSON: type, amount, and for cards brand and last four only.
+  public var json: JSONValue {
+    .object(["type": .string(type.rawValue), "amount": amount.json, "card": card?.json])
+  }
+
+  init(json: JSONValue, path: String, currency: Currency) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    let typeName = try fields.required("type", as: String.self)
+    guard let type = TenderType(rawValue: typeName) else {
+      throw JSONShapeError(path: fields.pathOf("type"), message: "unknown tender type")
+    }
+    guard let amount = try fields.money("amount", currency: currency) else {
+      throw JSONShapeError(path: fields.pathOf("amount"), message: "is required")
+    }
+    let card = try fields.raw("card").map { value throws(JSONShapeError) in
+      try CardSummary(json: value, path: fields.pathOf("card"))
+    }
+    try fields.rejectUnknown()
+    self.init(type: type, amount: amount, card: card)
+  }
+}
+
+extension Discount {
+  var json: JSONValue {
+    switch value {
+    case .percent(let percent):
+      .object(["percent": percent.json, "reason": .string(reason)])
+    case .amount(let money):
+      .object(["amount": money.json, "reason": .string(reason)])
+    }
+  }
+
+  init(json: JSONValue, path: String, currency: Currency) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    let percent = try fields.percent("percent")
+    let amount = try fields.money("amount", currency: currency)
+    let reason = try fields.required("reason", as: String.self)
+    try fields.rejectUnknown()
+    switch (percent, amount) {
+    case (let percent?, nil): self.init(value: .percent(percent), reason: reason)
+    case (nil, let amount?): self.init(value: .amount(amount), reason: reason)
+    default: throw JSONShapeError(path: path, message: "needs exactly one of percent and amount")
+    }
+  }
+}
+
+extension OrderLine {
+  /// Every fact of the line, as journaled.
+  var eventJSON: JSONValue {
+    .object([
+      "line": .int(line),
+      "sku": .string(sku),
+      "name": .string(name),
+      "qty": .int(quantity),
+      "unit_price": unitPrice.json,
+      "regular_price": regularPrice.json,
+      "tax_class": .string(taxClass),
+      "tax_rate": taxRate.json,
+      "options": options.isEmpty
+        ? nil
+        : .array(
+          options.map {
+            .object([
+              "group": .string($0.group), "choice": .string($0.choice),
+              "price_delta": $0.priceDelta.json,
+            ])
+          }),
+      "override": override.map {
+        .object(["unit_price": $0.unitPrice.json, "reason": .string($0.reason)])
+      },
+      "discount": discount?.json,
+      "voided": voided ? .bool(true) : nil,
+    ])
+  }
+
+  init(eventJSON json: JSONValue, path: String, currency: Currency) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    let line = try fields.required("line", as: Int.self)
+    let sku = try fields.required("sku", as: String.self)
+    let name = try fields.required("name", as: String.self)
+    let quantity = try fields.required("qty", as: Int64.self)
+    guard let unitPrice = try fields.money("unit_price", currency: currency),
+      let regularPrice = try fields.money("regular_price", currency: currency)
+    else { throw JSONShapeError(path: path, message: "unit_price and regular_price are required") }
+    let taxClass = try fields.required("tax_class", as: String.self)
+    guard let taxRate = try fields.percent("tax_rate") else {
+      throw JSONShapeError(path: fields.pathOf("tax_rate"), message: "is required")
+    }
+    var options: [ChosenOption] = []
+    for (index, item) in (try fields.optional("options", as: [JSONValue].self) ?? []).enumerated() {
+      var optionFields = try JSONFields(item, path: indexPath(fields.pathOf("options"), index))
+      let group = try optionFields.required("group", as: String.self)
+      let choice = try optionFields.required("choice", as: String.self)
+      let delta =
+        try optionFields.money("price_delta", currency: currency, allowNegative: true)
+        ?? .zero(currency)
+      try optionFields.rejectUnknown()
+      options.append(ChosenOption(group: group, choice: choice, priceDelta: delta))
+    }
+    var override: PriceOverride?
+    if var overrideFields = try fields.nested("override") {
+      guard let price = try overrideFields.money("unit_price", currency: currency) else {
+        throw JSONShapeError(path: overrideFields.pathOf("unit_price"), message: "is required")
+      }
+      override = PriceOverride(
+        unitPrice: price, reason: try overrideFields.required("reason", as: String.self))
+      try overrideFields.rejectUnknown()
+    }
+    let discount = try fields.raw("discount").map { value throws(JSONShapeError) in
+      try Discount(json: value, path: fields.pathOf("discount"), currency: currency)
+    }
+    let voided = try fields.optional("voided", as: Bool.self) ?? false
+    try fields.rejectUnknown()
+    self.init(
+      line: line, sku: sku, name: name, quantity: quantity, unitPrice: unitPrice,
+      regularPrice: regularPrice, taxClass: taxClass, taxRate: taxRate, options: options,
+      override: override, discount: discount, voided: voided)
+  }
+}

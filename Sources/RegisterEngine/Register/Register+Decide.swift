@@ -1,0 +1,235 @@
+extension Register {
+  /// The most units of one product a single line may hold.
+  public static let maximumQuantity: Int64 = 9999
+
+  /// Validates `command` against the current state and returns the events that carry it out.
+  /// Never changes anything; a refusal is a `RegisterError` with a stable code.
+  public func decide(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
+    let events: [Event]
+    switch command {
+    case .hello, .catalog, .showOrder, .receipt:
+      return []
+    case .add(let sku, let quantity, let options):
+      events = try decideAdd(sku: sku, quantity: quantity, options: options)
+    case .remove(let line):
+      _ = try activeLine(line)
+      events = [.lineRemoved(order: order.id, line: line)]
+    case .setQuantity(let line, let quantity):
+      events = try decideSetQuantity(line: line, quantity: quantity)
+    case .tender(let request):
+      events = try decideTender(request, context: context)
+    case .void(let reason):
+      guard !order.isEmpty || !order.lines.isEmpty else {
+        throw RegisterError(.emptyOrder, "the order is empty; there is nothing to void")
+      }
+      events = [.orderVoided(order: order.id, reason: reason)]
+    }
+    try checkOutcome(of: events)
+    return events
+  }
+
+  /// Applies `events` to a copy and makes sure the resulting totals can be computed (no
+  /// overflow), so that `apply` never meets a state it cannot total.
+  func checkOutcome(of events: [Event]) throws(RegisterError) {
+    var copy = self
+    for event in events { copy.apply(event, at: Timestamp(epochMilliseconds: 0)) }
+    do {
+      _ = try OrderTotals.compute(copy.order, tax: copy.store.tax)
+    } catch {
+      throw RegisterError.overflow()
+    }
+  }
+
+  func activeLine(_ number: Int) throws(RegisterError) -> OrderLine {
+    guard let index = order.index(ofLine: number) else {
+      let numbers = order.lines.filter { !$0.voided }.map { String($0.line) }
+      let hint =
+        numbers.isEmpty ? "the order has no lines" : "lines are \(numbers.joined(separator: ", "))"
+      throw RegisterError(.lineNotFound, "there is no line \(number) on the order (\(hint))")
+    }
+    let line = order.lines[index]
+    guard !line.voided else {
+      throw RegisterError(.lineVoided, "line \(number) is voided and can no longer change")
+    }
+    return line
+  }
+
+  func checkQuantity(_ quantity: Int64) throws(RegisterError) {
+    guard (1...Self.maximumQuantity).contains(quantity) else {
+      throw RegisterError(
+        .invalidQuantity,
+        "quantity must be a whole number from 1 to \(Self.maximumQuantity), got \(quantity)")
+    }
+  }
+
+  /// Refuses when `sku` would be on the order more times than it has in stock.
+  func checkStock(sku: String, adding quantity: Int64, excludingLine line: Int? = nil)
+    throws(RegisterError)
+  {
+    guard let product = products[sku], let stock = product.stock else { return }
+    guard stock > 0 else {
+      throw RegisterError(.outOfStock, "\(product.name) (\(sku)) is out of stock")
+    }
+    let held = order.quantity(ofSKU: sku, excludingLine: line)
+    guard held + quantity <= stock else {
+      let holding = held > 0 ? "; the order already holds \(held)" : ""
+      throw RegisterError(
+        .outOfStock, "only \(stock) of \(product.name) (\(sku)) in stock\(holding)")
+    }
+  }
+
+  private func decideAdd(
+    sku: String, quantity: Int64, options: [String: String]
+  ) throws(RegisterError) -> [Event] {
+    guard let product = products[sku] else {
+      throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"; the catalog op lists them")
+    }
+    try checkQuantity(quantity)
+    try checkStock(sku: sku, adding: quantity)
+    let chosen = try chooseOptions(options, for: product)
+    var unit = product.unitPrice.minorUnits
+    var regular = product.price.minorUnits
+    for option in chosen {
+      unit += option.priceDelta.minorUnits
+      regular += option.priceDelta.minorUnits
+    }
+    guard unit >= 0 else {
+      throw RegisterError(.invalidOption, "those options would make the price negative")
+    }
+    let taxClass = product.taxClass ?? store.tax.defaultClass
+    let line = OrderLine(
+      line: order.nextLine, sku: sku, name: product.name, quantity: quantity,
+      unitPrice: money(unit), regularPrice: money(regular), taxClass: taxClass,
+      taxRate: store.tax.rate(of: taxClass) ?? .zero, options: chosen)
+    return [.lineAdded(order: order.id, line: line)]
+  }
+
+  /// Matches the chosen options against the product's groups, in the product's group order.
+  func chooseOptions(_ options: [String: String], for product: Product) throws(RegisterError)
+    -> [ChosenOption]
+  {
+    for group in options.keys.sorted() where product.optionGroup(named: group) == nil {
+      let known = product.options.map { "\"\($0.group)\"" }.joined(separator: ", ")
+      throw RegisterError(
+        .invalidOption,
+        product.options.isEmpty
+          ? "\(product.name) has no options, but \"\(group)\" was given"
+          : "\(product.name) has no option group \"\(group)\" (groups: \(known))")
+    }
+    var chosen: [ChosenOption] = []
+    for group in product.options {
+      guard let choiceName = options[group.group] else {
+        if group.required {
+          let names = group.choices.map(\.name).joined(separator: ", ")
+          throw RegisterError(
+            .invalidOption, "\(product.name) needs a choice of \(group.group) (\(names))")
+        }
+        continue
+      }
+      guard let choice = group.choice(named: choiceName) else {
+        let names = group.choices.map(\.name).joined(separator: ", ")
+        throw RegisterError(
+          .invalidOption, "\"\(choiceName)\" is not a \(group.group) choice (\(names))")
+      }
+      chosen.append(
+        ChosenOption(group: group.group, choice: choice.name, priceDelta: choice.priceDelta))
+    }
+    return chosen
+  }
+
+  private func decideSetQuantity(line number: Int, quantity: Int64) throws(RegisterError) -> [Event]
+  {
+    let line = try activeLine(number)
+    try checkQuantity(quantity)
+    if quantity > line.quantity {
+      try checkStock(sku: line.sku, adding: quantity, excludingLine: number)
+    }
+    if case .amount(let amount) = line.discount?.value {
+      let gross = line.chargedUnitPrice.minorUnits.multipliedReportingOverflow(by: quantity)
+      if !gross.overflow && amount.minorUnits > gross.partialValue {
+        throw RegisterError(
+          .invalidDiscount,
+          "the line's discount of \(amount.decimalString) would exceed the line at quantity \(quantity)"
+        )
+      }
+    }
+    return [.quantitySet(order: order.id, line: number, quantity: quantity)]
+  }
+
+  // MARK: - Tender
+
+  private func decideTender(
+    _ request: TenderRequest, context: CommandContext
+  ) throws(RegisterError) -> [Event] {
+    guard !order.activeLines.isEmpty else {
+      throw RegisterError(.emptyOrder, "the order is empty; add items before taking payment")
+    }
+    let balance = totals.total - order.paid
+    var events: [Event] = []
+    switch request.type {
+    case .cash:
+      guard let amount = request.amount else {
+        throw RegisterError(
+          .badRequest, "a cash tender needs an amount, like \"amount\": \"20.00\"")
+      }
+      guard request.card == nil else {
+        throw RegisterError(.badRequest, "a cash tender takes no card")
+      }
+      let due = try cashDue(balance)
+      guard amount.minorUnits > 0 || due == 0 else {
+        throw RegisterError(.invalidAmount, "a tender amount must be greater than zero")
+      }
+      events.append(.tenderAdded(order: order.id, tender: Tender(type: .cash, amount: amount)))
+      if amount.minorUnits >= due {
+        events.append(
+          .saleCompleted(
+            order: order.id, receipt: nextReceiptNumber, cashRounding: money(due - balance),
+            change: money(amount.minorUnits - due)))
+      }
+    case .card:
+      guard let card = request.card else {
+        throw RegisterError(
+          .badRequest,
+          "a card tender needs \"card\": {\"number\", \"exp_month\", \"exp_year\", \"cvv\"}")
+      }
+      let summary: CardSummary
+      do {
+        summary = try CardValidator.validate(card, today: context.now.local)
+      } catch .expired(let month, let year) {
+        throw RegisterError(
+          .cardExpired,
+          CardError.expired(month: month, year: year).description + "; use another card")
+      } catch {
+        throw RegisterError(.invalidCard, error.description)
+      }
+      let amount = request.amount?.minorUnits ?? balance
+      guard amount > 0 else {
+        throw RegisterError(.invalidAmount, "a tender amount must be greater than zero")
+      }
+      guard amount <= balance else {
+        throw RegisterError(
+          .tenderExceedsBalance,
+          "a card cannot pay more than the balance due of \(money(balance).decimalString)")
+      }
+      events.append(
+        .tenderAdded(
+          order: order.id, tender: Tender(type: .card, amount: money(amount), card: summary)))
+      if amount == balance {
+        events.append(
+          .saleCompleted(
+            order: order.id, receipt: nextReceiptNumber, cashRounding: money(0), change: money(0)))
+      }
+    }
+    return events
+  }
+
+  /// What settles `balance` in cash: the balance rounded half up to the store's cash increment.
+  func cashDue(_ balance: Int64) throws(RegisterError) -> Int64 {
+    guard let increment = store.cashRounding?.minorUnits, balance > 0 else { return balance }
+    do {
+      return try Checked.roundHalfUp(balance, toMultipleOf: increment)
+    } catch {
+      throw RegisterError.overflow()
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/// The register: catalog, open order, completed receipts and the day's totals, as a value.
+///
+/// Requests become events in `decide` (which validates and never mutates); events change state
+/// in `apply` (which cannot fail). Live operation, crash recovery and end-of-day replay all go
+/// through `apply`, so the state — and every receipt — is the same however it was reached.
+public struct Register: Sendable {
+  public internal(set) var store: StoreSettings
+  public internal(set) var products: ProductList
+  public internal(set) var order: Order
+  /// Totals of the open order, kept current by `apply`.
+  public internal(set) var totals: OrderTotals
+  public internal(set) var nextOrderID: Int
+  public internal(set) var nextReceiptNumber: Int
+  public internal(set) var receipts: [Int: CompletedSale]
+  public internal(set) var lastReceiptNumber: Int?
+  public internal(set) var day: BusinessDay
+  /// The sequence number of the last journal record applied (0 before any).
+  public internal(set) var lastSequence: Int64
+
+  /// An empty register; a `store_configured` and a `catalog_loaded` event bring it to life.
+  public init() {
+    store = StoreSettings(
+      name: "", address: [], currency: .usd,
+      tax: TaxSettings(classes: [("standard", .zero)], defaultClass: "standard"))
+    products = ProductList()
+    order = Order(id: 1)
+    totals = OrderTotals()
+    nextOrderID = 2
+    nextReceiptNumber = 1
+    receipts = [:]
+    day = BusinessDay(number: 1)
+    lastSequence = 0
+  }
+
+  /// A register serving `catalog`, built by applying the start-up events, exactly as the daemon
+  /// does on a first start.
+  public init(catalog: Catalog, at time: Timestamp = Timestamp(epochMilliseconds: 0)) {
+    self.init()
+    for event in Register.startupEvents(for: catalog, current: nil) {
+      apply(event, at: time)
+    }
+  }
+
+  /// The events that bring a register (in state `current`, nil for a new one) in line with the
+  /// catalog file: new store settings, and the products when they differ.
+  public static func startupEvents(for catalog: Catalog, current: Register?) -> [Event] {
+    var events: [Event] = []
+    if current?.store != catalog.store { events.append(.storeConfigured(catalog.store)) }
+    if current?.products.all != catalog.products { events.append(.catalogLoaded(catalog.products)) }
+    return events
+  }
+
+  // MARK: - Apply
+
+  /// Folds one event into the state. Never fails: `decide` has checked everything already.
+  public mutating func apply(_ event: Event, at time: Timestamp, operatorID: String? = nil) {
+    switch event {
+    case .storeConfigured(let settings):
+      store = settings
+    case .catalogLoaded(let list):
+      products = ProductList(list)
+    case .lineAdded(let orderID, let line):
+      guard orderID == order.id else { return }
+      order.lines.append(line)
+      order.nextLine = max(order.nextLine, line.line + 1)
+      touchOrder(at: time)
+    case .lineRemoved(let orderID, let line):
+      guard orderID == order.id, let index = order.index(ofLine: line) else { return }
+      order.lines.remove(at: index)
+      touchOrder(at: time)
+    case .quantitySet(let orderID, let line, let quantity):
+      guard orderID == order.id, let index = order.index(ofLine: line) else { return }
+      order.lines[index].quantity = quantity
+      touchOrder(at: time)
+    case .tenderAdded(let orderID, let tender):
+      guard orderID == order.id else { return }
+      order.tenders.append(tender)
+      touchOrder(at: time)
+    case .saleCompleted(let orderID, let receipt, let rounding, let change):
+      guard orderID == order.id else { return }
+      completeSale(
+        receipt: receipt, rounding: rounding, change: change, at: time, operatorID: operatorID)
+    case .orderVoided(let orderID, _):
+      guard orderID == order.id else { return }
+      day.totals.voidedOrders += 1
+      day.totals.voidedOrdersAmount &+= totals.total
+      openNextOrder()
+    }
+    recomputeTotals()
+  }
+
+  private mutating func touchOrder(at time: Timestamp) {
+    order.version += 1
+    if order.openedAt == nil { order.openedAt = time }
+    if day.openedAt == nil { day.openedAt = time }
+  }
+
+  private mutating func recomputeTotals() {
+    // `decide` has proven the totals computable; keep the last good totals if a journal that
+    // passed its checksums somehow says otherwise.
+    if let computed = try? OrderTotals.compute(order, tax: store.tax) {
+      totals = computed
+    }
+  }
+
+  private mutating func completeSale(
+    receipt: Int, rounding: Money, change: Money, at time: Timestamp, operatorID: String?
+  ) {
+    order.version += 1
+    let sale = CompletedSale(
+      receiptNumber: receipt, day: day.number, at: time, order: order, totals: totals,
+      cashRounding: rounding, change: change, header: ReceiptHeader(store: store),
+      currency: store.currency, operatorName: operatorID, customer: nil)
+    receipts[receipt] = sale
+    lastReceiptNumber = receipt
+    nextReceiptNumber = max(nextReceiptNumber, receipt + 1)
+    for line in order.activeLines {
+      products.adjustStock(sku: line.sku, by: -line.quantity)
+    }
+    if day.openedAt == nil { day.openedAt = time }
+    day.totals.record(sale)
+    openNextOrder()
+  }
+
+  private mutating func openNextOrder() {
+    order = Order(id: nextOrderID)
+    nextOrderID += 1
+  }
+
+  /// Records the journal sequence number of the last applied record.
+  public mutating func noteSequence(_ sequence: Int64) {
+    lastSequence = sequence
+  }
+
+  /// Money in the store currency.
+  func money(_ minorUnits: Int64) -> Money {
+    Money(minorUnits: minorUnits, currency: store.currency)
+  }
+}

@@ -1,0 +1,74 @@
+/// The stable error codes a client can receive. Documented in docs/PROTOCOL.md; never renamed.
+public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
+  // Framing and request shape.
+  case badJSON = "bad_json"
+  case badRequest = "bad_request"
+  case unknownOp = "unknown_op"
+  case lineTooLong = "line_too_long"
+  // Catalog and order.
+  case unknownSKU = "unknown_sku"
+  case outOfStock = "out_of_stock"
+  case invalidQuantity = "invalid_quantity"
+  case invalidAmount = "invalid_amount"
+  case lineNotFound = "line_not_found"
+  case emptyOrder = "empty_order"
+  case invalidOption = "invalid_option"
+  case invalidDiscount = "invalid_discount"
+  // Payment.
+  case invalidCard = "invalid_card"
+  case cardExpired = "card_expired"
+  case tenderExceedsBalance = "tender_exceeds_balance"
+  // Receipts, days, storage.
+  case receiptNotFound = "receipt_not_found"
+  case storageFailed = "storage_failed"
+  case readOnly = "read_only"
+  // Lifecycle.
+  case orderNotEmpty = "order_not_empty"
+  case orderHasTenders = "order_has_tenders"
+  case orderNotFound = "order_not_found"
+  case lineVoided = "line_voided"
+  case returnExceedsSold = "return_exceeds_sold"
+  case keyReused = "key_reused"
+  case versionConflict = "version_conflict"
+  case tooManySubscribers = "subscriber_limit"
+  case subscriberTooSlow = "subscriber_too_slow"
+  // People and catalog edits.
+  case notSignedIn = "not_signed_in"
+  case approvalRequired = "approval_required"
+  case wrongPIN = "wrong_pin"
+  case operatorLocked = "operator_locked"
+  case operatorNotFound = "operator_not_found"
+  case operatorExists = "operator_exists"
+  case forbidden = "forbidden"
+  case customerNotFound = "customer_not_found"
+  case invalidCustomer = "invalid_customer"
+  case productExists = "product_exists"
+  case invalidProduct = "invalid_product"
+  case invalidEmail = "invalid_email"
+  case internalError = "internal_error"
+}
+
+/// An error a request can get: a stable code, a message for people that says what to send
+/// instead, and sometimes data (the current order in a `version_conflict`).
+public struct RegisterError: Error, Equatable, CustomStringConvertible {
+  public var code: ErrorCode
+  public var message: String
+  public var data: JSONValue?
+
+  public init(_ code: ErrorCode, _ message: String, data: JSONValue? = nil) {
+    self.code = code
+    self.message = message
+    self.data = data
+  }
+
+  public var description: String { "\(code.rawValue): \(message)" }
+
+  /// The `error` object of a reply.
+  public var json: JSONValue {
+    .object(["code": .string(code.rawValue), "message": .string(message), "data": data])
+  }
+
+  static func overflow(_ what: String = "the order") -> RegisterError {
+    RegisterError(.invalidAmount, "\(what) would come to an amount too large to handle")
+  }
+}

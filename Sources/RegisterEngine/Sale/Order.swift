@@ -1,0 +1,50 @@
+/// The order being rung up (or one that is parked or was completed).
+public struct Order: Sendable, Equatable {
+  public var id: Int
+  /// Increases with every change, so a client can say which state it based a change on.
+  public var version: Int
+  public var lines: [OrderLine]
+  public var tenders: [Tender]
+  /// A discount on the whole order, spread over the lines.
+  public var discount: Discount?
+  public var customerID: String?
+  /// The note given when the order was parked.
+  public var note: String?
+  /// The number the next added line gets.
+  public var nextLine: Int
+  /// When the first change was made to the order.
+  public var openedAt: Timestamp?
+
+  public init(id: Int) {
+    self.id = id
+    version = 0
+    lines = []
+    tenders = []
+    nextLine = 1
+  }
+
+  /// Lines that count (not voided).
+  public var activeLines: [OrderLine] { lines.filter { !$0.voided } }
+
+  /// True when nothing that counts has been rung up and nothing paid.
+  public var isEmpty: Bool { activeLines.isEmpty && tenders.isEmpty }
+
+  /// The index of a line by its number.
+  public func index(ofLine line: Int) -> Int? {
+    lines.firstIndex { $0.line == line }
+  }
+
+  /// How many units of `sku` the order holds (voided lines do not count).
+  public func quantity(ofSKU sku: String, excludingLine excluded: Int? = nil) -> Int64 {
+    var total: Int64 = 0
+    for line in lines where line.sku == sku && !line.voided && line.line != excluded {
+      total += line.quantity
+    }
+    return total
+  }
+
+  /// The sum of the tenders.
+  public var paid: Int64 {
+    tenders.reduce(0) { $0 &+ $1.amount.minorUnits }
+  }
+}

@@ -1,0 +1,162 @@
+/// What one line comes to, step by step.
+public struct LineTotals: Sendable, Equatable {
+  public var line: Int
+  /// Unit price × quantity.
+  public var gross: Int64
+  public var lineDiscount: Int64
+  /// This line's share of the order discount.
+  public var orderDiscount: Int64
+  /// gross − lineDiscount − orderDiscount: what the customer pays for the line (before tax
+  /// when prices exclude tax, tax included when they include it).
+  public var net: Int64
+  /// The line's own tax when the store rounds per line; 0 otherwise.
+  public var tax: Int64
+}
+
+/// The tax of one class on an order.
+public struct TaxLine: Sendable, Equatable {
+  public var taxClass: String
+  public var rate: Percent
+  /// The amount the rate was applied to (net of discounts; gross when tax is included).
+  public var basis: Int64
+  public var tax: Int64
+}
+
+/// An order's totals. All amounts in minor units of the store currency.
+public struct OrderTotals: Sendable, Equatable {
+  public var itemCount: Int64 = 0
+  /// Σ unit price × quantity over the lines that count.
+  public var subtotal: Int64 = 0
+  public var lineDiscounts: Int64 = 0
+  public var orderDiscount: Int64 = 0
+  public var tax: Int64 = 0
+  public var taxLines: [TaxLine] = []
+  /// What is owed: subtotal − discounts (+ tax when prices exclude it).
+  public var total: Int64 = 0
+  /// What sale prices saved against regular prices.
+  public var savings: Int64 = 0
+  public var lines: [LineTotals] = []
+  /// True when the tax is contained in the prices rather than added to them.
+  public var taxIncluded = false
+
+  public init() {}
+
+  public var discountTotal: Int64 { lineDiscounts &+ orderDiscount }
+
+  /// Computes the totals of `order` under the store's tax settings.
+  ///
+  /// Per-total rounding: each class's rate on the class's net amount, rounded half away from
+  /// zero. Per-line rounding: each line's tax rounded, then summed. With tax-inclusive prices
+  /// the tax is extracted from the gross once (rate / (100 + rate)), never rounded twice.
+  public static func compute(
+    _ order: Order, tax settings: TaxSettings
+  ) throws(ArithmeticOverflow) -> OrderTotals {
+    var totals = OrderTotals()
+    totals.taxIncluded = settings.pricesIncludeTax
+    let lines = order.activeLines
+    var nets: [Int64] = []
+    for line in lines {
+      let gross = try Checked.multiply(line.chargedUnitPrice.minorUnits, line.quantity)
+      let lineDiscount = try line.discount?.amount(of: gross) ?? 0
+      totals.itemCount = try Checked.add(totals.itemCount, line.quantity)
+      totals.subtotal = try Checked.add(totals.subtotal, gross)
+      totals.lineDiscounts = try Checked.add(totals.lineDiscounts, lineDiscount)
+      if line.isOnSale {
+        let saving = try Checked.multiply(
+          try Checked.subtract(line.regularPrice.minorUnits, line.unitPrice.minorUnits),
+          line.quantity)
+        totals.savings = try Checked.add(totals.savings, saving)
+      }
+      totals.lines.append(
+        LineTotals(
+          line: line.line, gross: gross, lineDiscount: lineDiscount, orderDiscount: 0,
+          net: try Checked.subtract(gross, lineDiscount), tax: 0))
+      nets.append(try Checked.subtract(gross, lineDiscount))
+    }
+    let netSum = try Checked.sum(nets)
+    if let discount = order.discount {
+      totals.orderDiscount = min(try discount.amount(of: netSum), netSum)
+      let shares = try allocate(totals.orderDiscount, proportionallyTo: nets)
+      for index in totals.lines.indices {
+        totals.lines[index].orderDiscount = shares[index]
+        totals.lines[index].net = try Checked.subtract(totals.lines[index].net, shares[index])
+      }
+    }
+    // Tax per class, at the rate each line carries (the rate when it was rung up), classes in
+    // the order the store lists them; a class the store no longer lists comes last.
+    var groups: [(taxClass: String, rate: Percent, lines: [Int])] = []
+    for (index, line) in lines.enumerated() {
+      if let group = groups.firstIndex(where: {
+        $0.taxClass == line.taxClass && $0.rate == line.taxRate
+      }) {
+        groups[group].lines.append(index)
+      } else {
+        groups.append((line.taxClass, line.taxRate, [index]))
+      }
+    }
+    let rank = { (name: String) in settings.classes.firstIndex { $0.name == name } ?? Int.max }
+    groups = groups.enumerated().sorted {
+      (rank($0.element.taxClass), $0.offset) < (rank($1.element.taxClass), $1.offset)
+    }.map(\.element)
+    for group in groups {
+      var basis: Int64 = 0
+      var classTax: Int64 = 0
+      for index in group.lines {
+        let net = totals.lines[index].net
+        basis = try Checked.add(basis, net)
+        if settings.rounding == .perLine {
+          let tax = try lineTax(net, rate: group.rate, included: settings.pricesIncludeTax)
+          totals.lines[index].tax = tax
+          classTax = try Checked.add(classTax, tax)
+        }
+      }
+      if settings.rounding == .perTotal {
+        classTax = try lineTax(basis, rate: group.rate, included: settings.pricesIncludeTax)
+      }
+      totals.taxLines.append(
+        TaxLine(taxClass: group.taxClass, rate: group.rate, basis: basis, tax: classTax))
+      totals.tax = try Checked.add(totals.tax, classTax)
+    }
+    let netTotal = try Checked.subtract(
+      try Checked.subtract(totals.subtotal, totals.lineDiscounts), totals.orderDiscount)
+    totals.total = settings.pricesIncludeTax ? netTotal : try Checked.add(netTotal, totals.tax)
+    return totals
+  }
+
+  private static func lineTax(
+    _ amount: Int64, rate: Percent, included: Bool
+  ) throws(ArithmeticOverflow) -> Int64 {
+    included ? try rate.includedIn(amount) : try rate.of(amount)
+  }
+
+  /// Splits `amount` over `weights` in proportion, in whole minor units that sum exactly to
+  /// `amount` (largest remainder first; ties go to the earlier line).
+  public static func allocate(
+    _ amount: Int64, proportionallyTo weights: [Int64]
+  ) throws(ArithmeticOverflow) -> [Int64] {
+    let total = try Checked.sum(weights)
+    guard total > 0 else { return weights.map { _ in 0 } }
+    var shares: [Int64] = []
+    var remainders: [(index: Int, remainder: Int128)] = []
+    var allocated: Int64 = 0
+    for (index, weight) in weights.enumerated() {
+      let product = Int128(amount) * Int128(weight)
+      let share = product / Int128(total)
+      guard let exact = Int64(exactly: share) else { throw ArithmeticOverflow() }
+      shares.append(exact)
+      allocated = try Checked.add(allocated, exact)
+      remainders.append((index, product % Int128(total)))
+    }
+    var left = try Checked.subtract(amount, allocated)
+    let order = remainders.sorted {
+      $0.remainder != $1.remainder ? $0.remainder > $1.remainder : $0.index < $1.index
+    }
+    var cursor = 0
+    while left > 0 && !order.isEmpty {
+      shares[order[cursor % order.count].index] += 1
+      left -= 1
+      cursor += 1
+    }
+    return shares
+  }
+}

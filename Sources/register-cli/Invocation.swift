@@ -1,0 +1,204 @@
+import RegisterEngine
+
+/// A command-line problem: exit status 2, with the message (nil: print the help).
+struct UsageError: Error {
+  var message: String?
+
+  init(_ message: String?) {
+    self.message = message
+  }
+}
+
+/// How to print a successful reply for people.
+enum OutputStyle {
+  case order
+  case orderOrReceipt
+  case receipt
+  case catalog
+  case hello
+  case plain(String)
+}
+
+/// What one command line asks for.
+enum Invocation {
+  /// A request to the daemon, and how to print its result.
+  case request(JSONObject, OutputStyle)
+  /// Read commands from standard input.
+  case batch
+  case help
+}
+
+/// Turns words into an invocation. The command names and their arguments are listed in
+/// `CLI.usage`.
+enum CommandParser {
+  static func parse(_ words: [String]) throws(UsageError) -> Invocation {
+    guard let name = words.first else { throw UsageError("no command given") }
+    var arguments = ArgumentList(Array(words.dropFirst()), command: name)
+    let invocation: Invocation
+    switch name {
+    case "help", "-h", "--help":
+      return .help
+    case "-", "batch":
+      try arguments.finish()
+      return .batch
+    case "hello", "status":
+      invocation = .request(request("hello"), .hello)
+    case "catalog", "products":
+      invocation = .request(request("catalog"), .catalog)
+    case "show", "order":
+      invocation = .request(request("order"), .order)
+    case "add":
+      let sku = try arguments.positional("SKU")
+      var object = request("add", ["sku": .string(sku)])
+      if let quantity = arguments.optionalPositional() {
+        object["qty"] = try integer(quantity, name: "QTY")
+      }
+      var options = JSONObject()
+      while let option = try arguments.option("--option") {
+        guard let equals = option.firstIndex(of: "=") else {
+          throw UsageError("--option takes GROUP=CHOICE, like --option frame=oak")
+        }
+        options[String(option[..<equals])] = .string(String(option[option.index(after: equals)...]))
+      }
+      if !options.isEmpty { object["options"] = .object(options) }
+      invocation = .request(object, .order)
+    case "remove", "rm":
+      let line = try integer(try arguments.positional("LINE"), name: "LINE")
+      invocation = .request(request("remove", ["line": line]), .order)
+    case "qty", "set-qty":
+      let line = try integer(try arguments.positional("LINE"), name: "LINE")
+      let quantity = try integer(try arguments.positional("QTY"), name: "QTY")
+      invocation = .request(request("set_qty", ["line": line, "qty": quantity]), .order)
+    case "tender", "pay":
+      invocation = .request(try tender(&arguments), .orderOrReceipt)
+    case "void":
+      var object = request("void")
+      if let reason = try arguments.option("--reason") { object["reason"] = .string(reason) }
+      invocation = .request(object, .order)
+    case "receipt", "reprint":
+      var object = request("receipt")
+      if let number = arguments.optionalPositional() {
+        object["number"] = try integer(number, name: "NUMBER")
+      }
+      invocation = .request(object, .receipt)
+    default:
+      throw UsageError("unknown command \"\(name)\"; run register-cli help")
+    }
+    try arguments.finish()
+    return invocation
+  }
+
+  static func request(_ op: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) -> JSONObject
+  {
+    var object = JSONObject()
+    object["op"] = .string(op)
+    for (key, value) in fields { object[key] = value }
+    return object
+  }
+
+  static func integer(_ text: String, name: String) throws(UsageError) -> JSONValue {
+    guard let value = Int64(text) else {
+      throw UsageError("\(name) must be a whole number, got \"\(text)\"")
+    }
+    return .int(value)
+  }
+
+  private static func tender(_ arguments: inout ArgumentList) throws(UsageError) -> JSONObject {
+    let type = try arguments.positional("cash|card")
+    switch type {
+    case "cash":
+      let amount = try arguments.positional("AMOUNT")
+      return request("tender", ["type": "cash", "amount": .string(amount)])
+    case "card":
+      let number = try arguments.positional("NUMBER")
+      guard let expiry = try arguments.option("--exp") else {
+        throw UsageError("tender card needs --exp MM/YY")
+      }
+      let parts = expiry.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count == 2, let month = Int(parts[0]), let year = Int(parts[1]) else {
+        throw UsageError("--exp must be MM/YY or MM/YYYY, like 12/30")
+      }
+      guard let cvv = try arguments.option("--cvv") else {
+        throw UsageError("tender card needs --cvv CVV")
+      }
+      var object = request("tender", ["type": "card"])
+      if let amount = try arguments.option("--amount") { object["amount"] = .string(amount) }
+      object["card"] = .object([
+        "number": .string(number), "exp_month": .int(month), "exp_year": .int(year),
+        "cvv": .string(cvv),
+      ])
+      return object
+    default:
+      throw UsageError("tender takes cash or card, got \"\(type)\"")
+    }
+  }
+}
+
+/// A command's arguments: positionals in order, `--name value` options anywhere.
+struct ArgumentList {
+  private var words: [String]
+  private let command: String
+
+  init(_ words: [String], command: String) {
+    self.words = words
+    self.command = command
+  }
+
+  /// Removes and returns the value of `--name VALUE` or `--name=VALUE`.
+  mutating func option(_ name: String) throws(UsageError) -> String? {
+    for (index, word) in words.enumerated() {
+      if word == name {
+        guard index + 1 < words.count else { throw UsageError("\(name) needs a value") }
+        let value = words[index + 1]
+        words.removeSubrange(index...index + 1)
+        return value
+      }
+      if word.hasPrefix(name + "=") {
+        words.remove(at: index)
+        return String(word.dropFirst(name.count + 1))
+      }
+    }
+    return nil
+  }
+
+  /// Removes `--name` when present.
+  mutating func flag(_ name: String) -> Bool {
+    guard let index = words.firstIndex(of: name) else { return false }
+    words.remove(at: index)
+    return true
+  }
+
+  /// The next positional argument, which must be there.
+  mutating func positional(_ name: String) throws(UsageError) -> String {
+    guard let value = optionalPositional() else {
+      throw UsageError("\(command) needs \(name)")
+    }
+    return value
+  }
+
+  /// Options that take no value.
+  static let booleanFlags: Set<String> = ["--json", "--reprint", "--progress", "--no-progress"]
+
+  /// The next positional argument, if any. A word that follows a `--name` option is that
+  /// option's value, not a positional.
+  mutating func optionalPositional() -> String? {
+    var index = 0
+    while index < words.count {
+      let word = words[index]
+      if word.hasPrefix("--") && word.count > 2 {
+        let takesValue = !word.contains("=") && !Self.booleanFlags.contains(word)
+        index += takesValue ? 2 : 1
+        continue
+      }
+      return words.remove(at: index)
+    }
+    return nil
+  }
+
+  /// Refuses anything left over.
+  func finish() throws(UsageError) {
+    if let extra = words.first {
+      throw UsageError("\(command): unexpected argument \"\(extra)\"")
+    }
+  }
+}

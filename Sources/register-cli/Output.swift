@@ -1,0 +1,159 @@
+import RegisterEngine
+
+/// Human-readable output of replies.
+enum Output {
+  static func render(_ result: JSONValue, style: OutputStyle) -> String {
+    switch style {
+    case .order:
+      return order(result)
+    case .orderOrReceipt:
+      if let text = result["receipt"]?["text"]?.stringValue {
+        return text
+          + "\nSale complete. Receipt \(result["receipt"]?["number"].map(describe) ?? "?")"
+          + ", change \(result["change_due"]?.stringValue ?? "0.00").\n"
+      }
+      return order(result)
+    case .receipt:
+      return result["text"]?.stringValue ?? result.pretty + "\n"
+    case .catalog:
+      return catalog(result)
+    case .hello:
+      let version = result["version"]?.stringValue ?? "?"
+      let store = result["store"]?.stringValue ?? "?"
+      return
+        "registerd \(version) serving \(store) (protocol \(result["protocol"].map(describe) ?? "?"))\n"
+    case .plain(let message):
+      return message + "\n"
+    }
+  }
+
+  static func describe(_ value: JSONValue) -> String {
+    switch value {
+    case .string(let text): text
+    case .number(let text): text
+    case .bool(let flag): flag ? "yes" : "no"
+    case .null: "-"
+    default: value.serialized
+    }
+  }
+
+  static func text(_ value: JSONValue?) -> String { value.map(describe) ?? "" }
+
+  /// Right-aligns `text` in `width` columns.
+  static func right(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+  }
+
+  /// Left-aligns `text` in `width` columns, cutting it short if needed.
+  static func left(_ text: String, _ width: Int) -> String {
+    if text.count > width { return String(text.prefix(width - 1)) + "~" }
+    return text + String(repeating: " ", count: width - text.count)
+  }
+
+  /// The order as a small table with totals.
+  static func order(_ order: JSONValue) -> String {
+    var out = ""
+    let status = text(order["status"])
+    out += "Order \(text(order["order_id"])) (\(status), version \(text(order["version"])))\n"
+    let lines = order["lines"]?.arrayValue ?? []
+    if lines.isEmpty {
+      out += "  (no items)\n"
+    } else {
+      out += "  #  \(left("Item", 28)) \(right("Qty", 4)) \(right("Amount", 10))\n"
+      for line in lines {
+        let voided = line["voided"] == .bool(true)
+        out +=
+          right(text(line["line"]), 3) + "  " + left(text(line["name"]), 28) + " "
+          + right(text(line["qty"]), 4) + " " + right(voided ? "VOID" : text(line["amount"]), 10)
+          + "\n"
+        var notes: [String] = []
+        if let options = line["options"]?.objectValue {
+          notes.append(
+            options.members.map { "\($0.key): \(describe($0.value))" }.joined(separator: ", "))
+        }
+        if (line["qty"]?.int64Value ?? 1) > 1 { notes.append("@ \(text(line["unit_price"]))") }
+        if let regular = line["regular_price"]?.stringValue, line["override"] == nil {
+          notes.append("sale, reg \(regular)")
+        }
+        if let override = line["override"] {
+          notes.append("override, was \(text(override["was"])) (\(text(override["reason"])))")
+        }
+        if let discount = line["discount_amount"]?.stringValue {
+          notes.append("discount -\(discount) (\(text(line["discount"]?["reason"])))")
+        }
+        for note in notes { out += "     \(note)\n" }
+      }
+    }
+    var rows: [(String, String)] = [
+      ("Items", text(order["item_count"])), ("Subtotal", text(order["subtotal"])),
+    ]
+    if let discount = order["discount_total"]?.stringValue, discount != "0.00",
+      !discount.allSatisfy({ $0 == "0" || $0 == "." })
+    {
+      rows.append(("Discounts", "-" + discount))
+    }
+    let taxLabel = order["tax_included"] == .bool(true) ? "Tax (included)" : "Tax"
+    rows.append((taxLabel, text(order["tax"])))
+    rows.append(("Total", text(order["total"])))
+    for tender in order["tenders"]?.arrayValue ?? [] {
+      let label: String
+      if let card = tender["card"] {
+        label = "\(text(card["brand"])) ****\(text(card["last4"]))"
+      } else {
+        label = text(tender["type"]).capitalized
+      }
+      rows.append((label, text(tender["amount"])))
+    }
+    if !(order["tenders"]?.arrayValue ?? []).isEmpty { rows.append(("Paid", text(order["paid"]))) }
+    if let rounding = order["cash_rounding"]?.stringValue {
+      rows.append(("Cash rounding", rounding))
+    }
+    if status == "open" {
+      rows.append(("Balance due", text(order["balance_due"])))
+      if let cashDue = order["cash_due"]?.stringValue, cashDue != text(order["balance_due"]) {
+        rows.append(("Due in cash", cashDue))
+      }
+    } else {
+      rows.append(("Change", text(order["change_due"])))
+    }
+    for (label, value) in rows {
+      out += right(label, 34) + " " + right(value, 12) + "\n"
+    }
+    return out
+  }
+
+  /// The catalog as a table.
+  static func catalog(_ result: JSONValue) -> String {
+    var out =
+      "\(left("SKU", 14)) \(left("Name", 30)) \(right("Price", 9)) \(right("Stock", 6))  Tax\n"
+    for product in result["products"]?.arrayValue ?? [] {
+      let stockValue = product["stock"]
+      let stock = stockValue == nil || stockValue == .null ? "-" : text(stockValue)
+      var price = text(product["unit_price"])
+      if product["sale_price"] != nil { price += "*" }
+      out +=
+        left(text(product["sku"]), 14) + " " + left(text(product["name"]), 30) + " "
+        + right(price, 9) + " " + right(stock, 6) + "  " + text(product["tax_class"]) + "\n"
+      if let groups = product["options"]?.arrayValue {
+        for group in groups {
+          let choices = (group["choices"]?.arrayValue ?? []).map { choice in
+            let delta = text(choice["price_delta"])
+            return text(choice["name"])
+              + (delta.allSatisfy { $0 == "0" || $0 == "." } ? "" : " +\(delta)")
+          }
+          let required = group["required"] == .bool(true) ? " (required)" : ""
+          out += "    \(text(group["group"]))\(required): \(choices.joined(separator: ", "))\n"
+        }
+      }
+    }
+    out += "* sale price (regular price in the JSON output); stock - = not tracked\n"
+    return out
+  }
+}
+
+extension String {
+  fileprivate var capitalized: String {
+    guard let first else { return self }
+    return first.uppercased() + dropFirst()
+  }
+}

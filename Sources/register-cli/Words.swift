@@ -1,0 +1,43 @@
+/// Splits a command line the way a shell would for simple cases: spaces separate words,
+/// single and double quotes group, a backslash escapes the next character.
+func splitWords(_ line: String) throws(UsageError) -> [String] {
+  var words: [String] = []
+  var current = ""
+  var inWord = false
+  var quote: Character?
+  var escaped = false
+  for character in line {
+    if escaped {
+      current.append(character)
+      escaped = false
+      continue
+    }
+    if character == "\\" && quote != "'" {
+      escaped = true
+      inWord = true
+      continue
+    }
+    if let open = quote {
+      if character == open { quote = nil } else { current.append(character) }
+      continue
+    }
+    switch character {
+    case "'", "\"":
+      quote = character
+      inWord = true
+    case " ", "\t":
+      if inWord {
+        words.append(current)
+        current = ""
+        inWord = false
+      }
+    default:
+      current.append(character)
+      inWord = true
+    }
+  }
+  if quote != nil { throw UsageError("unterminated quote") }
+  if escaped { throw UsageError("a line cannot end with a backslash") }
+  if inWord { words.append(current) }
+  return words
+}

@@ -1,0 +1,200 @@
+import RegisterEngine
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Exit statuses, as documented in `register-cli help`.
+enum ExitStatus: Int32 {
+  case done = 0
+  case refused = 1
+  case usage = 2
+  case unreachable = 3
+}
+
+enum CLI {
+  static let usage = """
+    usage: register-cli [--socket PATH] [--json] COMMAND [ARGS]
+
+    Talks to registerd over its Unix socket (default: $REGISTER_SOCKET, else
+    $XDG_RUNTIME_DIR/registerd.sock, else /tmp/registerd-UID.sock).
+
+    Ringing up:
+      catalog                          list products, prices and stock
+      show                             the open order
+      add SKU [QTY] [--option GROUP=CHOICE ...]
+                                       ring up a product (each add is a new line)
+      remove LINE                      take a line off the order
+      qty LINE QTY                     change a line's quantity
+      tender cash AMOUNT               take cash (change is given when over)
+      tender card NUMBER --exp MM/YY --cvv CVV [--amount AMOUNT]
+                                       take a card (amount defaults to the balance)
+      void [--reason TEXT]             cancel the open order and hand back its tenders
+      receipt [NUMBER]                 reprint a receipt (default: the last one)
+      hello                            check the daemon is there
+
+    Scripting:
+      batch, -                         read commands from standard input, one per line
+      --json                           print each reply's JSON instead of text
+
+    Exit status: 0 done, 1 the register refused (message on stderr), 2 usage error,
+    3 registerd cannot be reached.
+    """
+
+  static func fail(_ status: ExitStatus, _ message: String) -> ExitStatus {
+    writeStandardError("register-cli: \(message)\n")
+    return status
+  }
+}
+
+/// Reads the process environment.
+func readEnvironment() -> [String: String] {
+  var environment: [String: String] = [:]
+  var pointer = environ
+  while let entry = pointer.pointee {
+    let text = String(cString: entry)
+    if let equals = text.firstIndex(of: "=") {
+      environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+    }
+    pointer += 1
+  }
+  return environment
+}
+
+/// A session with the daemon: one connection, opened on first use.
+final class Session {
+  let socketPath: String
+  let json: Bool
+  private var connection: LineConnection?
+  private var nextID = 1
+
+  init(socketPath: String, json: Bool) {
+    self.socketPath = socketPath
+    self.json = json
+  }
+
+  /// Runs one invocation and returns its exit status.
+  func run(_ invocation: Invocation) -> ExitStatus {
+    switch invocation {
+    case .help:
+      writeStandardOutput(CLI.usage + "\n")
+      return .done
+    case .batch:
+      return runBatch()
+    case .request(var object, let style):
+      object["id"] = .int(nextID)
+      nextID += 1
+      let replyLine: String
+      do {
+        let connection = try connect()
+        guard let line = try connection.request(JSONValue.object(object).serialized) else {
+          self.connection = nil
+          return CLI.fail(
+            .unreachable, "registerd at \(socketPath) closed the connection without replying")
+        }
+        replyLine = line
+      } catch {
+        self.connection = nil
+        return CLI.fail(
+          .unreachable,
+          "cannot reach registerd at \(socketPath) (\(error)); is registerd running? Start it with `swift run registerd` or pass --socket PATH"
+        )
+      }
+      return show(replyLine, style: style)
+    }
+  }
+
+  private func connect() throws(SystemError) -> LineConnection {
+    if let connection { return connection }
+    let made = try LineConnection(path: socketPath)
+    connection = made
+    return made
+  }
+
+  private func show(_ line: String, style: OutputStyle) -> ExitStatus {
+    guard let reply = try? JSONParser.parse(line) else {
+      return CLI.fail(.unreachable, "registerd sent a reply that is not JSON: \(line)")
+    }
+    if json { writeStandardOutput(line + "\n") }
+    if reply["ok"] == .bool(true) {
+      if !json { writeStandardOutput(Output.render(reply["result"] ?? .null, style: style)) }
+      return .done
+    }
+    let code = reply["error"]?["code"]?.stringValue ?? "error"
+    let message = reply["error"]?["message"]?.stringValue ?? "the register refused the request"
+    return CLI.fail(.refused, "\(code): \(message)")
+  }
+
+  /// Runs commands from standard input; the status is the first failure's, or 0.
+  private func runBatch() -> ExitStatus {
+    var worst = ExitStatus.done
+    var lineNumber = 0
+    while let line = readLine(strippingNewline: true) {
+      lineNumber += 1
+      let trimmed = line.drop { $0 == " " || $0 == "\t" }
+      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+      let status: ExitStatus
+      do {
+        let words = try splitWords(String(trimmed))
+        let invocation = try CommandParser.parse(words)
+        if case .batch = invocation {
+          status = CLI.fail(.usage, "line \(lineNumber): batch cannot be nested")
+        } else {
+          status = run(invocation)
+        }
+      } catch {
+        status = CLI.fail(.usage, "line \(lineNumber): \(error.message ?? "bad command")")
+      }
+      if status == .unreachable { return status }
+      if worst == .done { worst = status }
+    }
+    return worst
+  }
+}
+
+func main() -> ExitStatus {
+  let environment = readEnvironment()
+  var socketPath = defaultSocketPath(environment: environment)
+  var json = false
+  var words: [String] = []
+  var arguments = Array(CommandLine.arguments.dropFirst())[...]
+  // Global options come before the command.
+  while let first = arguments.first, first.hasPrefix("--") || first == "-h" {
+    if first == "--socket" {
+      arguments.removeFirst()
+      guard let path = arguments.popFirst() else {
+        return CLI.fail(.usage, "--socket needs a path")
+      }
+      socketPath = path
+    } else if first.hasPrefix("--socket=") {
+      socketPath = String(first.dropFirst("--socket=".count))
+      arguments.removeFirst()
+    } else if first == "--json" {
+      json = true
+      arguments.removeFirst()
+    } else {
+      break
+    }
+  }
+  words = Array(arguments)
+  if let index = words.firstIndex(of: "--json") {
+    json = true
+    words.remove(at: index)
+  }
+  let invocation: Invocation
+  do {
+    invocation = try CommandParser.parse(words)
+  } catch {
+    guard let message = error.message else {
+      writeStandardOutput(CLI.usage + "\n")
+      return .done
+    }
+    writeStandardError("register-cli: \(message)\n\n\(CLI.usage)\n")
+    return .usage
+  }
+  return Session(socketPath: socketPath, json: json).run(invocation)
+}
+
+exit(main().rawValue)

@@ -1,0 +1,77 @@
+import RegisterEngine
+
+/// registerd's command line.
+struct Options {
+  var socketPath: String
+  var catalogPath = "Data/products.json"
+  var dataDirectory = ".registerd"
+  var socketMode: UInt32 = 0o600
+
+  static let usage = """
+    usage: registerd [--socket PATH] [--catalog FILE] [--data-dir DIR] [--socket-mode MODE]
+
+    Runs the register and serves it on a Unix-domain socket (newline-delimited JSON; see
+    docs/PROTOCOL.md).
+
+      --socket PATH       socket to listen on (default: $REGISTER_SOCKET, else
+                          $XDG_RUNTIME_DIR/registerd.sock, else /tmp/registerd-UID.sock)
+      --catalog FILE      catalog and store settings (default: Data/products.json)
+      --data-dir DIR      where the journal and other data live (default: .registerd)
+      --socket-mode MODE  octal file mode of the socket (default: 600, owner only)
+      -h, --help          show this help
+      --version           print the version
+    """
+
+  /// Parses `arguments` (without the program name); throws a message for a usage error.
+  static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
+    -> Options
+  {
+    var options = Options(socketPath: defaultSocketPath(environment: environment))
+    var rest = arguments[...]
+    func value(for flag: String) throws(UsageError) -> String {
+      guard let next = rest.popFirst(), !next.isEmpty else {
+        throw UsageError("\(flag) needs a value")
+      }
+      return next
+    }
+    while let argument = rest.popFirst() {
+      var flag = argument
+      if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+        flag = String(argument[..<equals])
+        rest.insert(String(argument[argument.index(after: equals)...]), at: rest.startIndex)
+      }
+      switch flag {
+      case "--socket": options.socketPath = try value(for: flag)
+      case "--catalog": options.catalogPath = try value(for: flag)
+      case "--data-dir": options.dataDirectory = try value(for: flag)
+      case "--socket-mode":
+        let text = try value(for: flag)
+        guard let mode = UInt32(text, radix: 8), mode <= 0o777, mode & 0o600 == 0o600 else {
+          throw UsageError(
+            "--socket-mode must be octal like 600 or 660 and let the owner read and write")
+        }
+        options.socketMode = mode
+      case "-h", "--help": throw UsageError(nil)
+      case "--version": throw UsageError.version
+      default: throw UsageError("unknown option \(argument)")
+      }
+    }
+    return options
+  }
+}
+
+/// A command-line problem (message nil: just show the help).
+struct UsageError: Error {
+  var message: String?
+  var isVersion = false
+
+  init(_ message: String?) {
+    self.message = message
+  }
+
+  static var version: UsageError {
+    var error = UsageError(nil)
+    error.isVersion = true
+    return error
+  }
+}

@@ -1,0 +1,187 @@
+import RegisterEngine
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The event loop: one thread, `poll(2)` over the listening socket, the signal pipe and every
+/// client. Each pass reads what clients sent, hands all complete lines to the service as one
+/// batch (one journal fsync per batch), and writes the replies without blocking.
+final class Server {
+  /// A client whose unread replies pass this many bytes is not read from until it catches up,
+  /// so a client that never reads cannot grow the daemon's memory.
+  static let outputLimit = 1 << 20
+  /// Lines taken from one client in one pass, so one busy client cannot starve the others.
+  static let linesPerPass = 256
+  static let maximumConnections = 1000
+
+  private let listenFD: Int32
+  private let signalFD: Int32
+  private let socketPath: String
+  private let service: RegisterService
+  private var connections: [Connection] = []
+  private var nextConnectionID = 1
+  private var stopping = false
+  private var readBuffer = [UInt8](repeating: 0, count: 65_536)
+  var onHangup: () -> Void = {}
+
+  init(listenFD: Int32, signalFD: Int32, socketPath: String, service: RegisterService) {
+    self.listenFD = listenFD
+    self.signalFD = signalFD
+    self.socketPath = socketPath
+    self.service = service
+  }
+
+  /// Runs until SIGINT or SIGTERM.
+  func run() {
+    UnixSocket.setNonBlocking(listenFD)
+    while !stopping {
+      var fds = [
+        pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
+      ]
+      var hasQueuedWork = false
+      for connection in connections {
+        var events: Int16 = 0
+        if !connection.readClosed && connection.pendingOutput < Self.outputLimit {
+          events |= Int16(POLLIN)
+        }
+        if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
+        if !connection.queue.isEmpty && connection.pendingOutput < Self.outputLimit {
+          hasQueuedWork = true
+        }
+        fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+      }
+      let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : -1)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        log("poll failed: \(SystemError("poll"))")
+        break
+      }
+      if fds[1].revents != 0 { handleSignals() }
+      if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
+      for (offset, connection) in connections.enumerated() {
+        let revents = fds.count > offset + 2 ? fds[offset + 2].revents : 0
+        if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
+      }
+      handleQueuedLines()
+      for connection in connections where connection.pendingOutput > 0 { connection.flush() }
+      closeFinished()
+    }
+    shutdown()
+  }
+
+  private func handleSignals() {
+    for signal in SignalPipe.drain(signalFD) {
+      switch signal {
+      case SIGINT, SIGTERM:
+        log("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
+        stopping = true
+      case SIGHUP:
+        onHangup()
+      default:
+        break
+      }
+    }
+  }
+
+  private func acceptClients() {
+    while true {
+      let fd = retryingOnInterrupt { accept(listenFD, nil, nil) }
+      if fd < 0 {
+        if errno != EAGAIN && errno != EWOULDBLOCK {
+          log("accept failed: \(SystemError("accept"))")
+        }
+        return
+      }
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+      UnixSocket.setNonBlocking(fd)
+      let connection = Connection(id: nextConnectionID, fd: fd, peerUID: UnixSocket.peerUID(fd))
+      nextConnectionID += 1
+      if connections.count >= Self.maximumConnections {
+        connection.enqueue(
+          line:
+            #"{"id":null,"ok":false,"error":{"code":"too_many_connections","message":"registerd has too many clients connected; try again later"}}"#
+        )
+        connection.flush()
+        close(fd)
+        log("connection \(connection.id) refused: too many connections")
+        continue
+      }
+      log(
+        "connection \(connection.id) opened (uid \(connection.peerUID.map(String.init) ?? "unknown"))"
+      )
+      connections.append(connection)
+    }
+  }
+
+  private func read(_ connection: Connection) {
+    // Read what is there now, up to 1 MiB a pass; poll brings us back for the rest.
+    for _ in 0..<16 {
+      let count = readBuffer.withUnsafeMutableBytes { raw in
+        retryingOnInterrupt { recv(connection.fd, raw.baseAddress, raw.count, 0) }
+      }
+      if count > 0 {
+        connection.queue.append(contentsOf: connection.framer.feed(readBuffer[0..<count]))
+        if count < readBuffer.count { return }
+      } else if count == 0 {
+        // A partial line at end of stream is dropped: the client never finished it.
+        connection.readClosed = true
+        return
+      } else {
+        if errno == EAGAIN || errno == EWOULDBLOCK { return }
+        connection.readClosed = true
+        connection.broken = true
+        return
+      }
+    }
+  }
+
+  private func handleQueuedLines() {
+    var batch: [IncomingLine] = []
+    for connection in connections
+    where !connection.broken && !connection.queue.isEmpty
+      && connection.pendingOutput < Self.outputLimit
+    {
+      let take = min(Self.linesPerPass, connection.queue.count)
+      for line in connection.queue.prefix(take) {
+        batch.append(IncomingLine(connection: connection.id, bytes: line))
+      }
+      connection.queue.removeFirst(take)
+    }
+    guard !batch.isEmpty else { return }
+    let replies = service.handle(batch)
+    var byID: [Int: Connection] = [:]
+    for connection in connections { byID[connection.id] = connection }
+    for reply in replies {
+      byID[reply.connection]?.enqueue(line: reply.line)
+    }
+  }
+
+  private func closeFinished() {
+    connections.removeAll { connection in
+      guard connection.isFinished else { return false }
+      close(connection.fd)
+      log("connection \(connection.id) closed")
+      return true
+    }
+  }
+
+  private func shutdown() {
+    for connection in connections {
+      connection.flush()
+      close(connection.fd)
+    }
+    connections.removeAll()
+    close(listenFD)
+    unlink(socketPath)
+    log("stopped; removed \(socketPath)")
+  }
+}
+
+/// Writes one line to standard error, prefixed with the program name.
+func log(_ message: String) {
+  writeStandardError("registerd: \(message)\n")
+}

@@ -1,0 +1,80 @@
+import RegisterEngine
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+var environment: [String: String] = [:]
+var pointer = environ
+while let entry = pointer.pointee {
+  let text = String(cString: entry)
+  if let equals = text.firstIndex(of: "=") {
+    environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+  }
+  pointer += 1
+}
+
+let options: Options
+do {
+  options = try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: environment)
+} catch {
+  if error.isVersion {
+    print("registerd \(registerdVersion)")
+    exit(0)
+  }
+  if let message = error.message {
+    log(message)
+    writeStandardError(Options.usage + "\n")
+    exit(2)
+  }
+  print(Options.usage)
+  exit(0)
+}
+
+let catalog: Catalog
+do {
+  catalog = try CatalogFile.load(options.catalogPath)
+} catch {
+  log("cannot start: \(error)")
+  exit(1)
+}
+
+let service = RegisterService(
+  register: Register(catalog: catalog, at: SystemClock().now()), clock: SystemClock())
+
+switch UnixSocket.probe(options.socketPath) {
+case .live:
+  log(
+    "another registerd is already listening on \(options.socketPath); stop it first or use --socket"
+  )
+  exit(1)
+case .notASocket:
+  log("\(options.socketPath) exists and is not a socket; refusing to replace it")
+  exit(1)
+case .stale:
+  log("removing stale socket \(options.socketPath)")
+  unlink(options.socketPath)
+case .absent:
+  break
+}
+
+let signalFD = SignalPipe.install()
+let listenFD: Int32
+do {
+  listenFD = try UnixSocket.listen(at: options.socketPath, mode: mode_t(options.socketMode))
+} catch {
+  log("cannot listen: \(error)")
+  exit(1)
+}
+
+log(
+  "serving \(catalog.store.name) (\(catalog.products.count) products from \(options.catalogPath))"
+)
+log("listening on \(options.socketPath)")
+let server = Server(
+  listenFD: listenFD, signalFD: signalFD, socketPath: options.socketPath, service: service)
+server.onHangup = { log("SIGHUP received") }
+server.run()
+exit(0)
