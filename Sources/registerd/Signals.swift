@@ -20,6 +20,12 @@ enum SignalPipe {
     }
     signalPipeWrite = fds[1]
     signal(SIGPIPE, SIG_IGN)
+    // A parent may start us with these signals blocked (threads of a launching process often
+    // block them, and the mask is inherited); unblock them or SIGTERM would never arrive.
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&mask, number) }
+    sigprocmask(SIG_UNBLOCK, &mask, nil)
     for number in [SIGINT, SIGTERM, SIGHUP] {
       signal(number) { received in
         var byte = UInt8(truncatingIfNeeded: received)

@@ -41,8 +41,19 @@ do {
   exit(1)
 }
 
-let service = RegisterService(
-  register: Register(catalog: catalog, at: SystemClock().now()), clock: SystemClock())
+// REGISTERD_FIXED_TIME freezes the clock (for tests and demos that must print the same bytes).
+let clock: any RegisterClock
+if let fixed = environment["REGISTERD_FIXED_TIME"], !fixed.isEmpty {
+  guard let start = Timestamp.parse(fixed) else {
+    log("REGISTERD_FIXED_TIME must look like 2026-11-22T14:03:05.000-05:00")
+    exit(2)
+  }
+  clock = ManualClock(start)
+} else {
+  clock = SystemClock()
+}
+
+let service = RegisterService(register: Register(catalog: catalog, at: clock.now()), clock: clock)
 
 switch UnixSocket.probe(options.socketPath) {
 case .live:

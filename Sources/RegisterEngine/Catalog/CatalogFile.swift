@@ -24,7 +24,7 @@ public enum CatalogFile {
     do {
       return try Catalog(json: json)
     } catch {
-      throw CatalogError(file: file, message: "\(error.path): \(error.message)")
+      throw CatalogError(file: file, message: error.description)
     }
   }
 

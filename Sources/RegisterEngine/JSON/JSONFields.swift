@@ -115,11 +115,11 @@ public struct JSONFields {
   /// True when the object has the member (even when it is `null`).
   public func has(_ key: String) -> Bool { object[key] != nil }
 
-  /// The raw member, marking it as read; `null` counts as absent.
+  /// The raw member, marking it as read. An explicit `null` is returned as `.null`, so that
+  /// typed readers refuse it: a field is either absent or has a value of its type.
   public mutating func raw(_ key: String) -> JSONValue? {
     used.insert(key)
-    guard let value = object[key], value != .null else { return nil }
-    return value
+    return object[key]
   }
 
   /// A member that must be present.

@@ -8,12 +8,19 @@ public enum MoneyError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .malformed(let text):
-      "\"\(text)\" is not an amount; write digits with an optional decimal point, like \"12.50\""
-    case .negative(let text): "\"\(text)\" is negative; amounts must be zero or more"
+      "\(Self.quote(text)) is not an amount; write digits with an optional decimal point, like \"12.50\""
+    case .negative(let text): "\(Self.quote(text)) is negative; amounts must be zero or more"
     case .tooManyDecimals(let text, let allowed):
-      "\"\(text)\" has more than \(allowed) decimal place\(allowed == 1 ? "" : "s")"
-    case .tooLarge(let text): "\"\(text)\" is too large"
+      "\(Self.quote(text)) has more than \(allowed) decimal place\(allowed == 1 ? "" : "s")"
+    case .tooLarge(let text): "\(Self.quote(text)) is too large"
     }
+  }
+
+  /// The text as typed, in quotes — unless it holds twelve or more digits, which may be a card
+  /// number typed into the wrong field and must never be echoed.
+  static func quote(_ text: String) -> String {
+    let digits = text.unicodeScalars.filter { $0.properties.numericType != nil }.count
+    return digits >= 12 ? "the amount" : "\"\(text)\""
   }
 }
 

@@ -28,10 +28,10 @@ public struct LineFramer: Sendable {
           discarding = false
         } else {
           buffer.append(contentsOf: bytes[start..<newline])
+          if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
           if buffer.count > limit {
             lines.append(nil)
           } else {
-            if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
             if !buffer.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { lines.append(buffer) }
           }
           buffer.removeAll(keepingCapacity: true)
@@ -40,7 +40,9 @@ public struct LineFramer: Sendable {
       } else {
         if !discarding {
           buffer.append(contentsOf: bytes[start...])
-          if buffer.count > limit {
+          // A CRLF line exactly at the limit may hold one byte more, its "\r".
+          let over = buffer.count - limit
+          if over > 1 || (over == 1 && buffer.last != UInt8(ascii: "\r")) {
             lines.append(nil)
             buffer.removeAll()
             discarding = true

@@ -1,0 +1,196 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+@Suite("registerd start-up, socket and shutdown", .serialized)
+struct DaemonLifecycleTests {
+  @Test("the socket is created mode 0600 and removed on SIGTERM")
+  func socketModeAndCleanShutdown() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let attributes = try FileManager.default.attributesOfItem(atPath: daemon.socketPath)
+    let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
+    #expect(mode == 0o600)
+    #expect(daemon.log.contains("listening on \(daemon.socketPath)"))
+    #expect(daemon.stop() == 0)
+    #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+  }
+
+  @Test("--socket-mode sets another mode")
+  func socketModeOption() throws {
+    let daemon = try Daemon(arguments: ["--socket-mode", "660"])
+    defer { daemon.cleanup() }
+    let attributes = try FileManager.default.attributesOfItem(atPath: daemon.socketPath)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o660)
+  }
+
+  @Test("SIGINT stops it cleanly too")
+  func sigint() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    kill(daemon.process.processIdentifier, SIGINT)
+    daemon.process.waitUntilExit()
+    #expect(daemon.process.terminationStatus == 0)
+    #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+  }
+
+  @Test("a second registerd on a live socket exits with a clear message")
+  func secondDaemonRefused() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let second = Process()
+    second.executableURL = Binaries.registerd
+    second.arguments = [
+      "--socket", daemon.socketPath, "--catalog", daemon.catalogPath, "--data-dir",
+      daemon.directory.path("data2"),
+    ]
+    let errors = Pipe()
+    second.standardError = errors
+    try second.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    second.waitUntilExit()
+    #expect(second.terminationStatus != 0)
+    #expect(message.contains("already listening on \(daemon.socketPath)"))
+    // The first one is untouched.
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+  }
+
+  @Test("a stale socket file is replaced")
+  func staleSocketReplaced() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("s.sock")
+    let fd = try UnixSocket.listen(at: path, mode: 0o600)
+    close(fd)  // the file stays, nobody answers
+    #expect(UnixSocket.probe(path) == .stale)
+    let daemon = try Daemon(directory: directory)
+    defer { daemon.cleanup() }
+    #expect(daemon.log.contains("removing stale socket"))
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+  }
+
+  @Test("a regular file at the socket path is never deleted")
+  func regularFileKept() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    let path = directory.path("s.sock")
+    try "precious".write(toFile: path, atomically: true, encoding: .utf8)
+    #expect(throws: HarnessError.self) { _ = try Daemon(directory: directory) }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
+  }
+
+  static let badCatalogs: [(String, [String])] = [
+    (
+      #"{"store":{"name":"S","currency":"USD","tax":{"classes":{"standard":"7.5"},"default_class":"standard"}},"products":[{"sku":"A1","name":"Thing","description":"","category":"C","price":12.5}]}"#,
+      ["products.json", "product \"A1\"", "price", "decimal string"]
+    ),
+    (
+      #"{"store":{"name":"S","currency":"USD","tax":{"classes":{"standard":"7.5"},"default_class":"standard"}},"products":[{"sku":"A1","name":"Thing","description":"","category":"C","price":"5.00","sale_price":"6.00"}]}"#,
+      ["product \"A1\"", "sale_price", "below the price"]
+    ),
+    (
+      #"{"store":{"name":"S","currency":"USD","tax":{"classes":{"standard":"7.5"},"default_class":"standard"}},"products":[{"sku":"A1","name":"Thing","description":"","category":"C","price":"5.00","tax_class":"food"}]}"#,
+      ["product \"A1\"", "tax_class", "\"food\""]
+    ),
+    (
+      #"{"store":{"name":"S","currency":"USD","tax":{"classes":{"standard":"7.5"},"default_class":"standard"}},"products":[{"sku":"A1","name":"Thing","description":"","category":"C","price":"5.00","stock":-1}]}"#,
+      ["product \"A1\"", "stock"]
+    ),
+    (#"{"store":{"name":"S"}"#, ["products.json", "not valid JSON"]),
+    (
+      #"{"store":{"name":"S","currency":"XYZ","tax":{"classes":{"standard":"7.5"},"default_class":"standard"}},"products":[]}"#,
+      ["store.currency", "XYZ"]
+    ),
+  ]
+
+  @Test(
+    "a bad catalog stops start-up with the file, product and field named", arguments: badCatalogs)
+  func badCatalog(catalog: String, mentions: [String]) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    let path = directory.path("products.json")
+    try catalog.write(toFile: path, atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = Binaries.registerd
+    process.arguments = [
+      "--socket", directory.path("s.sock"), "--catalog", path, "--data-dir", directory.path("d"),
+    ]
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    for fragment in mentions {
+      #expect(message.contains(fragment), "\(fragment) not in: \(message)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: directory.path("s.sock")))
+  }
+
+  @Test("unknown options are a usage error with exit status 2")
+  func usage() throws {
+    let process = Process()
+    process.executableURL = Binaries.registerd
+    process.arguments = ["--frobnicate"]
+    process.standardError = Pipe()
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 2)
+  }
+}
+
+@Suite("register-cli exit statuses and output modes", .serialized)
+struct CLIBehaviourTests {
+  @Test("0 done, 1 refused with the message on stderr, 2 usage, 3 unreachable")
+  func exitStatuses() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let ok = try daemon.cli(["hello"])
+    #expect(ok.status == 0)
+    #expect(ok.stdout.contains("registerd"))
+    let refused = try daemon.cli(["add", "NO-SUCH-SKU"])
+    #expect(refused.status == 1)
+    #expect(refused.stderr.contains("unknown_sku"))
+    #expect(refused.stdout.isEmpty)
+    let usage = try daemon.cli(["add"])
+    #expect(usage.status == 2)
+    #expect(usage.stderr.contains("add needs SKU"))
+    let unknown = try daemon.cli(["frobnicate"])
+    #expect(unknown.status == 2)
+    let missing = try runCLI(["--socket", daemon.directory.path("nobody.sock"), "show"])
+    #expect(missing.status == 3)
+    #expect(missing.stderr.contains(daemon.directory.path("nobody.sock")))
+    #expect(missing.stderr.contains("registerd"))
+  }
+
+  @Test("REGISTER_SOCKET sets the default socket path")
+  func environmentSocket() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let result = try runCLI(["hello"], environment: ["REGISTER_SOCKET": daemon.socketPath])
+    #expect(result.status == 0)
+  }
+
+  @Test("--json prints the reply line; the exit status still reports refusals")
+  func jsonOutput() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let added = try daemon.cli(["--json", "add", "CAP-BSB", "2"])
+    #expect(added.status == 0)
+    let reply = try JSONParser.parse(added.stdout.trimmingCharacters(in: .newlines))
+    #expect(reply.result["subtotal"] == "44.00")
+    let refused = try daemon.cli(["--json", "remove", "7"])
+    #expect(refused.status == 1)
+    let error = try JSONParser.parse(refused.stdout.trimmingCharacters(in: .newlines))
+    #expect(error.errorCode == "line_not_found")
+  }
+
+  @Test("a batch keeps going after a refusal and exits 1")
+  func batchFailure() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let result = try daemon.cli(["batch"], stdin: "add NOPE\nadd CAP-BSB\nshow\n")
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("unknown_sku"))
+    #expect(result.stdout.contains("Baseball Cap"))
+  }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+/// Where the built programs are: next to the test bundle in the build directory.
+enum Binaries {
+  static let directory: URL = {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = executable.deletingLastPathComponent()
+    // On macOS the tests run inside an .xctest bundle; walk up to the build directory.
+    while directory.path != "/"
+      && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("registerd").path)
+    {
+      directory = directory.deletingLastPathComponent()
+    }
+    return directory
+  }()
+
+  static var registerd: URL { directory.appendingPathComponent("registerd") }
+  static var registerCLI: URL { directory.appendingPathComponent("register-cli") }
+
+  /// The repository root (for Data/products.json).
+  static let repository: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+}
+
+/// A fresh temporary directory, removed by `cleanup()`.
+final class TemporaryDirectory: @unchecked Sendable {
+  let url: URL
+
+  init() throws {
+    // Short paths: Unix socket paths are limited to about 100 bytes.
+    let base = URL(fileURLWithPath: "/tmp")
+    url = base.appendingPathComponent("rt-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+  func cleanup() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The fixed time the daemon runs at in tests, so receipts print the same bytes every run.
+let fixedTime = "2026-11-22T14:03:05.000-05:00"
+
+/// A running `registerd` on a temporary socket.
+final class Daemon: @unchecked Sendable {
+  let directory: TemporaryDirectory
+  let socketPath: String
+  let dataDirectory: String
+  let catalogPath: String
+  private(set) var process: Process
+  private let stderrFile: URL
+  var environment: [String: String]
+  let extraArguments: [String]
+
+  /// Starts registerd with the repository's catalog (or `catalog` JSON text) and waits until
+  /// it answers.
+  init(
+    catalog: String? = nil, environment: [String: String] = [:], arguments: [String] = [],
+    directory: TemporaryDirectory? = nil
+  ) throws {
+    self.directory = try directory ?? TemporaryDirectory()
+    socketPath = self.directory.path("s.sock")
+    dataDirectory = self.directory.path("data")
+    catalogPath = self.directory.path("products.json")
+    if !FileManager.default.fileExists(atPath: catalogPath) {
+      if let catalog {
+        try catalog.write(toFile: catalogPath, atomically: true, encoding: .utf8)
+      } else {
+        try FileManager.default.copyItem(
+          atPath: Binaries.repository.appendingPathComponent("Data/products.json").path,
+          toPath: catalogPath)
+      }
+    }
+    stderrFile = self.directory.url.appendingPathComponent(
+      "registerd-\(UUID().uuidString.prefix(6)).log")
+    var env = ProcessInfo.processInfo.environment
+    env["REGISTERD_FIXED_TIME"] = fixedTime
+    env["TZ"] = "UTC"
+    for (key, value) in environment { env[key] = value }
+    self.environment = env
+    self.extraArguments = arguments
+    process = Process()
+    try start()
+  }
+
+  /// Starts (or restarts) the daemon process and waits for its socket.
+  func start() throws {
+    if !FileManager.default.fileExists(atPath: stderrFile.path) {
+      _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+    }
+    let handle = try FileHandle(forWritingTo: stderrFile)
+    handle.seekToEndOfFile()
+    process = Process()
+    process.executableURL = Binaries.registerd
+    process.arguments =
+      ["--socket", socketPath, "--data-dir", dataDirectory, "--catalog", catalogPath]
+      + extraArguments
+    process.environment = environment
+    process.standardError = handle
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+      if !process.isRunning {
+        throw HarnessError("registerd exited with \(process.terminationStatus): \(log)")
+      }
+      if UnixSocket.probe(socketPath) == .live { return }
+      usleep(20_000)
+    }
+    throw HarnessError("registerd did not start listening: \(log)")
+  }
+
+  /// What the daemon wrote to stderr so far.
+  var log: String {
+    (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
+  }
+
+  /// SIGTERM and wait; returns the exit status.
+  /// SIGTERM and wait; returns the exit status. A daemon that does not stop within ten
+  /// seconds is killed and reported as status -1 (so a test can never hang here).
+  @discardableResult
+  func stop() -> Int32 {
+    guard process.isRunning else { return process.terminationStatus }
+    process.terminate()
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+      kill9()
+      return -1
+    }
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  /// SIGKILL and wait.
+  func kill9() {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+
+  /// A new raw client connection.
+  func connect() throws -> Client {
+    try Client(path: socketPath)
+  }
+
+  /// Runs register-cli against this daemon.
+  func cli(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
+    -> CLIResult
+  {
+    try runCLI(["--socket", socketPath] + arguments, stdin: stdin, environment: environment)
+  }
+
+  /// Stops the daemon and removes its directory.
+  func cleanup() {
+    stop()
+    directory.cleanup()
+  }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// A raw socket client that sends lines and reads reply lines, with a timeout.
+final class Client {
+  let connection: LineConnection
+
+  init(path: String) throws {
+    connection = try LineConnection(path: path)
+    connection.setReceiveTimeout(milliseconds: 10_000)
+  }
+
+  /// Sends a request line and returns the parsed reply.
+  func send(_ line: String) throws -> JSONValue {
+    try connection.send(line: line)
+    return try read()
+  }
+
+  /// Sends raw bytes (no newline added).
+  func sendRaw(_ bytes: [UInt8]) throws {
+    try connection.send(bytes: bytes)
+  }
+
+  /// Reads and parses the next line.
+  func read() throws -> JSONValue {
+    guard let line = try connection.readLine() else { throw HarnessError("connection closed") }
+    return try JSONParser.parse(line)
+  }
+}
+
+/// What a register-cli run printed and how it exited.
+struct CLIResult {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+}
+
+/// Runs register-cli with `arguments`, feeding `stdin`.
+func runCLI(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
+  -> CLIResult
+{
+  let process = Process()
+  process.executableURL = Binaries.registerCLI
+  process.arguments = arguments
+  var env = ProcessInfo.processInfo.environment
+  for (key, value) in environment { env[key] = value }
+  process.environment = env
+  let output = Pipe()
+  let errors = Pipe()
+  let input = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  process.standardInput = input
+  try process.run()
+  if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+  try input.fileHandleForWriting.close()
+  // Read both pipes fully before waiting, so a large output cannot block the child.
+  let group = DispatchGroup()
+  nonisolated(unsafe) var outData = Data()
+  nonisolated(unsafe) var errData = Data()
+  group.enter()
+  DispatchQueue.global().async {
+    outData = output.fileHandleForReading.readDataToEndOfFile()
+    group.leave()
+  }
+  errData = errors.fileHandleForReading.readDataToEndOfFile()
+  group.wait()
+  process.waitUntilExit()
+  return CLIResult(
+    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    stderr: String(decoding: errData, as: UTF8.self))
+}
+
+extension JSONValue {
+  /// `result` of a successful reply (or `.null`).
+  var result: JSONValue { self["result"] ?? .null }
+  /// The error code of a failed reply.
+  var errorCode: String? { self["error"]?["code"]?.stringValue }
+  var isOK: Bool { self["ok"] == .bool(true) }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+@Suite("A split-tender sale end to end", .serialized)
+struct SaleEndToEndTests {
+  @Test("register-cli rings up a sale, takes cash and card, and prints the exact receipt")
+  func cliSale() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+
+    let add1 = try daemon.cli(["add", "OXF-BLU-15", "2"])
+    #expect(add1.status == 0, "\(add1.stderr)")
+    #expect(add1.stdout.contains("Oxford Button-Down Shirt"))
+    #expect(add1.stdout.contains("59.98"))
+    let add2 = try daemon.cli(["add", "GIFT-25"])
+    #expect(add2.status == 0)
+    #expect(add2.stdout.contains("89.48"), "total after two lines: \(add2.stdout)")
+
+    let cash = try daemon.cli(["tender", "cash", "50"])
+    #expect(cash.status == 0, "\(cash.stderr)")
+    #expect(cash.stdout.contains("Balance due"))
+    #expect(cash.stdout.contains("39.48"))
+
+    let card = try daemon.cli([
+      "tender", "card", "4242 4242 4242 4242", "--exp", "12/30", "--cvv", "123",
+    ])
+    #expect(card.status == 0, "\(card.stderr)")
+    // Worked by hand: 2 × 29.99 = 59.98 standard, 25.00 exempt; tax 7.5 % of 59.98 =
+    // 4.4985 → 4.50; total 84.98 + 4.50 = 89.48; cash 50.00 + card 39.48; no change.
+    let expected = """
+              Lane & Thread Outfitters
+                 120 Market Street
+               Springfield, IL 62701
+                   (217) 555-0142
+      ========================================
+      Receipt 1            2026-11-22 14:03:05
+      Order 1                            Day 1
+      ----------------------------------------
+      2 x Oxford Button-Down Shirt       59.98
+          @ 29.99 each
+          sale, reg 39.99, save 20.00
+      1 x Gift Card $25                  25.00
+      ----------------------------------------
+      Subtotal                           84.98
+      Tax standard 7.5%                   4.50
+      Tax exempt 0%                       0.00
+      TOTAL                              89.48
+      ----------------------------------------
+      Cash                               50.00
+      VISA ****4242                      39.48
+      Change                              0.00
+      ----------------------------------------
+      Items                                  3
+      You saved                          20.00
+
+          Thank you for shopping with us!
+
+      """
+    #expect(card.stdout.hasPrefix(expected), "receipt was:\n\(card.stdout)")
+    #expect(card.stdout.contains("Sale complete. Receipt 1"))
+    #expect(!card.stdout.contains("4242424242424242"))
+    #expect(!card.stdout.contains("4242 4242 4242 4242"))
+
+    // The sale is over: a new empty order is open and stock went down by two.
+    let show = try daemon.cli(["--json", "show"])
+    let order = try JSONParser.parse(show.stdout.trimmingCharacters(in: .newlines))
+    #expect(order.result["order_id"] == .int(2))
+    #expect(order.result["lines"] == .array([]))
+    let catalog = try daemon.connect().send(#"{"op":"catalog"}"#)
+    let oxford = catalog.result["products"]?.arrayValue?.first { $0["sku"] == "OXF-BLU-15" }
+    #expect(oxford?["stock"] == .int(10))
+
+    // The receipt can be printed again, marked as a reprint, with the same body.
+    let reprint = try daemon.cli(["receipt", "1"])
+    #expect(reprint.status == 0)
+    #expect(reprint.stdout.contains("*** REPRINT ***"))
+    #expect(
+      reprint.stdout.replacingOccurrences(of: "            *** REPRINT ***\n", with: "") == expected
+    )
+  }
+
+  @Test("cash over the balance gives change; the JSON reply carries the receipt")
+  func changeDue() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    _ = try client.send(#"{"op":"add","sku":"TEE-WHT-M"}"#)
+    // 14.99 + 7.5 % (1.12425 → 1.12) = 16.11; 20.00 cash → 3.89 change.
+    let reply = try client.send(#"{"id":"t1","op":"tender","type":"cash","amount":"20.00"}"#)
+    #expect(reply["id"] == "t1")
+    #expect(reply.result["status"] == "completed")
+    #expect(reply.result["total"] == "16.11")
+    #expect(reply.result["change_due"] == "3.89")
+    #expect(reply.result["receipt"]?["number"] == .int(1))
+    #expect(reply.result["receipt"]?["receipt"]?["change"] == "3.89")
+    let text = try #require(reply.result["receipt"]?["text"]?.stringValue)
+    #expect(text.contains("Change                              3.89"))
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      #expect(line.count <= 40)
+    }
+  }
+
+  @Test("two clients on the same register see each other's changes")
+  func sharedOrder() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let cashier = try daemon.connect()
+    let display = try daemon.connect()
+    let added = try cashier.send(#"{"op":"add","sku":"SNK-WHT-9"}"#)
+    #expect(added.isOK)
+    let seen = try display.send(#"{"op":"order"}"#)
+    #expect(seen.result["lines"]?.arrayValue?.count == 1)
+    #expect(seen.result["lines"]?.arrayValue?.first?["sku"] == "SNK-WHT-9")
+    let second = try display.send(#"{"op":"add","sku":"SOCK-3PK","qty":2}"#)
+    #expect(second.isOK)
+    let back = try cashier.send(#"{"op":"order"}"#)
+    #expect(back.result["item_count"] == .int(3))
+    #expect(back.result == second.result)
+    // A sale completed by one client leaves the other looking at the new order.
+    let paid = try cashier.send(#"{"op":"tender","type":"cash","amount":"100"}"#)
+    #expect(paid.result["status"] == "completed")
+    let after = try display.send(#"{"op":"order"}"#)
+    #expect(after.result["order_id"] == .int(2))
+    #expect(after.result["item_count"] == .int(0))
+  }
+
+  @Test("batch mode drives a whole sale from standard input in one process")
+  func batchSale() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let script = """
+      # a scripted sale
+      add TEE-BLK-L 2
+      add PRINT-ART --option size=8x10 --option frame=black
+      qty 1 3
+      tender card 5555555555554444 --exp 01/31 --cvv 321 --amount 10.00
+      tender cash 100
+      """
+    let result = try daemon.cli(["-"], stdin: script)
+    #expect(result.status == 0, "\(result.stderr)")
+    // 3 × 9.99 = 29.97 + 45.00 = 74.97; tax 7.5 % = 5.62275 → 5.62; total 80.59;
+    // card 10.00, cash 100 against 70.59 → change 29.41.
+    #expect(result.stdout.contains("TOTAL                              80.59"))
+    #expect(result.stdout.contains("MASTERCARD ****4444                10.00"))
+    #expect(result.stdout.contains("Change                             29.41"))
+  }
+}

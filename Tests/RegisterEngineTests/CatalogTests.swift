@@ -1,0 +1,259 @@
+import Testing
+
+@testable import RegisterEngine
+
+/// The repository root, found from this file's path (Tests/RegisterEngineTests/CatalogTests.swift).
+private let repositoryRoot: String = {
+  var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+  parts.removeLast(3)
+  return parts.joined(separator: "/")
+}()
+
+private let goodStore = """
+  {"name": "Test Lane", "address": ["1 Main St"], "currency": "USD",
+   "tax": {"classes": {"standard": "7.5", "exempt": "0"}, "default_class": "standard"}}
+  """
+
+private func document(store: String = goodStore, products: String) -> String {
+  "{\"store\": \(store), \"products\": [\(products)]}"
+}
+
+/// A valid product with SKU `sku`, plus `extra` members (which may repeat and so replace one).
+private func product(_ sku: String = "P1", _ extra: String = "") -> String {
+  let base = [
+    ("sku", "\"\(sku)\""), ("name", "\"Plain Tee\""), ("description", "\"\""),
+    ("category", "\"Tops\""), ("price", "\"20.00\""),
+  ]
+  var members: [String] = []
+  for (key, value) in base where !extra.contains("\"\(key)\":") {
+    members.append("\"\(key)\": \(value)")
+  }
+  if !extra.isEmpty { members.append(extra) }
+  return "{" + members.joined(separator: ", ") + "}"
+}
+
+/// The good store with the first occurrence of `target` replaced.
+private func store(replacing target: String, with replacement: String) -> String {
+  goodStore.replacing(target, with: replacement, maxReplacements: 1)
+}
+
+private func parse(_ text: String) throws(CatalogError) -> Catalog {
+  try CatalogFile.parse(Array(text.utf8), file: "test.json")
+}
+
+@Suite struct CatalogParseTests {
+  @Test func goodCatalog() throws {
+    let catalog = try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "test.json")
+    #expect(catalog.store.name == "Test Lane")
+    #expect(catalog.store.address == ["1 Main St", "Springfield"])
+    #expect(catalog.store.currency == .usd)
+    #expect(catalog.store.tax.classes.map(\.name) == ["standard", "exempt"])
+    #expect(catalog.store.tax.rate(of: "standard") == Percent(millionths: 7_500_000))
+    #expect(catalog.store.tax.rate(of: "exempt") == .zero)
+    #expect(catalog.store.tax.defaultClass == "standard")
+    #expect(catalog.store.receiptWidth == 40)
+    #expect(catalog.store.receiptFooter == "Thank you!")
+    #expect(catalog.products.map(\.sku) == ["TEE", "JEANS", "GIFT", "HAT"])
+    let tee = try #require(catalog.products.first)
+    #expect(tee.name == "T-Shirt")
+    #expect(tee.description == "Cotton tee")
+    #expect(tee.category == "Tops")
+    #expect(tee.price.minorUnits == 2000)
+    #expect(tee.salePrice?.minorUnits == 1500)
+    #expect(tee.unitPrice.minorUnits == 1500)
+    #expect(tee.stock == 3)
+    #expect(tee.taxClass == nil)
+    #expect(catalog.products[1].stock == nil)
+    #expect(catalog.products[1].unitPrice.minorUnits == 4999)
+    #expect(catalog.products[2].taxClass == "exempt")
+    #expect(catalog.products[3].stock == 0)
+  }
+
+  @Test func optionalProductFields() throws {
+    let text = document(
+      products: product(
+        "P1",
+        #""colors": ["red", "blue"], "image": "images/p1.jpg", "stock": 0, "tax_class": "exempt""#
+      ))
+    let item = try #require(try parse(text).products.first)
+    #expect(item.colors == ["red", "blue"])
+    #expect(item.image == "images/p1.jpg")
+    #expect(item.stock == 0)
+    #expect(item.taxClass == "exempt")
+  }
+
+  @Test func serializeRoundTrip() throws {
+    let catalog = try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "test.json")
+    let bytes = CatalogFile.serialize(catalog)
+    #expect(bytes.last == UInt8(ascii: "\n"))
+    #expect(try CatalogFile.parse(bytes, file: "again.json") == catalog)
+  }
+
+  /// (products, what the message must name): the product by SKU, the field, and the problem.
+  @Test(
+    arguments: [
+      (product("P1", #""price": 20.00"#), [#"product "P1""#, #"field "price""#, "decimal string"]),
+      (product("P1", #""price": "-1.00""#), [#"product "P1""#, #"field "price""#, "negative"]),
+      (
+        product("P1", #""price": "1.999""#), [#"product "P1""#, #"field "price""#, "decimal place"]
+      ),
+      (product("P1", #""price": "abc""#), [#"product "P1""#, #"field "price""#, "not an amount"]),
+      (
+        product("P1", #""sale_price": "20.00""#),
+        [#"product "P1""#, #"field "sale_price""#, "below the price 20.00"]
+      ),
+      (
+        product("P1", #""sale_price": "25.00""#),
+        [#"product "P1""#, #"field "sale_price""#, "below the price"]
+      ),
+      (
+        product("P1", #""tax_class": "luxury""#),
+        [#"product "P1""#, #"field "tax_class""#, #""luxury" is not a tax class"#]
+      ),
+      (product("P1", #""stock": -1"#), [#"product "P1""#, #"field "stock""#]),
+      (product("P1", #""stock": 1.5"#), [#"product "P1""#, #"field "stock""#]),
+      (product("P1", #""stock": "3""#), [#"product "P1""#, #"field "stock""#]),
+      (product("P1", #""stock": 1000000001"#), [#"product "P1""#, #"field "stock""#]),
+      (
+        product("P1", #""colour": "red""#),
+        [#"product "P1""#, #"field "colour""#, "is not a known field"]
+      ),
+      (
+        #"{"sku": "P1", "description": "", "category": "Tops", "price": "1.00"}"#,
+        [#"product "P1""#, #"field "name""#, "is required"]
+      ),
+      (product("P1", #""name": "  ""#), [#"product "P1""#, #"field "name""#, "empty"]),
+      (
+        #"{"sku": "P1", "name": "A", "description": "", "category": "Tops"}"#,
+        [#"product "P1""#, #"field "price""#, "is required"]
+      ),
+      (
+        #"{"name": "A", "description": "", "category": "Tops", "price": "1.00"}"#,
+        ["products[0]", #"field "sku""#, "is required"]
+      ),
+      (product("bad sku"), [#"field "sku""#, "not a valid SKU"]),
+      (
+        product("P1") + ", " + product("P2") + ", " + product("P1"),
+        [#"product "P1""#, "products[2]", "duplicate SKU", "products[0]"]
+      ),
+      (
+        product("P1") + ", " + product("P2", #""price": 5"#),
+        [#"product "P2""#, "products[1]", #"field "price""#]
+      ),
+    ] as [(String, [String])])
+  func badProductNamesProductAndField(products: String, fragments: [String]) {
+    let error = #expect(throws: CatalogError.self) { try parse(document(products: products)) }
+    guard let error else { return }
+    #expect(error.file == "test.json")
+    #expect(error.description.hasPrefix("test.json: "))
+    for fragment in fragments {
+      #expect(error.message.contains(fragment), "\(error.message) lacks \(fragment)")
+    }
+  }
+
+  @Test(
+    arguments: [
+      (document(store: #"{"name": "X"}"#, products: ""), ["store.currency", "is required"]),
+      (
+        document(
+          store: store(replacing: #""currency": "USD""#, with: #""currency": "XYZ""#),
+          products: ""),
+        ["store.currency", "XYZ", "not a supported currency"]
+      ),
+      (
+        document(
+          store: store(replacing: #""currency": "USD""#, with: #""currency": 840"#),
+          products: ""),
+        ["store.currency"]
+      ),
+      (
+        document(
+          store: store(replacing: #""7.5""#, with: #""abc""#), products: ""),
+        ["store.tax.classes.standard", "not a percentage"]
+      ),
+      (
+        document(
+          store: store(replacing: #""7.5""#, with: "7.5"), products: ""),
+        ["store.tax.classes.standard", "decimal string"]
+      ),
+      (
+        document(
+          store: store(
+            replacing: #""default_class": "standard""#, with: #""default_class": "luxury""#),
+          products: ""),
+        ["store.tax.default_class", "luxury"]
+      ),
+      (
+        document(
+          store: store(replacing: #""name": "Test Lane""#, with: #""name": "Test Lane", "x": 1"#),
+          products: ""),
+        ["store.x", "is not a known field"]
+      ),
+      (#"{"products": []}"#, ["store", "is required"]),
+      (#"{"store": \#(goodStore)}"#, ["products", "is required"]),
+      (#"{"store": \#(goodStore), "products": {}}"#, ["products", "array"]),
+      (#"{"store": \#(goodStore), "products": [], "extra": 1}"#, ["extra", "not a known field"]),
+      (#"[]"#, ["expected an object"]),
+    ] as [(String, [String])])
+  func badStoreOrDocument(text: String, fragments: [String]) {
+    let error = #expect(throws: CatalogError.self) { try parse(text) }
+    guard let error else { return }
+    #expect(error.file == "test.json")
+    for fragment in fragments {
+      #expect(error.message.contains(fragment), "\(error.message) lacks \(fragment)")
+    }
+  }
+
+  @Test func invalidJSONNamesLineAndColumn() {
+    let text = "{\n  \"store\": {,\n}"
+    let error = #expect(throws: CatalogError.self) { try parse(text) }
+    #expect(error?.file == "test.json")
+    #expect(
+      error?.message.contains("not valid JSON at line 2, column 13") == true,
+      "\(String(describing: error))")
+  }
+
+  @Test func invalidUTF8IsRefused() {
+    let error = #expect(throws: CatalogError.self) {
+      try CatalogFile.parse([0x7B, 0xFF, 0x7D], file: "bin.json")
+    }
+    #expect(error?.file == "bin.json")
+    #expect(error?.message.contains("UTF-8") == true)
+  }
+
+  @Test func missingFileNamesTheFile() {
+    let path = repositoryRoot + "/Data/no-such-catalog.json"
+    let error = #expect(throws: CatalogError.self) { try CatalogFile.load(path) }
+    #expect(error?.file == path)
+    #expect(error?.description.hasPrefix(path) == true)
+    #expect(error?.message.contains("cannot read") == true)
+  }
+}
+
+@Suite struct ShippedCatalogTests {
+  @Test func dataProductsJSONIsValidAndVaried() throws {
+    let catalog = try CatalogFile.load(repositoryRoot + "/Data/products.json")
+    let products = catalog.products
+    #expect(products.count >= 20)
+    #expect(catalog.store.currency == .usd)
+    #expect(!catalog.store.name.isEmpty)
+    #expect(!catalog.store.address.isEmpty)
+    #expect(catalog.store.tax.rate(of: "standard") == Percent(millionths: 7_500_000))
+    #expect(catalog.store.tax.rate(of: "exempt") == .zero)
+    #expect(catalog.store.tax.defaultClass == "standard")
+    #expect(products.contains { $0.salePrice != nil })
+    #expect(products.contains { $0.stock == 0 })
+    #expect(products.contains { $0.stock == nil })
+    #expect(products.contains { ($0.stock ?? 0) > 0 && ($0.stock ?? 0) <= 3 })
+    #expect(products.contains { $0.taxClass == "exempt" })
+    #expect(products.allSatisfy { !$0.category.isEmpty })
+    #expect(products.allSatisfy { product in product.salePrice.map { $0 < product.price } ?? true })
+    #expect(Set(products.map(\.sku)).count == products.count)
+  }
+
+  @Test func dataProductsJSONRoundTrips() throws {
+    let catalog = try CatalogFile.load(repositoryRoot + "/Data/products.json")
+    let again = try CatalogFile.parse(CatalogFile.serialize(catalog), file: "round-trip.json")
+    #expect(again == catalog)
+  }
+}

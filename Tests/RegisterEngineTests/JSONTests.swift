@@ -1,0 +1,297 @@
+import Testing
+
+@testable import RegisterEngine
+
+@Suite struct JSONParserTests {
+  @Test(arguments: [
+    "0", "-0", "12", "-12", "21.48", "21.50", "1e3", "1E+3", "1.5e-7", "0.1",
+    "123456789012345678901234567890", "1e400", "-0.0",
+  ])
+  func numbersAreKeptAsText(text: String) throws {
+    #expect(try JSONParser.parse(text) == .number(text))
+    #expect(try JSONParser.parse("[\(text)]") == .array([.number(text)]))
+  }
+
+  @Test(arguments: ["01", "-", "1.", ".5", "+1", "1e", "1e+", "0x10", "NaN", "Infinity", "-01"])
+  func badNumbersAreRefused(text: String) {
+    #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
+  }
+
+  @Test func scalarsAndContainers() throws {
+    #expect(try JSONParser.parse("null") == .null)
+    #expect(try JSONParser.parse("true") == .bool(true))
+    #expect(try JSONParser.parse("false") == .bool(false))
+    #expect(try JSONParser.parse(#""hi""#) == .string("hi"))
+    #expect(try JSONParser.parse("[]") == .array([]))
+    #expect(try JSONParser.parse("{}") == .object(JSONObject()))
+    let value = try JSONParser.parse(#" {"b": [1, "x", null], "a": {"c": false}} "#)
+    #expect(value["b"] == .array([.number("1"), .string("x"), .null]))
+    #expect(value["a"]?["c"] == .bool(false))
+    #expect(value.objectValue?.keys == ["b", "a"])
+  }
+
+  @Test func nestingUpToTheLimitIsAccepted() throws {
+    let depth = JSONParser.maximumDepth
+    #expect(depth == 64)
+    let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+    #expect(throws: Never.self) { try JSONParser.parse(arrays) }
+    var objects = "1"
+    for _ in 0..<depth { objects = "{\"a\":\(objects)}" }
+    #expect(throws: Never.self) { try JSONParser.parse(objects) }
+  }
+
+  @Test(arguments: [65, 100, 100_000])
+  func nestingDeeperThanTheLimitIsRefusedNotACrash(depth: Int) {
+    let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+    let error = #expect(throws: JSONParseError.self) { try JSONParser.parse(arrays) }
+    #expect(error?.message.contains("nesting") == true)
+    let objects =
+      String(repeating: "{\"a\":", count: depth) + "1"
+      + String(repeating: "}", count: depth)
+    #expect(throws: JSONParseError.self) { try JSONParser.parse(objects) }
+    let mixed = String(repeating: "[{\"a\":", count: depth)
+    #expect(throws: JSONParseError.self) { try JSONParser.parse(mixed) }
+  }
+
+  @Test func duplicateKeysAreRefused() {
+    let error = #expect(throws: JSONParseError.self) {
+      try JSONParser.parse(#"{"a": 1, "b": 2, "a": 3}"#)
+    }
+    #expect(error?.message.contains("duplicate key") == true)
+    #expect(error?.offset == 17)
+    #expect(throws: JSONParseError.self) { try JSONParser.parse(#"{"x": {"a": 1, "a": 1}}"#) }
+    // Same key in different objects is fine.
+    #expect(throws: Never.self) { try JSONParser.parse(#"[{"a": 1}, {"a": 2}]"#) }
+  }
+
+  @Test(
+    arguments: [
+      [0x22, 0x01, 0x22], [0x22, 0x0A, 0x22], [0x22, 0x09, 0x22], [0x22, 0x00, 0x22],
+      [0x22, 0x1F, 0x22],
+    ] as [[UInt8]])
+  func rawControlCharactersInStringsAreRefused(bytes: [UInt8]) {
+    let error = #expect(throws: JSONParseError.self) { try JSONParser.parse(bytes) }
+    #expect(error?.message.contains("control character") == true)
+  }
+
+  @Test(arguments: [
+    (#""\"\\\/\b\f\n\r\t""#, "\"\\/\u{08}\u{0C}\n\r\t"),
+    (#""\u0041\u00e9\u20AC""#, "Aé€"),
+    (#""\ud83d\ude00""#, "😀"),
+    (#""\uD834\uDD1E""#, "𝄞"),
+    (#""é😀 raw""#, "é😀 raw"),
+    (#""\u0000""#, "\u{0}"),
+  ])
+  func escapesAndSurrogatePairs(json: String, expected: String) throws {
+    #expect(try JSONParser.parse(json) == .string(expected))
+  }
+
+  @Test(arguments: [
+    #""\ud83d""#,  // high surrogate alone
+    #""\ud83dx""#,
+    #""\ud83d\u0041""#,  // high surrogate followed by a non-surrogate
+    #""\ude00""#,  // low surrogate alone
+    #""\u12""#,
+    #""\uZZZZ""#,
+    #""\x41""#,
+    #""\'""#,
+    #""abc"#,
+  ])
+  func badEscapesAreRefused(json: String) {
+    #expect(throws: JSONParseError.self) { try JSONParser.parse(json) }
+  }
+
+  @Test(
+    arguments: [
+      [0x22, 0xFF, 0x22],
+      [0x22, 0xC3, 0x22],  // truncated two-byte sequence
+      [0x22, 0xC0, 0xAF, 0x22],  // overlong encoding of "/"
+      [0x22, 0xED, 0xA0, 0x80, 0x22],  // encoded surrogate
+      [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // above U+10FFFF
+      [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x80, 0x7D],
+    ] as [[UInt8]])
+  func invalidUTF8IsRefused(bytes: [UInt8]) {
+    let error = #expect(throws: JSONParseError.self) { try JSONParser.parse(bytes) }
+    #expect(error?.message.contains("UTF-8") == true)
+  }
+
+  @Test(arguments: [
+    "{} x", "{}{}", "[] []", "1 2", "null,", "\"a\" \"b\"", "{}\u{0}", "true false",
+  ])
+  func trailingGarbageIsRefused(text: String) {
+    let error = #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
+    #expect(error?.message.contains("after the JSON value") == true, "\(String(describing: error))")
+  }
+
+  @Test(arguments: [
+    "", " ", "{", "[", "[1,]", "{\"a\":1,}", "{a:1}", "{'a':1}", "[1 2]", "{\"a\" 1}", "tru",
+    "nul", "// c\n1", "{\"a\":1 /* */}", "\u{FEFF}{}",
+  ])
+  func malformedDocumentsAreRefused(text: String) {
+    #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
+  }
+
+  @Test func surroundingWhitespaceIsAllowed() throws {
+    #expect(try JSONParser.parse(" \t\r\n{} \n") == .object(JSONObject()))
+  }
+}
+
+@Suite struct JSONWriterTests {
+  @Test(
+    arguments: [
+      (JSONValue.null, "null"),
+      (.bool(true), "true"),
+      (.number("21.50"), "21.50"),
+      (.string("plain"), #""plain""#),
+      (.string("a\"b\\c"), #""a\"b\\c""#),
+      (.string("line\nnext\r\ttab"), #""line\nnext\r\ttab""#),
+      (.string("\u{08}\u{0C}"), #""\b\f""#),
+      (.string("\u{01}\u{1F}\u{7F}"), #""\u0001\u001f\u007f""#),
+      (.string("\u{2028}\u{2029}"), #""\u2028\u2029""#),
+      (.string("a/b"), #""a/b""#),
+      (.string("café 😀"), "\"café 😀\""),
+      (.array([]), "[]"),
+      (.array([.number("1"), .null, .string("x")]), #"[1,null,"x"]"#),
+      (.object(["b": .number("2"), "a": .array([.bool(false)])]), #"{"b":2,"a":[false]}"#),
+      (.object(["k\"ey": .string("v")]), #"{"k\"ey":"v"}"#),
+    ] as [(JSONValue, String)])
+  func serialized(value: JSONValue, text: String) throws {
+    #expect(value.serialized == text)
+    #expect(value.serializedBytes == Array(text.utf8))
+    #expect(try JSONParser.parse(value.serialized) == value)
+  }
+
+  @Test func nilMembersAreLeftOutAndOrderIsKept() {
+    let value = JSONValue.object(["z": .int(1), "gone": nil, "a": .string("x")])
+    #expect(value.serialized == #"{"z":1,"a":"x"}"#)
+  }
+
+  @Test func roundTripOfANestedDocument() throws {
+    let text =
+      #"{"id":[1,{"x":null}],"op":"tender","amount":"12.50","card":{"n":"\u0001é\"\\"},"#
+      + #""deep":[[[[]]]],"num":-1.5e+10,"t":true,"u":"\u2028"}"#
+    let value = try JSONParser.parse(text)
+    #expect(value.serialized == text)
+    #expect(try JSONParser.parse(value.serialized) == value)
+    #expect(try JSONParser.parse(value.pretty) == value)
+  }
+
+  @Test func everyStringScalarRoundTrips() throws {
+    var text = ""
+    for code in UInt32(0)...0x2FF {
+      if let scalar = Unicode.Scalar(code) { text.unicodeScalars.append(scalar) }
+    }
+    text += "\u{2028}\u{2029}\u{FFFF}\u{10FFFF}😀"
+    let value = JSONValue.string(text)
+    let serialized = value.serialized
+    #expect(!serialized.unicodeScalars.contains { $0.value < 0x20 })
+    #expect(try JSONParser.parse(serialized) == value)
+  }
+
+  @Test func pretty() {
+    let value = JSONValue.object([
+      "a": .array([.number("1"), .number("2")]), "b": .object(JSONObject()), "c": .array([]),
+    ])
+    #expect(value.pretty == "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {},\n  \"c\": []\n}")
+  }
+
+  @Test func objectKeyOrderMattersForEquality() throws {
+    #expect(try JSONParser.parse(#"{"a":1,"b":2}"#) != JSONParser.parse(#"{"b":2,"a":1}"#))
+    var object = JSONObject()
+    object["a"] = .int(1)
+    object["b"] = .int(2)
+    object["a"] = .int(3)
+    #expect(object.keys == ["a", "b"])
+    object["a"] = nil
+    #expect(object.keys == ["b"])
+    #expect(JSONValue.object(object).serialized == #"{"b":2}"#)
+  }
+}
+
+@Suite struct LineFramerTests {
+  private func strings(_ lines: [[UInt8]?]) -> [String?] {
+    lines.map { $0.map { String(decoding: $0, as: UTF8.self) } }
+  }
+
+  @Test(
+    arguments: [
+      ("a\nb\n", ["a", "b"]),
+      ("a\r\nb\r\n", ["a", "b"]),
+      ("\n\n  \n\t\n\r\na\n", ["a"]),
+      ("a\r\r\n", ["a\r"]),
+      (" x \n", [" x "]),
+      ("no newline yet", []),
+      ("{\"op\":\"order\"}\n{\"op\":\"hello\"}\n", ["{\"op\":\"order\"}", "{\"op\":\"hello\"}"]),
+    ] as [(String, [String])])
+  func splitsLines(input: String, expected: [String]) {
+    var framer = LineFramer()
+    #expect(strings(framer.feed(Array(input.utf8))) == expected.map { Optional($0) })
+  }
+
+  @Test func linesSplitAcrossFeeds() {
+    var framer = LineFramer()
+    #expect(framer.feed(Array("{\"op\":".utf8)).isEmpty)
+    #expect(framer.pendingCount == 6)
+    #expect(strings(framer.feed(Array("\"order\"}\r".utf8))) == [])
+    #expect(strings(framer.feed(Array("\nsecond".utf8))) == ["{\"op\":\"order\"}"])
+    #expect(strings(framer.feed(Array("\n".utf8))) == ["second"])
+    #expect(framer.pendingCount == 0)
+  }
+
+  @Test func byteAtATime() {
+    var framer = LineFramer()
+    var lines: [String?] = []
+    for byte in Array("one\r\n\ntwo\nthree\n".utf8) {
+      lines += strings(framer.feed([byte]))
+    }
+    #expect(lines == ["one", "two", "three"])
+  }
+
+  @Test func lineAtTheLimitIsKept() {
+    var framer = LineFramer(limit: 4)
+    #expect(strings(framer.feed(Array("abcd\n".utf8))) == ["abcd"])
+    #expect(strings(framer.feed(Array("ab".utf8))) == [])
+    #expect(strings(framer.feed(Array("cd\n".utf8))) == ["abcd"])
+  }
+
+  @Test func overlongLineInOneFeedIsReportedOnceThenResumes() {
+    var framer = LineFramer(limit: 4)
+    #expect(strings(framer.feed(Array("abcdefgh\nok\n".utf8))) == [nil, "ok"])
+  }
+
+  @Test func overlongLineAcrossFeedsIsReportedOnceAndDiscarded() {
+    var framer = LineFramer(limit: 4)
+    #expect(strings(framer.feed(Array("abc".utf8))) == [])
+    #expect(strings(framer.feed(Array("de".utf8))) == [nil])
+    #expect(framer.pendingCount == 0)
+    #expect(strings(framer.feed(Array("fghijklmnop".utf8))) == [])
+    #expect(framer.pendingCount == 0)
+    #expect(strings(framer.feed(Array("qrs".utf8))) == [])
+    #expect(strings(framer.feed(Array("tuv\nok\nxy".utf8))) == ["ok"])
+    #expect(strings(framer.feed(Array("\n".utf8))) == ["xy"])
+  }
+
+  @Test func defaultLimitIs64KiB() {
+    #expect(LineFramer.maximumLineLength == 65_536)
+    var framer = LineFramer()
+    let exact = [UInt8](repeating: UInt8(ascii: "a"), count: 65_536)
+    #expect(framer.feed(exact + [0x0A]) == [exact])
+    let tooLong = [UInt8](repeating: UInt8(ascii: "a"), count: 65_537)
+    var chunks: [[UInt8]?] = []
+    for start in stride(from: 0, to: tooLong.count, by: 1000) {
+      chunks += framer.feed(tooLong[start..<min(start + 1000, tooLong.count)])
+      #expect(framer.pendingCount <= 65_536)
+    }
+    chunks += framer.feed(Array("\n{}\n".utf8))
+    #expect(chunks == [nil, Array("{}".utf8)])
+  }
+
+  @Test func manyLinesInOneFeed() {
+    var framer = LineFramer()
+    let input = (1...100).map { "line \($0)\n" }.joined()
+    let lines = strings(framer.feed(Array(input.utf8)))
+    #expect(lines.count == 100)
+    #expect(lines.first == "line 1")
+    #expect(lines.last == "line 100")
+  }
+}
