@@ -13,6 +13,7 @@ let package = Package(
     .target(name: "RegisterEngine"),
     .executableTarget(name: "registerd", dependencies: ["RegisterEngine"]),
     .executableTarget(name: "register-cli", dependencies: ["RegisterEngine"]),
+    .executableTarget(name: "register-bench", dependencies: ["RegisterEngine"]),
     .testTarget(name: "RegisterEngineTests", dependencies: ["RegisterEngine"]),
     .testTarget(
       name: "EndToEndTests",

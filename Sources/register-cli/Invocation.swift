@@ -16,7 +16,14 @@ enum OutputStyle {
   case receipt
   case catalog
   case hello
+  case report
   case plain(String)
+}
+
+/// Commands that read the data directory directly, without a daemon.
+enum LocalCommand {
+  case verify(dataDirectory: String?)
+  case replay(dataDirectory: String?, day: Int?, receipt: Int?)
 }
 
 /// What one command line asks for.
@@ -25,6 +32,8 @@ enum Invocation {
   case request(JSONObject, OutputStyle)
   /// Read commands from standard input.
   case batch
+  /// Work on the journal offline.
+  case local(LocalCommand)
   case help
 }
 
@@ -81,6 +90,37 @@ enum CommandParser {
         object["number"] = try integer(number, name: "NUMBER")
       }
       invocation = .request(object, .receipt)
+    case "report":
+      let kind = arguments.optionalPositional() ?? "x"
+      guard kind == "x" || kind == "z" else {
+        throw UsageError("report takes x or z, got \"\(kind)\"")
+      }
+      var object = request("report", ["kind": .string(kind)])
+      if let day = try arguments.option("--day") { object["day"] = try integer(day, name: "--day") }
+      invocation = .request(object, .report)
+    case "close-day", "close_day":
+      var object = request("close_day")
+      if let cash = try arguments.option("--counted-cash") {
+        object["counted"] = .object(["cash": .string(cash)])
+      }
+      invocation = .request(object, .report)
+    case "verify":
+      invocation = .local(.verify(dataDirectory: try arguments.option("--data-dir")))
+    case "replay":
+      let directory = try arguments.option("--data-dir")
+      let day = try arguments.option("--day").map { text throws(UsageError) in
+        guard let value = Int(text), value > 0 else {
+          throw UsageError("--day must be a day number")
+        }
+        return value
+      }
+      let receipt = try arguments.option("--receipt").map { text throws(UsageError) in
+        guard let value = Int(text), value > 0 else {
+          throw UsageError("--receipt must be a receipt number")
+        }
+        return value
+      }
+      invocation = .local(.replay(dataDirectory: directory, day: day, receipt: receipt))
     default:
       throw UsageError("unknown command \"\(name)\"; run register-cli help")
     }

@@ -22,6 +22,8 @@ enum Output {
       let store = result["store"]?.stringValue ?? "?"
       return
         "registerd \(version) serving \(store) (protocol \(result["protocol"].map(describe) ?? "?"))\n"
+    case .report:
+      return result["text"]?.stringValue ?? result.pretty + "\n"
     case .plain(let message):
       return message + "\n"
     }

@@ -35,6 +35,20 @@ enum CLI {
       receipt [NUMBER]                 reprint a receipt (default: the last one)
       hello                            check the daemon is there
 
+    The business day:
+      report [x]                       X report: the day's totals so far
+      report z [--day N]               reprint the Z report of a closed day
+      close-day [--counted-cash AMOUNT]
+                                       Z report: print the totals and close the day
+
+    The journal, offline (no daemon needed):
+      verify [--data-dir DIR]          check every record's checksum and the hash chain;
+                                       exit 0 only when the journal is intact
+      replay [--data-dir DIR] [--day N] [--receipt N]
+                                       print a day's receipts exactly as printed at sale
+                                       time, then its Z report (X report if still open)
+    (DIR defaults to $REGISTER_DATA_DIR, else .registerd)
+
     Scripting:
       batch, -                         read commands from standard input, one per line
       --json                           print each reply's JSON instead of text
@@ -83,6 +97,8 @@ final class Session {
       return .done
     case .batch:
       return runBatch()
+    case .local(let command):
+      return Offline.run(command, json: json, environment: readEnvironment())
     case .request(var object, let style):
       object["id"] = .int(nextID)
       nextID += 1

@@ -16,7 +16,8 @@ struct Options {
       --socket PATH       socket to listen on (default: $REGISTER_SOCKET, else
                           $XDG_RUNTIME_DIR/registerd.sock, else /tmp/registerd-UID.sock)
       --catalog FILE      catalog and store settings (default: Data/products.json)
-      --data-dir DIR      where the journal and other data live (default: .registerd)
+      --data-dir DIR      where the journal and other data live (default:
+                          $REGISTER_DATA_DIR, else .registerd)
       --socket-mode MODE  octal file mode of the socket (default: 600, owner only)
       -h, --help          show this help
       --version           print the version
@@ -27,6 +28,9 @@ struct Options {
     -> Options
   {
     var options = Options(socketPath: defaultSocketPath(environment: environment))
+    if let directory = environment["REGISTER_DATA_DIR"], !directory.isEmpty {
+      options.dataDirectory = directory
+    }
     var rest = arguments[...]
     func value(for flag: String) throws(UsageError) -> String {
       guard let next = rest.popFirst(), !next.isEmpty else {

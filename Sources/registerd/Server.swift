@@ -152,7 +152,8 @@ final class Server {
       connection.queue.removeFirst(take)
     }
     guard !batch.isEmpty else { return }
-    let replies = service.handle(batch)
+    let result = service.process(batch)
+    let replies = result.replies
     var byID: [Int: Connection] = [:]
     for connection in connections { byID[connection.id] = connection }
     for reply in replies {

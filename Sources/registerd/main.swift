@@ -53,7 +53,53 @@ if let fixed = environment["REGISTERD_FIXED_TIME"], !fixed.isEmpty {
   clock = SystemClock()
 }
 
-let service = RegisterService(register: Register(catalog: catalog, at: clock.now()), clock: clock)
+let recovery: JournalFiles.Recovery
+do {
+  recovery = try JournalFiles.recover(directory: options.dataDirectory, now: clock.now())
+} catch {
+  log("cannot start: \(error)")
+  exit(1)
+}
+if let aside = recovery.setAsidePath {
+  log(
+    "the journal ended with a torn or unreadable tail (\(recovery.scan.tailReason ?? "unknown")); "
+      + "moved its \(recovery.scan.tailLength) bytes to \(aside) and kept all \(recovery.scan.records.count) complete records"
+  )
+}
+let journal: Journal
+do {
+  let storage = try FileJournalStorage(path: JournalFiles.journalPath(in: options.dataDirectory))
+  journal = Journal(
+    storage: storage, lastSum: recovery.scan.lastSum, lastSequence: recovery.scan.lastSequence)
+} catch {
+  log("cannot open the journal: \(error)")
+  exit(1)
+}
+let recovered = recovery.register
+if recovered.lastSequence > 0 {
+  log(
+    "recovered \(recovery.scan.records.count) journal records: day \(recovered.day.number), "
+      + "\(recovered.receipts.count) receipts, open order \(recovered.order.id) with \(recovered.order.lines.count) lines"
+  )
+}
+
+let service = RegisterService(register: recovered, clock: clock, journal: journal)
+service.onStorageFailure = { message in
+  log("STORAGE FAILED: \(message); refusing all changes until restarted")
+}
+do {
+  let changes = Register.startupEvents(
+    for: catalog, current: recovered.lastSequence > 0 ? recovered : nil)
+  try service.commit(changes)
+  for change in changes {
+    log(
+      change.type == "catalog_loaded"
+        ? "catalog loaded from \(options.catalogPath)" : "store settings updated")
+  }
+} catch {
+  log("cannot write the journal: \(error)")
+  exit(1)
+}
 
 switch UnixSocket.probe(options.socketPath) {
 case .live:

@@ -42,6 +42,33 @@ public enum RequestDecoder {
     "void": { fields throws(RegisterError) in
       .void(reason: try fields.text("reason", required: false))
     },
+    "report": { fields throws(RegisterError) in
+      let kindName = try fields.optional("kind", as: String.self) ?? "x"
+      guard let kind = DayReport.Kind(rawValue: kindName) else {
+        throw RegisterError(
+          .badRequest, "kind must be \"x\" (the day so far) or \"z\" (a closed day)")
+      }
+      let day = try fields.optional("day", as: Int.self)
+      if kind == .x && day != nil {
+        throw RegisterError(
+          .badRequest, "an X report is always of the open day; use kind \"z\" with day")
+      }
+      return .report(kind, day: day)
+    },
+    "close_day": { fields throws(RegisterError) in
+      var counted: Money?
+      if let countedFields = try fields.nested("counted") {
+        var cash = RequestFields(countedFields, currency: fields.currency)
+        counted = try cash.money("cash")
+        do {
+          try cash.fields.rejectUnknown()
+        } catch {
+          throw RegisterError(
+            .badRequest, "counted takes only \"cash\", like {\"cash\": \"412.35\"}")
+        }
+      }
+      return .closeDay(countedCash: counted)
+    },
   ]
 
   /// The names of all ops, sorted, for error messages and `hello`.

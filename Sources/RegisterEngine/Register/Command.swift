@@ -9,12 +9,14 @@ public enum Command: Sendable {
   case setQuantity(line: Int, quantity: Int64)
   case tender(TenderRequest)
   case void(reason: String?)
+  case report(DayReport.Kind, day: Int?)
+  case closeDay(countedCash: Money?)
 
   /// True when the command changes state (and so is journaled and needs durability).
   public var isMutation: Bool {
     switch self {
-    case .hello, .catalog, .showOrder, .receipt: false
-    case .add, .remove, .setQuantity, .tender, .void: true
+    case .hello, .catalog, .showOrder, .receipt, .report: false
+    case .add, .remove, .setQuantity, .tender, .void, .closeDay: true
     }
   }
 }

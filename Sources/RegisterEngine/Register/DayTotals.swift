@@ -90,3 +90,16 @@ public struct BusinessDay: Sendable, Equatable {
     totals = DayTotals()
   }
 }
+
+/// A closed business day: its Z report, fixed when the day was closed.
+public struct ClosedDay: Sendable, Equatable {
+  public var number: Int
+  public var openedAt: Timestamp?
+  public var closedAt: Timestamp
+  public var totals: DayTotals
+  public var countedCash: Money?
+  /// The journal sequence number of the `day_closed` record.
+  public var sequence: Int64
+  public var header: ReceiptHeader
+  public var currency: Currency
+}

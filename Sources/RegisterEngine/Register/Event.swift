@@ -14,6 +14,8 @@ public enum Event: Sendable, Equatable {
   case saleCompleted(order: Int, receipt: Int, cashRounding: Money, change: Money)
   /// The open order was cancelled; its tenders were handed back.
   case orderVoided(order: Int, reason: String?)
+  /// The business day ended (the Z report); the next day starts with zero totals.
+  case dayClosed(day: Int, countedCash: Money?)
 
   /// The event's type name in the journal and in live events.
   public var type: String {
@@ -26,6 +28,7 @@ public enum Event: Sendable, Equatable {
     case .tenderAdded: "tender_added"
     case .saleCompleted: "sale_completed"
     case .orderVoided: "order_voided"
+    case .dayClosed: "day_closed"
     }
   }
 
@@ -49,6 +52,8 @@ public enum Event: Sendable, Equatable {
       ])
     case .orderVoided(let order, let reason):
       .object(["order_id": .int(order), "reason": reason.map(JSONValue.string)])
+    case .dayClosed(let day, let counted):
+      .object(["day": .int(day), "counted_cash": counted?.json])
     }
   }
 
@@ -103,6 +108,10 @@ public enum Event: Sendable, Equatable {
     case "order_voided":
       event = .orderVoided(
         order: try fields.required("order_id"), reason: try fields.optional("reason"))
+    case "day_closed":
+      event = .dayClosed(
+        day: try fields.required("day"),
+        countedCash: try fields.money("counted_cash", currency: currency))
     default:
       throw JSONShapeError(path: "type", message: "unknown event type \"\(type)\"")
     }

@@ -7,7 +7,7 @@ extension Register {
   public func decide(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
     let events: [Event]
     switch command {
-    case .hello, .catalog, .showOrder, .receipt:
+    case .hello, .catalog, .showOrder, .receipt, .report:
       return []
     case .add(let sku, let quantity, let options):
       events = try decideAdd(sku: sku, quantity: quantity, options: options)
@@ -23,6 +23,13 @@ extension Register {
         throw RegisterError(.emptyOrder, "the order is empty; there is nothing to void")
       }
       events = [.orderVoided(order: order.id, reason: reason)]
+    case .closeDay(let counted):
+      guard order.isEmpty else {
+        throw RegisterError(
+          .orderNotEmpty,
+          "order \(order.id) is still open; complete, park or void it before closing the day")
+      }
+      events = [.dayClosed(day: day.number, countedCash: counted)]
     }
     try checkOutcome(of: events)
     return events

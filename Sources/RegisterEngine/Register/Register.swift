@@ -14,8 +14,15 @@ public struct Register: Sendable {
   public internal(set) var receipts: [Int: CompletedSale]
   public internal(set) var lastReceiptNumber: Int?
   public internal(set) var day: BusinessDay
+  /// Z reports of the days already closed, by day number.
+  public internal(set) var closedDays: [Int: ClosedDay]
+  /// The products as the catalog file had them when last read or written: what a hand edit of
+  /// the file is compared against.
+  public internal(set) var catalogBase: [Product]
   /// The sequence number of the last journal record applied (0 before any).
   public internal(set) var lastSequence: Int64
+  /// The time of the last event applied.
+  public internal(set) var lastActivity: Timestamp?
 
   /// An empty register; a `store_configured` and a `catalog_loaded` event bring it to life.
   public init() {
@@ -29,6 +36,8 @@ public struct Register: Sendable {
     nextReceiptNumber = 1
     receipts = [:]
     day = BusinessDay(number: 1)
+    closedDays = [:]
+    catalogBase = []
     lastSequence = 0
   }
 
@@ -42,23 +51,31 @@ public struct Register: Sendable {
   }
 
   /// The events that bring a register (in state `current`, nil for a new one) in line with the
-  /// catalog file: new store settings, and the products when they differ.
+  /// catalog file: new store settings, and the products when the file was edited since the
+  /// register last read or wrote it (stock the register has sold since is not reset unless the
+  /// file's stock for that product was edited).
   public static func startupEvents(for catalog: Catalog, current: Register?) -> [Event] {
     var events: [Event] = []
     if current?.store != catalog.store { events.append(.storeConfigured(catalog.store)) }
-    if current?.products.all != catalog.products { events.append(.catalogLoaded(catalog.products)) }
+    if current == nil || current?.catalogBase != catalog.products {
+      events.append(.catalogLoaded(catalog.products))
+    }
     return events
   }
 
   // MARK: - Apply
 
   /// Folds one event into the state. Never fails: `decide` has checked everything already.
-  public mutating func apply(_ event: Event, at time: Timestamp, operatorID: String? = nil) {
+  /// `sequence` is the event's journal sequence number, when it has one.
+  public mutating func apply(
+    _ event: Event, at time: Timestamp, operatorID: String? = nil, sequence: Int64? = nil
+  ) {
+    if let sequence { lastSequence = sequence }
     switch event {
     case .storeConfigured(let settings):
       store = settings
     case .catalogLoaded(let list):
-      products = ProductList(list)
+      loadCatalog(list)
     case .lineAdded(let orderID, let line):
       guard orderID == order.id else { return }
       order.lines.append(line)
@@ -84,9 +101,38 @@ public struct Register: Sendable {
       guard orderID == order.id else { return }
       day.totals.voidedOrders += 1
       day.totals.voidedOrdersAmount &+= totals.total
+      for tender in order.tenders {
+        day.totals.addTender(
+          "reversed " + day.totals.tenderKey(tender), amount: tender.amount.minorUnits)
+      }
       openNextOrder()
+    case .dayClosed(let number, let counted):
+      guard number == day.number else { return }
+      closedDays[number] = ClosedDay(
+        number: number, openedAt: day.openedAt, closedAt: time, totals: day.totals,
+        countedCash: counted, sequence: lastSequence, header: ReceiptHeader(store: store),
+        currency: store.currency)
+      day = BusinessDay(number: number + 1)
     }
+    lastActivity = time
     recomputeTotals()
+  }
+
+  /// Takes a new product list from the catalog file. A product's stock is kept as the register
+  /// has it unless the file changed that product's stock since the register last saw the file.
+  private mutating func loadCatalog(_ list: [Product]) {
+    let base = Dictionary(catalogBase.map { ($0.sku, $0) }, uniquingKeysWith: { first, _ in first })
+    var merged: [Product] = []
+    for var product in list {
+      if let before = base[product.sku], before.stock == product.stock,
+        let current = products[product.sku]
+      {
+        product.stock = current.stock
+      }
+      merged.append(product)
+    }
+    products = ProductList(merged)
+    catalogBase = list
   }
 
   private mutating func touchOrder(at time: Timestamp) {
@@ -125,11 +171,6 @@ public struct Register: Sendable {
   private mutating func openNextOrder() {
     order = Order(id: nextOrderID)
     nextOrderID += 1
-  }
-
-  /// Records the journal sequence number of the last applied record.
-  public mutating func noteSequence(_ sequence: Int64) {
-    lastSequence = sequence
   }
 
   /// Money in the store currency.

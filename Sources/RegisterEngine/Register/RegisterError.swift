@@ -20,6 +20,7 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case tenderExceedsBalance = "tender_exceeds_balance"
   // Receipts, days, storage.
   case receiptNotFound = "receipt_not_found"
+  case dayNotFound = "day_not_found"
   case storageFailed = "storage_failed"
   case readOnly = "read_only"
   // Lifecycle.

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Where journal bytes go. The file implementation appends and fsyncs; tests inject one that
+/// fails to prove a failed write is never acknowledged.
+public protocol JournalStorage: AnyObject {
+  /// Appends `bytes` and makes them durable before returning. Throws if either step failed.
+  func appendDurably(_ bytes: [UInt8]) throws(SystemError)
+  /// Tries to cut the storage back to `length` bytes after a failed append (best effort).
+  func truncate(to length: Int) throws(SystemError)
+  /// Current length in bytes.
+  var length: Int { get }
+}
+
+/// A journal file opened for appending.
+public final class FileJournalStorage: JournalStorage {
+  public let path: String
+  private let fd: Int32
+  public private(set) var length: Int
+
+  /// Opens (creating if needed) the journal file at `path` for appending.
+  public init(path: String) throws(SystemError) {
+    self.path = path
+    let existed = FileIO.exists(path)
+    let fd = retryingOnInterrupt { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600) }
+    guard fd >= 0 else { throw SystemError("open", path: path) }
+    self.fd = fd
+    var info = stat()
+    fstat(fd, &info)
+    length = Int(info.st_size)
+    if !existed {
+      // A new file's directory entry must be durable too.
+      try FileIO.syncDirectory(FileIO.parentDirectory(of: path))
+    }
+  }
+
+  deinit { close(fd) }
+
+  public func appendDurably(_ bytes: [UInt8]) throws(SystemError) {
+    try FileIO.writeAll(fd, bytes, path: path)
+    length += bytes.count
+    try FileIO.sync(fd, path: path)
+  }
+
+  public func truncate(to length: Int) throws(SystemError) {
+    guard ftruncate(fd, off_t(length)) == 0 else { throw SystemError("ftruncate", path: path) }
+    self.length = length
+    try FileIO.sync(fd, path: path)
+  }
+}
+
+/// An event ready to be journaled, with the facts that go in its record's envelope.
+public struct PendingRecord: Sendable {
+  public var sequence: Int64
+  public var at: Timestamp
+  public var event: Event
+  public var operatorID: String?
+  public var key: KeyRecord?
+  public var more: Bool
+}
+
+/// A committed event, as live subscribers receive it.
+public struct CommittedEvent: Sendable {
+  public var sequence: Int64
+  public var at: Timestamp
+  public var event: Event
+  public var operatorID: String?
+}
+
+/// The append side of the journal: chains records, writes a batch with one write and one
+/// fsync (group commit), and never pretends a failed write succeeded.
+public final class Journal {
+  private let storage: any JournalStorage
+  public private(set) var lastSum: String
+  public private(set) var lastSequence: Int64
+  /// Records written since start, and batches (fsyncs) used for them.
+  public private(set) var recordsWritten = 0
+  public private(set) var batchesWritten = 0
+
+  public init(storage: any JournalStorage, lastSum: String, lastSequence: Int64) {
+    self.storage = storage
+    self.lastSum = lastSum
+    self.lastSequence = lastSequence
+  }
+
+  /// Appends the records of one batch durably. On failure nothing of the batch counts: the
+  /// chain state is unchanged and the storage is cut back to where it was, if it can be.
+  public func append(_ records: [PendingRecord]) throws(SystemError) {
+    guard !records.isEmpty else { return }
+    var bytes: [UInt8] = []
+    var sum = lastSum
+    var sequence = lastSequence
+    for record in records {
+      sequence += 1
+      guard record.sequence == sequence else {
+        throw SystemError("journal sequence \(record.sequence) out of order", code: EINVAL)
+      }
+      let encoded = JournalRecord.encode(
+        sequence: record.sequence, at: record.at, type: record.event.type,
+        data: record.event.data, operatorID: record.operatorID, key: record.key,
+        more: record.more, previous: sum)
+      sum = encoded.sum
+      bytes.append(contentsOf: encoded.line)
+    }
+    let lengthBefore = storage.length
+    do {
+      try storage.appendDurably(bytes)
+    } catch {
+      try? storage.truncate(to: lengthBefore)
+      throw error
+    }
+    lastSum = sum
+    lastSequence = sequence
+    recordsWritten += records.count
+    batchesWritten += 1
+  }
+}

@@ -1,0 +1,144 @@
+/// An idempotency key remembered with the request it belonged to and the reply it got.
+public struct KeyRecord: Sendable, Equatable {
+  public var key: String
+  /// SHA-256 of the request's content (no card data, no id), to spot a key reused for
+  /// something else.
+  public var fingerprint: String
+  /// The `result` of the original reply.
+  public var reply: JSONValue
+
+  public init(key: String, fingerprint: String, reply: JSONValue) {
+    self.key = key
+    self.fingerprint = fingerprint
+    self.reply = reply
+  }
+
+  var json: JSONValue {
+    .object(["id": .string(key), "fingerprint": .string(fingerprint), "reply": reply])
+  }
+
+  init(json: JSONValue, path: String) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    key = try fields.required("id")
+    fingerprint = try fields.required("fingerprint")
+    reply = try fields.required("reply")
+    try fields.rejectUnknown()
+  }
+}
+
+/// One line of the journal: an event with its sequence number, time, operator, and the two
+/// hashes that make the journal tamper-evident.
+///
+/// On disk: `{"seq":…,"at":…,"type":…,"data":{…},["operator":…,]["key":{…},]["more":true,]
+/// "prev":"<hex>","sum":"<hex>"}` where `sum` is the SHA-256 of every byte of the line before
+/// `,"sum":"`, and `prev` is the previous record's `sum` (64 zeros for the first record).
+public struct JournalRecord: Sendable, Equatable {
+  public var sequence: Int64
+  public var at: Timestamp
+  public var type: String
+  public var data: JSONValue
+  public var operatorID: String?
+  public var key: KeyRecord?
+  /// True when the next record belongs to the same request: a request's events are applied
+  /// all together or not at all.
+  public var more: Bool
+  public var previous: String
+  public var sum: String
+
+  /// The `prev` of the first record.
+  public static let genesis = String(repeating: "0", count: 64)
+
+  /// The bytes that follow a record's prefix: `,"sum":"` + 64 hex + `"}`.
+  static let sumMarker = Array(#","sum":""#.utf8)
+  static let suffixLength = sumMarker.count + 64 + 2
+
+  /// Builds the line for a new record (with its trailing newline) and returns it with its sum.
+  public static func encode(
+    sequence: Int64, at: Timestamp, type: String, data: JSONValue, operatorID: String?,
+    key: KeyRecord?, more: Bool, previous: String
+  ) -> (line: [UInt8], sum: String) {
+    var prefix = JSONObject()
+    prefix["seq"] = .int(sequence)
+    prefix["at"] = .string(at.iso8601)
+    prefix["type"] = .string(type)
+    prefix["data"] = data
+    if let operatorID { prefix["operator"] = .string(operatorID) }
+    if let key { prefix["key"] = key.json }
+    if more { prefix["more"] = .bool(true) }
+    prefix["prev"] = .string(previous)
+    var text = JSONValue.object(prefix).serialized
+    text.removeLast()  // the closing brace; the sum follows
+    var bytes = Array(text.utf8)
+    let sum = SHA256.hex(bytes)
+    bytes.append(contentsOf: sumMarker)
+    bytes.append(contentsOf: sum.utf8)
+    bytes.append(contentsOf: Array(#""}"#.utf8))
+    bytes.append(UInt8(ascii: "\n"))
+    return (bytes, sum)
+  }
+
+  /// Why a line is not a good record.
+  public enum Problem: Error, Equatable, CustomStringConvertible {
+    case notJSON(String)
+    case badShape(String)
+    case checksumMismatch
+    case sequenceGap(expected: Int64, found: Int64)
+    case brokenChain
+
+    public var description: String {
+      switch self {
+      case .notJSON(let detail): "not a JSON record (\(detail))"
+      case .badShape(let detail): "not a journal record (\(detail))"
+      case .checksumMismatch: "checksum mismatch: the record was changed after it was written"
+      case .sequenceGap(let expected, let found):
+        "sequence gap: expected seq \(expected), found \(found) (a record was deleted or inserted)"
+      case .brokenChain:
+        "hash chain broken: prev does not match the previous record (a record was changed, deleted or inserted)"
+      }
+    }
+  }
+
+  /// Reads one line (without its newline) and checks its own checksum. Whether it follows its
+  /// predecessor is checked by the scanner.
+  public static func decode(line: ArraySlice<UInt8>) throws(Problem) -> JournalRecord {
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(line)
+    } catch {
+      throw .notJSON(error.description)
+    }
+    guard line.count > suffixLength else { throw .badShape("too short") }
+    let prefixEnd = line.endIndex - suffixLength
+    guard line[prefixEnd..<prefixEnd + sumMarker.count].elementsEqual(sumMarker) else {
+      throw .badShape("\"sum\" must be the last member")
+    }
+    var record: JournalRecord
+    do throws(JSONShapeError) {
+      var fields = try JSONFields(value)
+      let sequence = try fields.required("seq", as: Int64.self)
+      let atText = try fields.required("at", as: String.self)
+      guard let at = Timestamp.parse(atText) else {
+        throw JSONShapeError(path: "at", message: "is not a timestamp")
+      }
+      let type = try fields.required("type", as: String.self)
+      let data = try fields.required("data", as: JSONValue.self)
+      let operatorID = try fields.optional("operator", as: String.self)
+      let key = try fields.raw("key").map { value throws(JSONShapeError) in
+        try KeyRecord(json: value, path: "key")
+      }
+      let more = try fields.optional("more", as: Bool.self) ?? false
+      let previous = try fields.required("prev", as: String.self)
+      let sum = try fields.required("sum", as: String.self)
+      try fields.rejectUnknown()
+      record = JournalRecord(
+        sequence: sequence, at: at, type: type, data: data, operatorID: operatorID, key: key,
+        more: more, previous: previous, sum: sum)
+    } catch {
+      throw .badShape(error.description)
+    }
+    var hasher = SHA256()
+    line[line.startIndex..<prefixEnd].withUnsafeBytes { hasher.update(buffer: $0) }
+    guard hexString(hasher.finalize()) == record.sum else { throw .checksumMismatch }
+    return record
+  }
+}

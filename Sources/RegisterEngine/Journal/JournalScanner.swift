@@ -1,0 +1,118 @@
+/// The result of reading a journal file from the start.
+public struct JournalScan: Sendable {
+  /// Every good record, in order (records of a request whose last record is missing are not
+  /// included: they belong to the tail).
+  public var records: [JournalRecord]
+  /// The byte length of the good part of the file.
+  public var goodLength: Int
+  /// Bytes after the good part: a torn or garbage tail to set aside, if any.
+  public var tailLength: Int
+  /// Why the tail is not good (nil when there is no tail).
+  public var tailReason: String?
+  /// Damage before the tail: a bad record followed by good ones. The journal cannot be used.
+  public var damage: JournalDamage?
+
+  public var isIntact: Bool { damage == nil && tailLength == 0 }
+  /// The `sum` of the last good record (the genesis value for an empty journal).
+  public var lastSum: String { records.last?.sum ?? JournalRecord.genesis }
+  public var lastSequence: Int64 { records.last?.sequence ?? 0 }
+}
+
+/// A bad record in the middle of the journal: where, and what is wrong with it.
+public struct JournalDamage: Error, Sendable, Equatable, CustomStringConvertible {
+  /// 1-based line number.
+  public var line: Int
+  /// The record's sequence number, when it could be read.
+  public var sequence: Int64?
+  /// Byte offset where the bad record starts.
+  public var offset: Int
+  public var problem: String
+
+  public var description: String {
+    let which = sequence.map { "record seq \($0)" } ?? "the record"
+    return "\(which) (line \(line), byte \(offset)) is damaged: \(problem)"
+  }
+}
+
+/// Reads a journal: checks every record's checksum, the sequence and the hash chain, and
+/// separates a torn tail (a crash mid-write) from damage in the middle.
+public enum JournalScanner {
+  public static func scan(_ bytes: [UInt8]) -> JournalScan {
+    var records: [JournalRecord] = []
+    var goodLength = 0
+    var offset = 0
+    var lineNumber = 0
+    var expectedSequence: Int64 = 1
+    var previousSum = JournalRecord.genesis
+    // Records of the request in progress (a "more": true run), not yet known to be complete.
+    var open: [JournalRecord] = []
+    var firstBad: (line: Int, offset: Int, sequence: Int64?, problem: String)?
+
+    while offset < bytes.count {
+      lineNumber += 1
+      guard let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
+        if firstBad == nil {
+          firstBad = (
+            lineNumber, offset, nil, "incomplete last line (no newline): a write was cut short"
+          )
+        }
+        break
+      }
+      let line = bytes[offset..<newline]
+      let start = offset
+      offset = newline + 1
+      if firstBad != nil {
+        // After a bad record, any good-looking record means the damage is not just a tail.
+        if (try? JournalRecord.decode(line: line)) != nil {
+          let bad = firstBad.map {
+            JournalDamage(
+              line: $0.line, sequence: $0.sequence, offset: $0.offset, problem: $0.problem)
+          }
+          return JournalScan(
+            records: records, goodLength: goodLength, tailLength: bytes.count - goodLength,
+            tailReason: nil, damage: bad)
+        }
+        continue
+      }
+      do throws(JournalRecord.Problem) {
+        let record = try JournalRecord.decode(line: line)
+        guard record.sequence == expectedSequence else {
+          throw JournalRecord.Problem.sequenceGap(
+            expected: expectedSequence, found: record.sequence)
+        }
+        guard record.previous == previousSum else { throw JournalRecord.Problem.brokenChain }
+        expectedSequence += 1
+        previousSum = record.sum
+        open.append(record)
+        if !record.more {
+          records.append(contentsOf: open)
+          open.removeAll()
+          goodLength = offset
+        }
+      } catch {
+        let sequence = (try? JSONParser.parse(line))?["seq"]?.int64Value
+        switch error {
+        case .notJSON, .badShape:
+          // Not a record at all: the start of a garbage tail, unless a good record follows.
+          firstBad = (lineNumber, start, sequence, error.description)
+        case .checksumMismatch, .sequenceGap, .brokenChain:
+          // A whole record that does not check out was changed, not torn by a crash: this is
+          // damage wherever it is, even in the last line.
+          return JournalScan(
+            records: records, goodLength: goodLength, tailLength: bytes.count - goodLength,
+            tailReason: nil,
+            damage: JournalDamage(
+              line: lineNumber, sequence: sequence, offset: start, problem: error.description))
+        }
+      }
+    }
+    var reason = firstBad?.problem
+    if reason == nil && !open.isEmpty {
+      reason =
+        "the last request's records end with \"more\": true (its last record was never written)"
+    }
+    return JournalScan(
+      records: records, goodLength: goodLength, tailLength: bytes.count - goodLength,
+      tailReason: bytes.count > goodLength ? reason : nil, damage: nil)
+  }
+}

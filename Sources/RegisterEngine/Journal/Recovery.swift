@@ -1,0 +1,104 @@
+/// A journal that cannot be replayed, with what to do about it.
+public struct RecoveryError: Error, CustomStringConvertible {
+  public var message: String
+
+  public init(_ message: String) {
+    self.message = message
+  }
+
+  public var description: String { message }
+}
+
+extension Register {
+  /// Rebuilds a register by applying journal records in order: the same `apply` the live
+  /// register uses, so the state — receipts, numbers, stock, the open order — comes back exactly.
+  public static func replaying(
+    _ records: some Sequence<JournalRecord>, progress: ((Int) -> Void)? = nil
+  ) throws(RecoveryError) -> Register {
+    var register = Register()
+    var count = 0
+    for record in records {
+      let event: Event
+      do {
+        event = try Event.decode(
+          type: record.type, data: record.data, currency: register.store.currency)
+      } catch {
+        throw RecoveryError(
+          "journal record seq \(record.sequence) (\(record.type)) cannot be read: \(error.description). "
+            + "It may come from a newer registerd; run that version, or restore the journal from a backup."
+        )
+      }
+      register.apply(event, at: record.at, operatorID: record.operatorID, sequence: record.sequence)
+      count += 1
+      if count % 10_000 == 0 { progress?(count) }
+    }
+    return register
+  }
+}
+
+/// The journal files under a data directory, and recovery at start-up.
+public enum JournalFiles {
+  public static let fileName = "journal.ndjson"
+
+  public static func journalPath(in directory: String) -> String {
+    directory + "/" + fileName
+  }
+
+  /// What recovery found and did.
+  public struct Recovery {
+    public var register: Register
+    public var scan: JournalScan
+    /// Where a torn tail was moved, if there was one.
+    public var setAsidePath: String?
+  }
+
+  /// Reads the journal under `directory` (creating the directory when missing), sets a torn
+  /// tail aside, and replays every complete record. Damage before the tail is an error that
+  /// names the record and says how to repair.
+  public static func recover(directory: String, now: Timestamp) throws(RecoveryError) -> Recovery {
+    do {
+      try FileIO.makeDirectories(directory)
+    } catch {
+      throw RecoveryError("cannot create the data directory: \(error)")
+    }
+    let path = journalPath(in: directory)
+    let bytes: [UInt8]
+    if FileIO.exists(path) {
+      do {
+        bytes = try FileIO.read(path)
+      } catch {
+        throw RecoveryError("cannot read the journal: \(error)")
+      }
+    } else {
+      bytes = []
+    }
+    let scan = JournalScanner.scan(bytes)
+    if let damage = scan.damage {
+      throw RecoveryError(
+        """
+        the journal \(path) is damaged: \(damage.description).
+        Every record before it is intact (\(scan.records.count) records, up to seq \(scan.lastSequence)).
+        Nothing was changed. To repair: restore the journal from a backup; or, to keep only the
+        intact records, copy the file aside and cut it at byte \(damage.offset)
+        (truncate -s \(damage.offset) \(path)) — the records after it will be lost.
+        `register-cli verify --data-dir \(directory)` reports the same.
+        """)
+    }
+    var setAside: String?
+    if scan.tailLength > 0 {
+      let tail = Array(bytes[scan.goodLength...])
+      let aside = "\(path).torn-\(scan.lastSequence + 1)-\(now.epochMilliseconds)"
+      do {
+        try FileIO.writeAtomically(tail, to: aside, mode: 0o600)
+        let storage = try FileJournalStorage(path: path)
+        try storage.truncate(to: scan.goodLength)
+        try FileIO.syncDirectory(directory)
+      } catch {
+        throw RecoveryError("cannot set the torn journal tail aside: \(error)")
+      }
+      setAside = aside
+    }
+    let register = try Register.replaying(scan.records)
+    return Recovery(register: register, scan: scan, setAsidePath: setAside)
+  }
+}

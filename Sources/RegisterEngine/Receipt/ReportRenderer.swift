@@ -1,0 +1,147 @@
+/// An X report (the day so far) or a Z report (the day, closed).
+public struct DayReport: Sendable, Equatable {
+  public enum Kind: String, Sendable {
+    case x
+    case z
+  }
+
+  public var kind: Kind
+  public var day: Int
+  public var openedAt: Timestamp?
+  /// When the day was closed (Z) or the moment the report was taken (X).
+  public var at: Timestamp
+  public var totals: DayTotals
+  public var countedCash: Money?
+  public var header: ReceiptHeader
+  public var currency: Currency
+  /// The journal record of the close (Z only).
+  public var sequence: Int64?
+
+  /// The Z report of a closed day.
+  public init(closed: ClosedDay) {
+    kind = .z
+    day = closed.number
+    openedAt = closed.openedAt
+    at = closed.closedAt
+    totals = closed.totals
+    countedCash = closed.countedCash
+    header = closed.header
+    currency = closed.currency
+    sequence = closed.sequence
+  }
+
+  /// The X report of the register's open day, as of `time`.
+  public init(openDayOf register: Register, at time: Timestamp) {
+    kind = .x
+    day = register.day.number
+    openedAt = register.day.openedAt
+    at = time
+    totals = register.day.totals
+    header = ReceiptHeader(store: register.store)
+    currency = register.store.currency
+  }
+}
+
+/// Prints X and Z reports at receipt width, and as JSON.
+public enum ReportRenderer {
+  public static func text(_ report: DayReport) -> String {
+    let money = { (units: Int64) in
+      Money(minorUnits: units, currency: report.currency).decimalString
+    }
+    let totals = report.totals
+    var out = TextLayout(width: report.header.width)
+    out.center(report.header.storeName)
+    out.rule("=")
+    out.center("\(report.kind == .z ? "Z" : "X") REPORT - DAY \(report.day)")
+    if report.kind == .x { out.center("(day still open)") }
+    if let opened = report.openedAt {
+      out.columns("Opened", "\(opened.local.dateString) \(opened.local.timeString)")
+    }
+    out.columns(
+      report.kind == .z ? "Closed" : "As of",
+      "\(report.at.local.dateString) \(report.at.local.timeString)")
+    out.rule()
+    out.columns("Sales", String(totals.salesCount))
+    out.columns("Items sold", String(totals.itemsSold))
+    out.columns("Gross sales", money(totals.gross))
+    out.columns("Line discounts", money(-totals.lineDiscounts))
+    out.columns("Order discounts", money(-totals.orderDiscounts))
+    out.columns("Net sales", money(totals.netSales))
+    for tax in totals.taxByClass {
+      out.columns("Tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
+    }
+    out.columns("Tax total", money(totals.tax))
+    out.columns("Total sales", money(totals.total))
+    out.columns("Cash rounding", money(totals.cashRounding))
+    out.rule()
+    out.line("Tenders")
+    for tender in totals.tenders {
+      out.columns("  \(tender.key) (\(tender.count))", money(tender.amount))
+    }
+    if totals.tenders.isEmpty { out.line("  (none)") }
+    out.columns("Change given", money(totals.changeGiven))
+    out.rule()
+    out.columns("Voided orders (\(totals.voidedOrders))", money(totals.voidedOrdersAmount))
+    out.columns("Voided lines (\(totals.voidedLines))", money(totals.voidedLinesAmount))
+    out.rule()
+    if let first = totals.firstReceipt, let last = totals.lastReceipt {
+      out.columns("Receipts", first == last ? "\(first)" : "\(first)-\(last)")
+    } else {
+      out.columns("Receipts", "none")
+    }
+    if let sequence = report.sequence {
+      out.columns("Journal record", String(sequence))
+    }
+    return out.text
+  }
+
+  public static func json(_ report: DayReport) -> JSONValue {
+    let totals = report.totals
+    let money = { (units: Int64) in
+      JSONValue.string(Money(minorUnits: units, currency: report.currency).decimalString)
+    }
+    return .object([
+      "kind": .string(report.kind.rawValue),
+      "day": .int(report.day),
+      "opened_at": report.openedAt.map { .string($0.iso8601) },
+      report.kind == .z ? "closed_at" : "as_of": .string(report.at.iso8601),
+      "currency": .string(report.currency.code),
+      "sales_count": .int(totals.salesCount),
+      "items_sold": .int(totals.itemsSold),
+      "gross": money(totals.gross),
+      "line_discounts": money(totals.lineDiscounts),
+      "order_discounts": money(totals.orderDiscounts),
+      "discounts": money(totals.discounts),
+      "net_sales": money(totals.netSales),
+      "taxes": .array(
+        totals.taxByClass.map {
+          .object([
+            "class": .string($0.taxClass), "rate": $0.rate.json, "basis": money($0.basis),
+            "tax": money($0.tax),
+          ])
+        }),
+      "tax": money(totals.tax),
+      "total": money(totals.total),
+      "cash_rounding": money(totals.cashRounding),
+      "tenders": .array(
+        totals.tenders.map {
+          .object(["type": .string($0.key), "count": .int($0.count), "amount": money($0.amount)])
+        }),
+      "change_given": money(totals.changeGiven),
+      "voided_orders": .object([
+        "count": .int(totals.voidedOrders), "amount": money(totals.voidedOrdersAmount),
+      ]),
+      "voided_lines": .object([
+        "count": .int(totals.voidedLines), "amount": money(totals.voidedLinesAmount),
+      ]),
+      "first_receipt": totals.firstReceipt.map { .int($0) },
+      "last_receipt": totals.lastReceipt.map { .int($0) },
+      "journal_seq": report.sequence.map { .int($0) },
+    ])
+  }
+
+  /// The reply to `report` and `close_day`: the report as JSON and as text.
+  public static func reply(_ report: DayReport) -> JSONValue {
+    .object(["report": json(report), "text": .string(text(report))])
+  }
+}

@@ -1,0 +1,740 @@
+import Foundation
+import Testing
+
+@testable import RegisterEngine
+
+/// A register started on the journal in `directory` exactly as registerd starts: recover,
+/// open the journal for appending after the last good record, journal the start-up events.
+struct FileLane {
+  let directory: String
+  let recovery: JournalFiles.Recovery
+  let service: RegisterService
+
+  init(directory: String, clock: ManualClock, catalogJSON: String = testCatalogJSON) throws {
+    self.directory = directory
+    let catalog = try CatalogFile.parse(Array(catalogJSON.utf8), file: "test-catalog.json")
+    recovery = try JournalFiles.recover(directory: directory, now: clock.now())
+    let storage = try FileJournalStorage(path: JournalFiles.journalPath(in: directory))
+    let journal = Journal(
+      storage: storage, lastSum: recovery.scan.lastSum, lastSequence: recovery.scan.lastSequence)
+    service = RegisterService(register: recovery.register, clock: clock, journal: journal)
+    let current = recovery.register.lastSequence > 0 ? recovery.register : nil
+    try service.commit(Register.startupEvents(for: catalog, current: current))
+  }
+
+  var path: String { JournalFiles.journalPath(in: directory) }
+}
+
+/// The journal file's bytes.
+func journalBytes(in directory: String) throws -> [UInt8] {
+  try FileIO.read(JournalFiles.journalPath(in: directory))
+}
+
+/// The names of the files in `directory` that start with `prefix`.
+func files(in directory: String, startingWith prefix: String) throws -> [String] {
+  try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(prefix) }
+    .sorted()
+}
+
+// MARK: - Group commit
+
+@Suite struct GroupCommitTests {
+  @Test func aBatchOfMutationsFromThreeConnectionsIsOneAppend() throws {
+    let lane = try JournalLane()
+    #expect(lane.storage.appendCalls == 1)  // the start-up events
+    let calls = lane.storage.appendCalls
+    let batches = lane.journal.batchesWritten
+    let sequence = lane.register.lastSequence
+    // JEANS 2 × 49.99 + TEE 15.00 + JEANS 49.99 = 164.97 standard, tax 12.37275 → 12.37;
+    // GIFT 25.00 exempt. Total 202.34; 10.00 by card, 500.00 cash → 307.66 change.
+    let requests: [(connection: Int, line: String)] = [
+      (1, #"{"id":0,"op":"add","sku":"JEANS"}"#),
+      (2, #"{"id":1,"op":"add","sku":"GIFT"}"#),
+      (3, #"{"id":2,"op":"add","sku":"TEE"}"#),
+      (1, #"{"id":3,"op":"set_qty","line":1,"qty":2}"#),
+      (2, #"{"id":4,"op":"remove","line":2}"#),
+      (3, #"{"id":5,"op":"add","sku":"GIFT"}"#),
+      (1, #"{"id":6,"op":"add","sku":"JEANS","qty":3}"#),
+      (2, #"{"id":7,"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#),
+      (3, #"{"id":8,"op":"set_qty","line":5,"qty":1}"#),
+      (1, #"{"id":9,"op":"tender","type":"cash","amount":"500.00"}"#),
+    ]
+    let result = lane.service.process(
+      requests.map { IncomingLine(connection: $0.connection, bytes: Array($0.line.utf8)) })
+
+    #expect(lane.storage.appendCalls == calls + 1)
+    #expect(lane.journal.batchesWritten == batches + 1)
+    // Nine requests of one event and a completing tender of two.
+    #expect(lane.register.lastSequence == sequence + 11)
+    #expect(result.events.map(\.sequence) == Array((sequence + 1)...(sequence + 11)))
+    #expect(result.events.last?.event.type == "sale_completed")
+
+    #expect(result.replies.count == requests.count)
+    #expect(result.replies.map(\.connection) == requests.map(\.connection))
+    var replies: [JSONValue] = []
+    for reply in result.replies { replies.append(try JSONParser.parse(reply.line)) }
+    #expect(replies.map { $0["id"] } == (0..<10).map { .int($0) })
+    #expect(replies.allSatisfy { $0["ok"] == .bool(true) })
+    // Each request saw the state the one before it left.
+    #expect(replies[3]["result"]?["lines"]?.arrayValue?.first?["qty"] == .int(2))
+    #expect(replies[7]["result"]?["paid"] == "10.00")
+    #expect(replies[9]["result"]?["status"] == "completed")
+    #expect(replies[9]["result"]?["total"] == "202.34")
+    #expect(replies[9]["result"]?["change_due"] == "307.66")
+    #expect(replies[9]["result"]?["receipt"]?["number"] == .int(1))
+
+    // All of it is in the journal.
+    let scan = lane.scan()
+    #expect(scan.isIntact)
+    #expect(scan.records.count == Int(sequence) + 11)
+    #expect(RegisterState(try Register.replaying(scan.records)) == RegisterState(lane.register))
+  }
+
+  @Test func readsInABatchSeeTheMutationsBeforeThem() throws {
+    let lane = try JournalLane()
+    let calls = lane.storage.appendCalls
+    let lines = [
+      (1, #"{"op":"add","sku":"JEANS"}"#),
+      (2, #"{"op":"order"}"#),
+      (3, #"{"op":"add","sku":"GIFT"}"#),
+      (2, #"{"op":"order"}"#),
+    ]
+    let replies = lane.service.handle(
+      lines.map { IncomingLine(connection: $0.0, bytes: Array($0.1.utf8)) })
+    #expect(lane.storage.appendCalls == calls + 1)
+    let first = try JSONParser.parse(replies[1].line)
+    let second = try JSONParser.parse(replies[3].line)
+    #expect(first["result"]?["lines"]?.arrayValue?.count == 1)
+    #expect(second["result"]?["lines"]?.arrayValue?.count == 2)
+  }
+
+  @Test func aBatchOfReadsWritesNothing() throws {
+    let lane = try JournalLane()
+    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
+    let calls = lane.storage.appendCalls
+    let bytes = lane.storage.bytes
+    let batches = lane.journal.batchesWritten
+    let reads = [
+      #"{"op":"order"}"#, #"{"op":"catalog"}"#, #"{"op":"hello"}"#,
+      #"{"op":"report","kind":"x"}"#, #"{"op":"receipt","number":1}"#, #"{"op":"receipt"}"#,
+    ]
+    let result = lane.service.process(
+      reads.enumerated().map { IncomingLine(connection: $0.offset, bytes: Array($0.element.utf8)) })
+    #expect(result.replies.count == reads.count)
+    for reply in result.replies {
+      #expect(try JSONParser.parse(reply.line)["ok"] == .bool(true), "\(reply.line)")
+    }
+    #expect(result.events.isEmpty)
+    #expect(lane.storage.appendCalls == calls)
+    #expect(lane.journal.batchesWritten == batches)
+    #expect(lane.storage.bytes == bytes)
+  }
+
+  @Test func aBatchOfRefusedMutationsWritesNothing() throws {
+    let lane = try JournalLane()
+    let calls = lane.storage.appendCalls
+    let refused = [
+      #"{"op":"add","sku":"NOPE"}"#, #"{"op":"add","sku":"HAT"}"#, #"{"op":"remove","line":1}"#,
+      #"{"op":"tender","type":"cash","amount":"5.00"}"#, #"{"op":"void"}"#, "not json",
+    ]
+    let result = lane.service.process(
+      refused.map { IncomingLine(connection: 1, bytes: Array($0.utf8)) })
+    for reply in result.replies {
+      #expect(try JSONParser.parse(reply.line)["ok"] == .bool(false), "\(reply.line)")
+    }
+    #expect(lane.storage.appendCalls == calls)
+    #expect(result.events.isEmpty)
+  }
+
+  @Test func separateBatchesAreSeparateAppends() throws {
+    let lane = try JournalLane()
+    let calls = lane.storage.appendCalls
+    for _ in 0..<3 { try lane.ok(#"{"op":"add","sku":"JEANS"}"#) }
+    #expect(lane.storage.appendCalls == calls + 3)
+    #expect(lane.journal.recordsWritten == 2 + 3)
+  }
+}
+
+// MARK: - Storage failure
+
+@Suite struct StorageFailureTests {
+  @Test func aFailedAppendRefusesTheBatchAndStopsMutations() throws {
+    let lane = try JournalLane()
+    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    #expect(lane.storage.appendCalls == 4)
+    var messages: [String] = []
+    lane.service.onStorageFailure = { messages.append($0) }
+
+    let before = RegisterState(lane.register)
+    let bytesBefore = lane.storage.bytes
+    let sumBefore = lane.journal.lastSum
+    lane.storage.failingAppend = 5
+
+    let batch = [
+      (1, #"{"id":"a","op":"add","sku":"TEE"}"#),
+      (2, #"{"id":"b","op":"order"}"#),
+      (1, #"{"id":"c","op":"tender","type":"cash","amount":"100.00"}"#),
+      (3, #"{"id":"d","op":"catalog"}"#),
+    ]
+    let result = lane.service.process(
+      batch.map { IncomingLine(connection: $0.0, bytes: Array($0.1.utf8)) })
+    #expect(lane.storage.appendCalls == 5)
+    var replies: [JSONValue] = []
+    for reply in result.replies { replies.append(try JSONParser.parse(reply.line)) }
+    #expect(replies.map { $0["id"] } == ["a", "b", "c", "d"])
+    #expect(result.replies.map(\.connection) == [1, 2, 1, 3])
+    #expect(replies[0].errorCode == "storage_failed")
+    #expect(replies[2].errorCode == "storage_failed")
+    // The read after the failed add sees the state before the batch: only the jeans.
+    #expect(replies[1]["ok"] == .bool(true))
+    let lines = try #require(replies[1]["result"]?["lines"]?.arrayValue)
+    #expect(lines.map { $0["sku"] } == ["JEANS"])
+    #expect(replies[1]["result"]?["total"] == "53.74")
+    #expect(replies[3]["ok"] == .bool(true))
+    #expect(result.events.isEmpty)
+
+    // Nothing of the batch is in the register, and the journal was cut back.
+    #expect(RegisterState(lane.register) == before)
+    #expect(lane.register.order.lines.map(\.sku) == ["JEANS"])
+    #expect(lane.register.receipts.count == 1)
+    #expect(lane.register.nextReceiptNumber == 2)
+    #expect(lane.storage.truncations == [bytesBefore.count])
+    #expect(lane.storage.bytes == bytesBefore)
+    #expect(lane.journal.lastSum == sumBefore)
+    #expect(lane.journal.lastSequence == before.lastSequence)
+    let failure = try #require(lane.service.storageFailure)
+    #expect(failure.contains("write"))
+    #expect(messages == [failure])
+
+    // From now on mutations are refused without touching the storage.
+    for line in [
+      #"{"op":"add","sku":"GIFT"}"#, #"{"op":"remove","line":1}"#, #"{"op":"void"}"#,
+      #"{"op":"tender","type":"cash","amount":"100.00"}"#, #"{"op":"close_day"}"#,
+    ] {
+      let reply = try lane.send(line)
+      #expect(reply.errorCode == "storage_failed", "\(line)")
+      #expect(reply["error"]?["message"]?.stringValue?.contains("restart") == true)
+    }
+    #expect(lane.storage.appendCalls == 5)
+    #expect(RegisterState(lane.register) == before)
+
+    // Reads still work.
+    #expect(try lane.ok(#"{"op":"order"}"#)["lines"]?.arrayValue?.count == 1)
+    #expect(try lane.ok(#"{"op":"catalog"}"#)["products"]?.arrayValue?.count == 4)
+    #expect(try lane.ok(#"{"op":"receipt","number":1}"#)["number"] == .int(1))
+    #expect(try lane.ok(#"{"op":"report","kind":"x"}"#)["report"]?["sales_count"] == .int(1))
+    #expect(try lane.ok(#"{"op":"hello"}"#)["read_only"] == .bool(true))
+    #expect(lane.storage.appendCalls == 5)
+
+    // What is on "disk" is every acknowledged change and nothing else.
+    let scan = lane.scan()
+    #expect(scan.isIntact)
+    #expect(RegisterState(try Register.replaying(scan.records)) == before)
+  }
+
+  @Test func aFailedFirstRequestAfterStartIsRefusedToo() throws {
+    let lane = try JournalLane()
+    lane.storage.failingAppend = 2
+    let reply = try lane.send(#"{"op":"add","sku":"JEANS"}"#)
+    #expect(reply.errorCode == "storage_failed")
+    #expect(lane.register.order.lines.isEmpty)
+    #expect(lane.register.lastSequence == 2)
+    #expect(lane.storage.truncations == [lane.storage.bytes.count])
+    #expect(lane.scan().isIntact)
+  }
+
+  @Test func aGoodAppendBeforeTheFailureIsKept() throws {
+    let lane = try JournalLane()
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    #expect(lane.service.storageFailure == nil)
+    #expect(try lane.ok(#"{"op":"hello"}"#)["read_only"] == .bool(false))
+    #expect(lane.storage.truncations.isEmpty)
+  }
+}
+
+// MARK: - Recovery
+
+@Suite struct RecoveryTests {
+  /// Receipt texts as printed at the moment of sale, by number.
+  typealias Printed = [Int: String]
+
+  /// Two completed sales, then an open order with two lines and a partial card tender.
+  ///
+  /// Sale 1: JEANS 49.99 + 3.75 tax = 53.74, cash 60.00 → 6.26 change.
+  /// Sale 2: TEE 2 × 15.00 = 30.00 + 2.25 tax, GIFT 25.00 exempt = 57.25 by card.
+  /// Open: JEANS 49.99 + TEE 15.00 = 64.99 + 4.87 tax = 69.86, 10.00 by card → 59.86 due.
+  static func ringUp(_ service: RegisterService, clock: ManualClock) throws -> Printed {
+    var printed: Printed = [:]
+    try service.ok(#"{"op":"add","sku":"JEANS"}"#)
+    clock.advance(milliseconds: 12_345)
+    let first = try service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    printed[1] = try #require(first["receipt"]?["text"]?.stringValue)
+    clock.advance(milliseconds: 600_001)
+    try service.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try service.ok(#"{"op":"add","sku":"GIFT"}"#)
+    clock.advance(milliseconds: 7_007)
+    let second = try service.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    printed[2] = try #require(second["receipt"]?["text"]?.stringValue)
+    clock.advance(milliseconds: 300_000)
+    try service.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try service.ok(#"{"op":"add","sku":"TEE"}"#)
+    let partial = try service.ok(
+      #"{"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#)
+    #expect(partial["balance_due"] == "59.86")
+    return printed
+  }
+
+  @Test func recoveryGivesBackTheLiveState() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live: Register
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      #expect(lane.recovery.scan.records.isEmpty)
+      _ = try Self.ringUp(lane.service, clock: clock)
+      live = lane.service.register
+    }
+    let recovered = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(recovered.setAsidePath == nil)
+    #expect(recovered.scan.isIntact)
+    let register = recovered.register
+
+    #expect(register.order == live.order)
+    #expect(register.order.lines.map(\.sku) == ["JEANS", "TEE"])
+    #expect(register.order.tenders.map(\.amount.minorUnits) == [1000])
+    #expect(register.order.tenders.first?.card?.last4 == "4242")
+    #expect(register.order.version == live.order.version)
+    #expect(register.totals == live.totals)
+    #expect(register.totals.total == 6986)
+    #expect(register.receipts == live.receipts)
+    #expect(register.receipts.keys.sorted() == [1, 2])
+    for number in [1, 2] {
+      #expect(register.receipts[number] == live.receipts[number], "receipt \(number)")
+    }
+    #expect(register.nextReceiptNumber == 3)
+    #expect(register.nextReceiptNumber == live.nextReceiptNumber)
+    #expect(register.products == live.products)
+    #expect(register.products["TEE"]?.stock == 1)
+    #expect(register.day == live.day)
+    #expect(register.day.totals.salesCount == 2)
+    #expect(register.lastSequence == live.lastSequence)
+    #expect(register.lastSequence == recovered.scan.lastSequence)
+    #expect(RegisterState(register) == RegisterState(live))
+  }
+
+  @Test func aRestartContinuesWithoutAGap() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let lastSequence: Int64
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      _ = try Self.ringUp(lane.service, clock: clock)
+      lastSequence = lane.service.register.lastSequence
+    }
+    clock.advance(milliseconds: 3_600_000)
+    let restarted = try FileLane(directory: directory, clock: clock)
+    // Same catalog file: nothing to journal at start-up.
+    #expect(restarted.service.register.lastSequence == lastSequence)
+    // The open order comes back with its card tender; cash pays the rest: 59.86 → 0.14.
+    let done = try restarted.service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    #expect(done["status"] == "completed")
+    #expect(done["paid"] == "70.00")
+    #expect(done["change_due"] == "0.14")
+    #expect(done["receipt"]?["number"] == .int(3))
+    #expect(restarted.service.register.receipts.keys.sorted() == [1, 2, 3])
+    #expect(restarted.service.register.products["TEE"]?.stock == 0)
+
+    let scan = JournalScanner.scan(try journalBytes(in: directory))
+    #expect(scan.isIntact)
+    #expect(scan.records.map(\.sequence) == Array(1...scan.lastSequence))
+    #expect(scan.lastSequence == lastSequence + 2)
+    let again = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(RegisterState(again.register) == RegisterState(restarted.service.register))
+  }
+
+  @Test func replayedReceiptsAndZReportAreByteIdentical() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    var printed: Printed
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      printed = try Self.ringUp(lane.service, clock: clock)
+    }
+    clock.advance(milliseconds: 60_000)
+    let zText: String
+    let zJSON: JSONValue
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      let done = try lane.service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+      printed[3] = try #require(done["receipt"]?["text"]?.stringValue)
+      clock.advance(milliseconds: 5_000)
+      let closed = try lane.service.ok(#"{"op":"close_day","counted":{"cash":"120.00"}}"#)
+      zText = try #require(closed["text"]?.stringValue)
+      zJSON = try #require(closed["report"])
+      #expect(zJSON["kind"] == "z")
+      #expect(zJSON["closed_at"] == .string(clock.now().iso8601))
+      #expect(zJSON["sales_count"] == .int(3))
+    }
+
+    let recovered = try JournalFiles.recover(directory: directory, now: clock.now()).register
+    #expect(recovered.receipts.keys.sorted() == [1, 2, 3])
+    for number in [1, 2, 3] {
+      let sale = try #require(recovered.receipts[number])
+      #expect(ReceiptRenderer.text(sale) == printed[number], "receipt \(number)")
+    }
+    #expect(printed[2]?.contains("VISA") == true)
+    let closedDay = try #require(recovered.closedDays[1])
+    #expect(ReportRenderer.text(DayReport(closed: closedDay)) == zText)
+    #expect(ReportRenderer.json(DayReport(closed: closedDay)) == zJSON)
+    #expect(zText.contains("Z REPORT - DAY 1"))
+
+    // The day after: day 2, all totals zero; the Z report of day 1 reprints the same.
+    #expect(recovered.day.number == 2)
+    #expect(recovered.day.totals == DayTotals())
+    clock.advance(milliseconds: 60_000)
+    let lane = try FileLane(directory: directory, clock: clock)
+    let x = try #require(try lane.service.ok(#"{"op":"report","kind":"x"}"#)["report"])
+    #expect(x["day"] == .int(2))
+    #expect(x["sales_count"] == .int(0))
+    #expect(x["gross"] == "0.00")
+    #expect(x["total"] == "0.00")
+    #expect(x["tenders"] == [])
+    #expect(x["change_given"] == "0.00")
+    let z = try lane.service.ok(#"{"op":"report","kind":"z","day":1}"#)
+    #expect(z["text"]?.stringValue == zText)
+    let hello = try lane.service.ok(#"{"op":"hello"}"#)
+    #expect(hello["day"] == .int(2))
+  }
+
+  enum Tail: CaseIterable, Sendable {
+    case halfARecord
+    case junk
+    case requestWithoutItsLastRecord
+
+    func bytes(after scan: JournalScan) -> [UInt8] {
+      let next = JournalRecord.encode(
+        sequence: scan.lastSequence + 1, at: testTime, type: "line_added",
+        data: .object(["order_id": 3, "line": 3]), operatorID: nil, key: nil,
+        more: self == .requestWithoutItsLastRecord, previous: scan.lastSum
+      ).line
+      switch self {
+      case .halfARecord: return Array(next.prefix(next.count / 2))
+      case .junk: return Array("\u{0}\u{0}junk\n".utf8)
+      case .requestWithoutItsLastRecord: return next
+      }
+    }
+  }
+
+  @Test(arguments: Tail.allCases)
+  func aTornTailIsSetAsideAndCutOff(tail: Tail) throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live: Register
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      _ = try Self.ringUp(lane.service, clock: clock)
+      live = lane.service.register
+    }
+    let good = try journalBytes(in: directory)
+    let extra = tail.bytes(after: JournalScanner.scan(good))
+    let path = JournalFiles.journalPath(in: directory)
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(extra))
+    try handle.close()
+    #expect(try journalBytes(in: directory).count == good.count + extra.count)
+
+    clock.advance(milliseconds: 1_000)
+    let recovery = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(recovery.scan.damage == nil)
+    #expect(recovery.scan.records.count == Int(live.lastSequence))
+    #expect(recovery.scan.tailLength == extra.count)
+    #expect(RegisterState(recovery.register) == RegisterState(live))
+    // The journal is cut back to its good part…
+    #expect(try journalBytes(in: directory) == good)
+    // …and the tail is kept next to it.
+    let aside = try files(in: directory, startingWith: "journal.ndjson.torn-")
+    #expect(aside.count == 1)
+    let name = try #require(aside.first)
+    #expect(recovery.setAsidePath == directory + "/" + name)
+    #expect(try FileIO.read(directory + "/" + name) == extra)
+
+    // The register carries on from there.
+    let lane = try FileLane(directory: directory, clock: clock)
+    #expect(lane.recovery.setAsidePath == nil)
+    let done = try lane.service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    #expect(done["receipt"]?["number"] == .int(3))
+    #expect(JournalScanner.scan(try journalBytes(in: directory)).isIntact)
+  }
+
+  @Test func damageInTheMiddleStopsRecoveryAndChangesNothing() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      _ = try Self.ringUp(lane.service, clock: clock)
+    }
+    let original = try journalBytes(in: directory)
+    // Line 3 is seq 3: the first jeans at 49.99.
+    let tampered = try replacing("\"49.99\"", with: "\"19.99\"", inLine: 3, of: original)
+    let path = JournalFiles.journalPath(in: directory)
+    try Data(tampered).write(to: URL(fileURLWithPath: path))
+    let offset = lineRanges(original)[2].lowerBound
+
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    let message = try #require(error?.message)
+    #expect(message.contains("seq 3"))
+    #expect(message.contains("line 3"))
+    #expect(message.contains("truncate -s \(offset) \(path)"))
+    #expect(message.contains("backup"))
+    #expect(try journalBytes(in: directory) == tampered)
+    #expect(try files(in: directory, startingWith: "journal.ndjson.torn-").isEmpty)
+    // A daemon start fails the same way.
+    #expect(throws: RecoveryError.self) { try FileLane(directory: directory, clock: clock) }
+    #expect(try journalBytes(in: directory) == tampered)
+  }
+
+  @Test func aNewDataDirectoryStartsEmpty() throws {
+    let parent = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: parent) }
+    let directory = parent + "/data/lane1"
+    let recovery = try JournalFiles.recover(directory: directory, now: testTime)
+    #expect(recovery.scan.records.isEmpty)
+    #expect(recovery.register.lastSequence == 0)
+    #expect(FileManager.default.fileExists(atPath: directory))
+  }
+}
+
+// MARK: - Catalog file at start-up
+
+@Suite struct StartupCatalogTests {
+  /// A lane that sold 2 of the 3 T-shirts (2 × 15.00 + 2.25 tax = 32.25 cash).
+  static func laneAfterSellingTwoTees() throws -> JournalLane {
+    let lane = try JournalLane()
+    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"32.25"}"#)
+    #expect(lane.register.products["TEE"]?.stock == 1)
+    return lane
+  }
+
+  static func catalog(_ original: String, _ replacement: String) throws -> Catalog {
+    let text = testCatalogJSON.replacingOccurrences(of: original, with: replacement)
+    #expect(text != testCatalogJSON, "\(original) not in the test catalog")
+    return try CatalogFile.parse(Array(text.utf8), file: "edited.json")
+  }
+
+  /// Applies the start-up events through the service (journaled), and checks that the journal
+  /// replays to the same state.
+  static func start(_ lane: JournalLane, with catalog: Catalog) throws -> [Event] {
+    let events = Register.startupEvents(for: catalog, current: lane.register)
+    try lane.service.commit(events)
+    let replayed = try Register.replaying(lane.scan().records)
+    #expect(RegisterState(replayed) == RegisterState(lane.register))
+    return events
+  }
+
+  @Test func theSameCatalogChangesNothing() throws {
+    let lane = try Self.laneAfterSellingTwoTees()
+    let sequence = lane.register.lastSequence
+    let events = try Self.start(lane, with: lane.catalog)
+    #expect(events.isEmpty)
+    #expect(lane.register.lastSequence == sequence)
+    #expect(lane.register.products["TEE"]?.stock == 1)
+  }
+
+  @Test func anEditedPriceIsTakenAndTheSoldStockKept() throws {
+    let lane = try Self.laneAfterSellingTwoTees()
+    let edited = try Self.catalog(#""sale_price": "15.00""#, #""sale_price": "12.00""#)
+    let events = try Self.start(lane, with: edited)
+    #expect(events == [.catalogLoaded(edited.products)])
+    let tee = try #require(lane.register.products["TEE"])
+    #expect(tee.salePrice?.minorUnits == 1200)
+    #expect(tee.stock == 1)
+    let added = try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    #expect(added["lines"]?.arrayValue?.first?["unit_price"] == "12.00")
+    // Started again on the same edited file: nothing new.
+    #expect(Register.startupEvents(for: edited, current: lane.register).isEmpty)
+  }
+
+  @Test func anEditedStockIsTaken() throws {
+    let lane = try Self.laneAfterSellingTwoTees()
+    let edited = try Self.catalog(#""stock": 3"#, #""stock": 10"#)
+    let events = try Self.start(lane, with: edited)
+    #expect(events == [.catalogLoaded(edited.products)])
+    #expect(lane.register.products["TEE"]?.stock == 10)
+    #expect(lane.register.products["JEANS"]?.stock == nil)
+  }
+
+  @Test func anEditToOneProductKeepsTheSoldStockOfAnother() throws {
+    let lane = try Self.laneAfterSellingTwoTees()
+    let edited = try Self.catalog(#""stock": 0"#, #""stock": 5"#)
+    _ = try Self.start(lane, with: edited)
+    #expect(lane.register.products["HAT"]?.stock == 5)
+    #expect(lane.register.products["TEE"]?.stock == 1)
+  }
+
+  @Test func changedStoreSettingsAreConfigured() throws {
+    let lane = try Self.laneAfterSellingTwoTees()
+    let receipt = try #require(lane.register.receipts[1])
+    let edited = try Self.catalog(#""name": "Test Lane""#, #""name": "Test Lane West""#)
+    let events = try Self.start(lane, with: edited)
+    #expect(events == [.storeConfigured(edited.store)])
+    #expect(lane.register.store.name == "Test Lane West")
+    #expect(lane.register.products["TEE"]?.stock == 1)
+    // A receipt already printed keeps the header it was printed with.
+    #expect(lane.register.receipts[1] == receipt)
+    let reprint = try lane.ok(#"{"op":"receipt","number":1}"#)
+    #expect(reprint["text"]?.stringValue?.contains("Test Lane West") == false)
+  }
+}
+
+// MARK: - Reports
+
+@Suite struct DayReportTests {
+  /// Cash sale with change, card sale, voided order with a cash tender handed back.
+  static func ringUpDay(_ lane: JournalLane) throws {
+    // JEANS 49.99 + 3.75 tax = 53.74; 60.00 cash → 6.26 change.
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    // TEE 2 × 15.00 = 30.00 + 2.25 tax; GIFT 25.00 exempt: 57.25 by card (Visa).
+    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    // JEANS 49.99 + 3.75 tax + GIFT 25.00 = 78.74, 10.00 cash taken, then voided.
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    try lane.ok(#"{"op":"void","reason":"customer left"}"#)
+  }
+
+  @Test func xReportTotals() throws {
+    let lane = try JournalLane()
+    try Self.ringUpDay(lane)
+    lane.clock.advance(milliseconds: 90_000)
+    let result = try lane.ok(#"{"op":"report","kind":"x"}"#)
+    let report = try #require(result["report"])
+    #expect(report["kind"] == "x")
+    #expect(report["day"] == .int(1))
+    #expect(report["as_of"] == .string(lane.clock.now().iso8601))
+    #expect(report["currency"] == "USD")
+    #expect(report["sales_count"] == .int(2))
+    // 1 jeans + 2 T-shirts + 1 gift card.
+    #expect(report["items_sold"] == .int(4))
+    // 49.99 + 30.00 + 25.00.
+    #expect(report["gross"] == "104.99")
+    #expect(report["discounts"] == "0.00")
+    #expect(report["net_sales"] == "104.99")
+    // standard: basis 49.99 + 30.00 = 79.99, tax 3.75 + 2.25 = 6.00; exempt: 25.00, 0.00.
+    #expect(
+      report["taxes"]
+        == [
+          .object(["class": "standard", "rate": "7.5", "basis": "79.99", "tax": "6.00"]),
+          .object(["class": "exempt", "rate": "0", "basis": "25.00", "tax": "0.00"]),
+        ])
+    #expect(report["tax"] == "6.00")
+    // 53.74 + 57.25.
+    #expect(report["total"] == "110.99")
+    #expect(report["cash_rounding"] == "0.00")
+    // Tenders as taken (the cash tendered, not net of change), and the cash handed back on
+    // the void.
+    #expect(
+      report["tenders"]
+        == [
+          .object(["type": "cash", "count": 1, "amount": "60.00"]),
+          .object(["type": "card VISA", "count": 1, "amount": "57.25"]),
+          .object(["type": "reversed cash", "count": 1, "amount": "10.00"]),
+        ])
+    #expect(report["change_given"] == "6.26")
+    #expect(report["voided_orders"] == .object(["count": 1, "amount": "78.74"]))
+    #expect(report["voided_lines"] == .object(["count": 0, "amount": "0.00"]))
+    #expect(report["first_receipt"] == .int(1))
+    #expect(report["last_receipt"] == .int(2))
+    #expect(report["journal_seq"] == nil)
+
+    let text = try #require(result["text"]?.stringValue)
+    #expect(text.contains("X REPORT - DAY 1"))
+    #expect(text.contains("110.99"))
+    // The same report comes out of a replay of the journal.
+    let replayed = try Register.replaying(lane.scan().records)
+    let again = ReportRenderer.reply(DayReport(openDayOf: replayed, at: lane.clock.now()))
+    #expect(again == result)
+  }
+
+  @Test func closeDayIsRefusedWhileTheOrderHasLines() throws {
+    let lane = try JournalLane()
+    try Self.ringUpDay(lane)
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    let calls = lane.storage.appendCalls
+    let totals = lane.register.day.totals
+    let refused = try lane.send(#"{"op":"close_day"}"#)
+    #expect(refused.errorCode == "order_not_empty")
+    #expect(lane.storage.appendCalls == calls)
+    #expect(lane.register.day.number == 1)
+    #expect(lane.register.closedDays.isEmpty)
+
+    try lane.ok(#"{"op":"void"}"#)
+    let dayTotals = lane.register.day.totals
+    #expect(dayTotals.voidedOrders == totals.voidedOrders + 1)
+    let closed = try lane.ok(#"{"op":"close_day"}"#)
+    #expect(closed["report"]?["kind"] == "z")
+    #expect(closed["report"]?["sales_count"] == .int(2))
+    #expect(closed["report"]?["journal_seq"] == .int(lane.register.lastSequence))
+    #expect(lane.register.closedDays[1]?.totals == dayTotals)
+    #expect(lane.register.day.number == 2)
+    #expect(lane.register.day.totals == DayTotals())
+  }
+}
+
+@Suite struct StartupCatalogRoundTripTests {
+  /// Store settings with every option set, on the test products.
+  static let everySettingJSON = testCatalogJSON.replacingOccurrences(
+    of: #""receipt_footer": "Thank you!""#,
+    with: #"""
+      "receipt_footer": "Thank you!", "phone": "555-0100", "cash_rounding": "0.05",
+      "receipt_width": 48, "discount_approval_limit": "12.5", "auto_sign_out": true
+      """#
+  ).replacingOccurrences(
+    of: #""default_class": "standard"}"#,
+    with: #""default_class": "standard", "rounding": "per_line", "prices_include_tax": true}"#)
+
+  static func shippedCatalog() throws -> [UInt8] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    return try FileIO.read(root.appendingPathComponent("Data/products.json").path)
+  }
+
+  /// After the start-up events are journaled and replayed, the same file asks for nothing
+  /// more: a restart on an unchanged catalog journals nothing.
+  @Test(arguments: ["every setting", "shipped"])
+  func aRestartOnTheSameCatalogJournalsNothing(which: String) throws {
+    let bytes =
+      which == "shipped" ? try Self.shippedCatalog() : Array(Self.everySettingJSON.utf8)
+    let catalog = try CatalogFile.parse(bytes, file: which)
+    if which == "every setting" {
+      #expect(catalog.store.cashRounding?.minorUnits == 5)
+      #expect(catalog.store.autoSignOut)
+      #expect(catalog.store.tax.pricesIncludeTax)
+      #expect(catalog.store.tax.rounding == .perLine)
+    }
+    let storage = MemoryJournalStorage()
+    let journal = Journal(storage: storage, lastSum: JournalRecord.genesis, lastSequence: 0)
+    let service = RegisterService(
+      register: Register(), clock: ManualClock(testTime), journal: journal)
+    try service.commit(Register.startupEvents(for: catalog, current: nil))
+    let replayed = try Register.replaying(JournalScanner.scan(storage.bytes).records)
+    #expect(replayed.store == catalog.store)
+    #expect(replayed.catalogBase == catalog.products)
+    #expect(replayed.products.all == catalog.products)
+    #expect(Register.startupEvents(for: catalog, current: replayed).isEmpty)
+  }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+@testable import RegisterEngine
+
+/// The journal's checksums and hash chain rest on this SHA-256: it must agree with FIPS 180-4
+/// and with the system's `sha256sum` byte for byte.
+@Suite struct SHA256Tests {
+  /// Published test vectors (FIPS 180-4 examples, NIST CAVS), each message with its digest.
+  @Test(arguments: [
+    ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+    ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+    (
+      "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    ),
+    (
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmn"
+        + "hijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+      "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+    ),
+  ])
+  func publishedVectors(message: String, digest: String) {
+    let bytes = Array(message.utf8)
+    #expect(SHA256.hex(bytes) == digest)
+    #expect(hexString(SHA256.hash(bytes)) == digest)
+    // The byte-at-a-time path must agree with the buffer path.
+    var hasher = SHA256()
+    hasher.update(bytes)
+    #expect(hexString(hasher.finalize()) == digest)
+  }
+
+  @Test func oneMillionA() {
+    let digest = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+    let bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+    #expect(SHA256.hex(bytes) == digest)
+    // In uneven pieces through both entry points: 1 000 000 = 7 × 142 857 + 1.
+    var hasher = SHA256()
+    var offset = 0
+    var useBuffer = false
+    while offset < bytes.count {
+      let end = min(offset + 142_857, bytes.count)
+      if useBuffer {
+        bytes[offset..<end].withUnsafeBytes { hasher.update(buffer: $0) }
+      } else {
+        hasher.update(bytes[offset..<end])
+      }
+      useBuffer.toggle()
+      offset = end
+    }
+    #expect(hexString(hasher.finalize()) == digest)
+  }
+
+  @Test func digestIs32Bytes() {
+    #expect(SHA256.hash([]).count == SHA256.digestLength)
+    #expect(SHA256.hash(Array(repeating: 7, count: 1000)).count == 32)
+    #expect(SHA256.hex([1, 2, 3]).count == 64)
+  }
+
+  @Test func hexIsLowercaseAndZeroPadded() {
+    #expect(hexString([0x00, 0x0f, 0xa0, 0xff, 0x5c]) == "000fa0ff5c")
+    #expect(hexString([]) == "")
+  }
+
+  /// Every length from 0 to 200 bytes: every padding case (55, 56, 63, 64, 65, 119, 120 …),
+  /// one to four blocks, against the system's `sha256sum`.
+  @Test(
+    .enabled(if: FileManager.default.isExecutableFile(atPath: sha256sumPath)),
+    arguments: 0...200)
+  func agreesWithSha256sum(length: Int) throws {
+    let bytes = testMessage(length: length)
+    let expected = try systemDigest(of: bytes)
+    #expect(expected.count == 64)
+    #expect(SHA256.hex(bytes) == expected, "length \(length)")
+    var hasher = SHA256()
+    hasher.update(bytes)
+    #expect(hexString(hasher.finalize()) == expected, "update(_:) length \(length)")
+  }
+
+  /// The same bytes fed in two pieces, split at every point, give the same digest whichever
+  /// entry point takes each piece.
+  @Test(arguments: [0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 200])
+  func everySplitPointGivesTheSameDigest(length: Int) {
+    let bytes = testMessage(length: length)
+    let whole = SHA256.hex(bytes)
+    for split in 0...length {
+      let head = bytes[..<split]
+      let tail = bytes[split...]
+      var sequences = SHA256()
+      sequences.update(head)
+      sequences.update(tail)
+      #expect(hexString(sequences.finalize()) == whole, "update(_:) split at \(split)")
+
+      var buffers = SHA256()
+      head.withUnsafeBytes { buffers.update(buffer: $0) }
+      tail.withUnsafeBytes { buffers.update(buffer: $0) }
+      #expect(hexString(buffers.finalize()) == whole, "update(buffer:) split at \(split)")
+
+      var mixed = SHA256()
+      mixed.update(head)
+      tail.withUnsafeBytes { mixed.update(buffer: $0) }
+      #expect(hexString(mixed.finalize()) == whole, "mixed split at \(split)")
+
+      var mixedOther = SHA256()
+      head.withUnsafeBytes { mixedOther.update(buffer: $0) }
+      mixedOther.update(tail)
+      #expect(hexString(mixedOther.finalize()) == whole, "mixed (buffer first) at \(split)")
+    }
+  }
+
+  /// Three pieces through the buffer path: the pending partial block is topped up by a buffer
+  /// that may be shorter than what is missing, then the rest goes block by block.
+  @Test func everyPairOfSplitPointsThroughTheBufferPath() {
+    let bytes = testMessage(length: 150)
+    let whole = SHA256.hex(bytes)
+    var failures: [String] = []
+    for first in 0...bytes.count {
+      for second in first...bytes.count {
+        var hasher = SHA256()
+        bytes[..<first].withUnsafeBytes { hasher.update(buffer: $0) }
+        bytes[first..<second].withUnsafeBytes { hasher.update(buffer: $0) }
+        bytes[second...].withUnsafeBytes { hasher.update(buffer: $0) }
+        if hexString(hasher.finalize()) != whole { failures.append("\(first)/\(second)") }
+      }
+    }
+    #expect(failures.isEmpty, "splits that changed the digest: \(failures.prefix(10))")
+  }
+
+  @Test func emptyUpdatesChangeNothing() {
+    let bytes = Array("abc".utf8)
+    var hasher = SHA256()
+    hasher.update([UInt8]())
+    [UInt8]().withUnsafeBytes { hasher.update(buffer: $0) }
+    hasher.update(bytes)
+    [UInt8]().withUnsafeBytes { hasher.update(buffer: $0) }
+    #expect(
+      hexString(hasher.finalize())
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+  }
+}
+
+let sha256sumPath = "/usr/bin/sha256sum"
+
+/// A message of `length` bytes that uses every byte value, not just ASCII.
+func testMessage(length: Int) -> [UInt8] {
+  (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+}
+
+/// The digest `sha256sum` prints for `bytes`.
+func systemDigest(of bytes: [UInt8]) throws -> String {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: sha256sumPath)
+  let input = Pipe()
+  let output = Pipe()
+  process.standardInput = input
+  process.standardOutput = output
+  try process.run()
+  input.fileHandleForWriting.write(Data(bytes))
+  try input.fileHandleForWriting.close()
+  let data = output.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  #expect(process.terminationStatus == 0)
+  let text = String(decoding: data, as: UTF8.self)
+  return String(text.prefix(while: { $0 != " " }))
+}
