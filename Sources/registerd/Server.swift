@@ -21,17 +21,22 @@ final class Server {
   private let signalFD: Int32
   private let socketPath: String
   private let service: RegisterService
+  private let writer: JournalWriter?
   private var connections: [Connection] = []
   private var nextConnectionID = 1
   private var stopping = false
   private var readBuffer = [UInt8](repeating: 0, count: 65_536)
   var onHangup: () -> Void = {}
 
-  init(listenFD: Int32, signalFD: Int32, socketPath: String, service: RegisterService) {
+  init(
+    listenFD: Int32, signalFD: Int32, socketPath: String, service: RegisterService,
+    writer: JournalWriter?
+  ) {
     self.listenFD = listenFD
     self.signalFD = signalFD
     self.socketPath = socketPath
     self.service = service
+    self.writer = writer
   }
 
   /// Runs until SIGINT or SIGTERM.
@@ -41,6 +46,7 @@ final class Server {
       var fds = [
         pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
         pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: writer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0),
       ]
       var hasQueuedWork = false
       for connection in connections {
@@ -61,12 +67,15 @@ final class Server {
         break
       }
       if fds[1].revents != 0 { handleSignals() }
+      if fds[2].revents != 0 { collectWrites() }
       if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
       for (offset, connection) in connections.enumerated() {
-        let revents = fds.count > offset + 2 ? fds[offset + 2].revents : 0
+        let revents = fds.count > offset + 3 ? fds[offset + 3].revents : 0
         if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
       }
       handleQueuedLines()
+      startWrite()
+      release()
       for connection in connections where connection.pendingOutput > 0 { connection.flush() }
       closeFinished()
     }
@@ -152,11 +161,36 @@ final class Server {
       connection.queue.removeFirst(take)
     }
     guard !batch.isEmpty else { return }
-    let result = service.process(batch)
-    let replies = result.replies
+    service.submit(batch)
+  }
+
+  /// Hands the next group of journal records to the writer thread when it is idle (without
+  /// one, writes it here).
+  private func startWrite() {
+    guard let writer else {
+      service.flush()
+      return
+    }
+    guard !writer.isBusy, let work = service.nextWrite() else { return }
+    writer.start(work)
+  }
+
+  /// Takes finished writes from the writer thread and (unless stopping) starts the next one.
+  private func collectWrites(startNext: Bool = true) {
+    guard let writer else { return }
+    for (work, error) in writer.takeCompletions() {
+      service.finished(work, error: error)
+    }
+    if startNext { startWrite() }
+  }
+
+  /// Queues every reply whose changes are durable.
+  private func release() {
+    let result = service.takeReleasable()
+    guard !result.replies.isEmpty else { return }
     var byID: [Int: Connection] = [:]
     for connection in connections { byID[connection.id] = connection }
-    for reply in replies {
+    for reply in result.replies {
       byID[reply.connection]?.enqueue(line: reply.line)
     }
   }
@@ -171,6 +205,11 @@ final class Server {
   }
 
   private func shutdown() {
+    // Let the write in flight finish, so the replies it owes can still go out.
+    writer?.waitUntilIdle()
+    collectWrites(startNext: false)
+    service.flush()
+    release()
     for connection in connections {
       connection.flush()
       close(connection.fd)

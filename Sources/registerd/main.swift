@@ -131,7 +131,8 @@ log(
 )
 log("listening on \(options.socketPath)")
 let server = Server(
-  listenFD: listenFD, signalFD: signalFD, socketPath: options.socketPath, service: service)
+  listenFD: listenFD, signalFD: signalFD, socketPath: options.socketPath, service: service,
+  writer: JournalWriter(journal: journal))
 server.onHangup = { log("SIGHUP received") }
 server.run()
 exit(0)

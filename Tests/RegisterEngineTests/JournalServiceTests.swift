@@ -55,8 +55,8 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
       (2, #"{"id":4,"op":"remove","line":2}"#),
       (3, #"{"id":5,"op":"add","sku":"GIFT"}"#),
       (1, #"{"id":6,"op":"add","sku":"JEANS","qty":3}"#),
-      (2, #"{"id":7,"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#),
-      (3, #"{"id":8,"op":"set_qty","line":5,"qty":1}"#),
+      (3, #"{"id":7,"op":"set_qty","line":5,"qty":1}"#),
+      (2, #"{"id":8,"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#),
       (1, #"{"id":9,"op":"tender","type":"cash","amount":"500.00"}"#),
     ]
     let result = lane.service.process(
@@ -77,7 +77,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(replies.allSatisfy { $0["ok"] == .bool(true) })
     // Each request saw the state the one before it left.
     #expect(replies[3]["result"]?["lines"]?.arrayValue?.first?["qty"] == .int(2))
-    #expect(replies[7]["result"]?["paid"] == "10.00")
+    #expect(replies[8]["result"]?["paid"] == "10.00")
     #expect(replies[9]["result"]?["status"] == "completed")
     #expect(replies[9]["result"]?["total"] == "202.34")
     #expect(replies[9]["result"]?["change_due"] == "307.66")

@@ -90,7 +90,7 @@ struct RegisterState: Equatable {
   var totals: OrderTotals
   var nextOrderID: Int
   var nextReceiptNumber: Int
-  var receipts: [Int: CompletedSale]
+  var receipts: ReceiptBook<CompletedSale>
   var lastReceiptNumber: Int?
   var day: BusinessDay
   var closedDays: [Int: ClosedDay]

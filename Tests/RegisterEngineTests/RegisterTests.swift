@@ -661,4 +661,33 @@ import Testing
       currency: .usd)
     #expect(other.fingerprint != request.fingerprint)
   }
+
+  @Test func onceTenderedTheTotalCanOnlyGoUp() throws {
+    let lane = try TestLane()
+    try lane.ok(#"{"op":"add","sku":"JEANS","qty":2}"#)
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    let before = lane.snapshot
+    for request in [
+      #"{"op":"remove","line":1}"#, #"{"op":"set_qty","line":1,"qty":1}"#,
+    ] {
+      let reply = try lane.send(request)
+      #expect(reply.errorCode == "order_has_tenders", "\(request)")
+      #expect(lane.snapshot == before)
+    }
+    // Adding more, or raising a quantity, is fine: the balance grows.
+    try lane.ok(#"{"op":"set_qty","line":1,"qty":3}"#)
+    let added = try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    // 3 × 49.99 = 149.97 + 7.5 % (11.24775 → 11.25) = 161.22 + 25.00 = 186.22; 20 paid.
+    #expect(added["balance_due"] == "166.22")
+  }
+
+  @Test func removingALineCountsAsALineVoidInTheReport() throws {
+    let lane = try TestLane()
+    try lane.ok(#"{"op":"add","sku":"JEANS","qty":2}"#)
+    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(#"{"op":"remove","line":1}"#)
+    let report = try lane.ok(#"{"op":"report"}"#)
+    #expect(report["report"]?["voided_lines"]?["count"] == .int(1))
+    #expect(report["report"]?["voided_lines"]?["amount"] == "99.98")
+  }
 }

@@ -2,37 +2,49 @@ extension JSONValue {
   /// Compact JSON text on one line: members in their stored order, no spaces, `/` unescaped,
   /// non-ASCII written as UTF-8. The same value always gives the same bytes.
   public var serialized: String {
-    var output = ""
+    String(decoding: serializedBytes, as: UTF8.self)
+  }
+
+  /// The compact JSON text as UTF-8 bytes.
+  public var serializedBytes: [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(256)
     write(to: &output)
     return output
   }
 
-  /// The compact JSON text as UTF-8 bytes.
-  public var serializedBytes: [UInt8] { Array(serialized.utf8) }
-
   /// Appends the compact JSON text to `output`.
   public func write(to output: inout String) {
+    output += serialized
+  }
+
+  /// Appends the compact JSON text, as UTF-8, to `output`.
+  public func write(to output: inout [UInt8]) {
     switch self {
-    case .null: output += "null"
-    case .bool(let flag): output += flag ? "true" : "false"
-    case .number(let text): output += text
+    case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+    case .bool(let flag):
+      output.append(contentsOf: flag ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
+    case .number(let text): output.append(contentsOf: text.utf8)
     case .string(let text): Self.writeString(text, to: &output)
     case .array(let items):
-      output += "["
+      output.append(UInt8(ascii: "["))
       for (index, item) in items.enumerated() {
-        if index > 0 { output += "," }
+        if index > 0 { output.append(UInt8(ascii: ",")) }
         item.write(to: &output)
       }
-      output += "]"
+      output.append(UInt8(ascii: "]"))
     case .object(let object):
-      output += "{"
-      for (index, member) in object.members.enumerated() {
-        if index > 0 { output += "," }
-        Self.writeString(member.key, to: &output)
-        output += ":"
-        member.value.write(to: &output)
+      output.append(UInt8(ascii: "{"))
+      var first = true
+      for key in object.keys {
+        guard let value = object[key] else { continue }
+        if !first { output.append(UInt8(ascii: ",")) }
+        first = false
+        Self.writeString(key, to: &output)
+        output.append(UInt8(ascii: ":"))
+        value.write(to: &output)
       }
-      output += "}"
+      output.append(UInt8(ascii: "}"))
     }
   }
 
@@ -70,29 +82,55 @@ extension JSONValue {
     }
   }
 
-  private static let hexDigits = Array("0123456789abcdef".unicodeScalars)
+  private static let hexDigits = Array("0123456789abcdef".utf8)
+
+  /// Writes a JSON string: quotes, backslashes and control characters escaped (and U+2028,
+  /// U+2029 and DEL, which some readers choke on); everything else copied as UTF-8.
+  static func writeString(_ text: String, to output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\""))
+    var text = text
+    text.withUTF8 { bytes in
+      var index = 0
+      var runStart = 0
+      while index < bytes.count {
+        let byte = bytes[index]
+        var escape: [UInt8]?
+        switch byte {
+        case UInt8(ascii: "\""): escape = [0x5C, 0x22]
+        case UInt8(ascii: "\\"): escape = [0x5C, 0x5C]
+        case 0x0A: escape = [0x5C, 0x6E]
+        case 0x0D: escape = [0x5C, 0x72]
+        case 0x09: escape = [0x5C, 0x74]
+        case 0x08: escape = [0x5C, 0x62]
+        case 0x0C: escape = [0x5C, 0x66]
+        case 0x00..<0x20, 0x7F: escape = unicodeEscape(UInt32(byte))
+        case 0xE2
+        where index + 2 < bytes.count && bytes[index + 1] == 0x80
+          && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+          escape = unicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
+        default: break
+        }
+        if let escape {
+          output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+          output.append(contentsOf: escape)
+          index += byte == 0xE2 ? 3 : 1
+          runStart = index
+        } else {
+          index += 1
+        }
+      }
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+    }
+    output.append(UInt8(ascii: "\""))
+  }
+
+  private static func unicodeEscape(_ value: UInt32) -> [UInt8] {
+    [0x5C, 0x75] + [12, 8, 4, 0].map { hexDigits[Int((value >> UInt32($0)) & 0xF)] }
+  }
 
   static func writeString(_ text: String, to output: inout String) {
-    output += "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": output += "\\\""
-      case "\\": output += "\\\\"
-      case "\n": output += "\\n"
-      case "\r": output += "\\r"
-      case "\t": output += "\\t"
-      case "\u{08}": output += "\\b"
-      case "\u{0C}": output += "\\f"
-      case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
-        let value = Int(scalar.value)
-        output += "\\u"
-        for shift in [12, 8, 4, 0] {
-          output.unicodeScalars.append(hexDigits[(value >> shift) & 0xF])
-        }
-      default:
-        output.unicodeScalars.append(scalar)
-      }
-    }
-    output += "\""
+    var bytes: [UInt8] = []
+    writeString(text, to: &bytes)
+    output += String(decoding: bytes, as: UTF8.self)
   }
 }

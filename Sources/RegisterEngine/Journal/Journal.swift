@@ -70,13 +70,25 @@ public struct CommittedEvent: Sendable {
   public var operatorID: String?
 }
 
-/// The append side of the journal: chains records, writes a batch with one write and one
-/// fsync (group commit), and never pretends a failed write succeeded.
-public final class Journal {
-  private let storage: any JournalStorage
+/// A sealed group of records, encoded and ready to be written with one write and one fsync.
+public struct JournalWrite: Sendable {
+  public var group: Int
+  public var bytes: [UInt8]
+  public var records: Int
+}
+
+/// The append side of the journal: chains records, encodes a group of them for one write and
+/// one fsync (group commit), and never pretends a failed write succeeded.
+///
+/// Encoding (which advances the chain) and writing are separate steps so that the daemon can
+/// write one group on its writer thread while it handles the next requests; `append` does both
+/// at once for callers that do not need that.
+public final class Journal: @unchecked Sendable {
+  /// Only the writer touches the storage (the daemon's writer thread, or `append`).
+  public let storage: any JournalStorage
   public private(set) var lastSum: String
   public private(set) var lastSequence: Int64
-  /// Records written since start, and batches (fsyncs) used for them.
+  /// Records written since start, and groups (fsyncs) used for them.
   public private(set) var recordsWritten = 0
   public private(set) var batchesWritten = 0
 
@@ -86,10 +98,9 @@ public final class Journal {
     self.lastSequence = lastSequence
   }
 
-  /// Appends the records of one batch durably. On failure nothing of the batch counts: the
-  /// chain state is unchanged and the storage is cut back to where it was, if it can be.
-  public func append(_ records: [PendingRecord]) throws(SystemError) {
-    guard !records.isEmpty else { return }
+  /// Encodes records into one write and advances the chain. Sequence numbers must continue
+  /// from `lastSequence`.
+  public func encode(_ records: [PendingRecord], group: Int) throws(SystemError) -> JournalWrite {
     var bytes: [UInt8] = []
     var sum = lastSum
     var sequence = lastSequence
@@ -105,16 +116,46 @@ public final class Journal {
       sum = encoded.sum
       bytes.append(contentsOf: encoded.line)
     }
-    let lengthBefore = storage.length
-    do {
-      try storage.appendDurably(bytes)
-    } catch {
-      try? storage.truncate(to: lengthBefore)
-      throw error
-    }
     lastSum = sum
     lastSequence = sequence
-    recordsWritten += records.count
+    return JournalWrite(group: group, bytes: bytes, records: records.count)
+  }
+
+  /// Puts the chain back to where it was before a group that could not be written.
+  public func rewind(toSum sum: String, sequence: Int64) {
+    lastSum = sum
+    lastSequence = sequence
+  }
+
+  /// Writes an encoded group durably. On failure the storage is cut back to where it was, if
+  /// it can be, and the error is returned. Safe to call from the writer thread.
+  public func write(_ work: JournalWrite) -> SystemError? {
+    let lengthBefore = storage.length
+    do {
+      try storage.appendDurably(work.bytes)
+      return nil
+    } catch {
+      try? storage.truncate(to: lengthBefore)
+      return error
+    }
+  }
+
+  /// Counts a group that was written (called on the loop's thread).
+  public func noteWritten(_ work: JournalWrite) {
+    recordsWritten += work.records
     batchesWritten += 1
+  }
+
+  /// Encodes and writes records at once. On failure nothing of them counts.
+  public func append(_ records: [PendingRecord]) throws(SystemError) {
+    guard !records.isEmpty else { return }
+    let sum = lastSum
+    let sequence = lastSequence
+    let work = try encode(records, group: 0)
+    if let error = write(work) {
+      rewind(toSum: sum, sequence: sequence)
+      throw error
+    }
+    noteWritten(work)
   }
 }

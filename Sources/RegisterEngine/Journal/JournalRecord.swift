@@ -66,9 +66,8 @@ public struct JournalRecord: Sendable, Equatable {
     if let key { prefix["key"] = key.json }
     if more { prefix["more"] = .bool(true) }
     prefix["prev"] = .string(previous)
-    var text = JSONValue.object(prefix).serialized
-    text.removeLast()  // the closing brace; the sum follows
-    var bytes = Array(text.utf8)
+    var bytes = JSONValue.object(prefix).serializedBytes
+    bytes.removeLast()  // the closing brace; the sum follows
     let sum = SHA256.hex(bytes)
     bytes.append(contentsOf: sumMarker)
     bytes.append(contentsOf: sum.utf8)

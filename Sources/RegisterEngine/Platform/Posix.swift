@@ -5,7 +5,7 @@
 #endif
 
 /// A failed system call: which one, on what, and errno's text.
-public struct SystemError: Error, Equatable, CustomStringConvertible {
+public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
   public var operation: String
   public var path: String?
   public var code: Int32

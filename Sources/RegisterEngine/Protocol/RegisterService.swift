@@ -30,11 +30,16 @@ public struct BatchResult: Sendable {
 /// The register behind the protocol: decodes request lines, decides, applies, journals and
 /// replies.
 ///
-/// It handles requests in batches. Every request of a batch is handled in arrival order
-/// against the state the previous ones left, and no reply leaves before the batch's events are
-/// durable: one journal write and one fsync for the whole batch (group commit). If storage
-/// fails, the batch is rolled back, every mutation in it is refused with `storage_failed`, and
-/// the register takes no more mutations until restarted (reads still work).
+/// Requests are handled one at a time in arrival order, each against the state the previous
+/// ones left. Their events go into the open *group*; no reply leaves before every change it
+/// could have seen is durable. A group is written with one write and one fsync (group commit):
+/// while one group is being written, the requests that arrive meanwhile fill the next one, so
+/// under load many clients share each fsync.
+///
+/// If storage fails, the failed group and everything staged after it are rolled back (the
+/// state before the group is restored), every mutation among them is refused with
+/// `storage_failed`, reads among them are answered again from the restored state, and the
+/// register takes no more mutations until restarted.
 public final class RegisterService {
   public private(set) var register: Register
   private let clock: any RegisterClock
@@ -44,6 +49,31 @@ public final class RegisterService {
   /// Called with a message when storage fails (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }
 
+  /// A reply waiting until the group it depends on is durable.
+  private struct Held {
+    var incoming: IncomingLine
+    var reply: JSONValue
+    /// The newest group with staged changes when the reply was made (nil: nothing pending).
+    var group: Int?
+  }
+
+  /// What to restore if a group fails: the state and the journal chain before it.
+  private struct Checkpoint {
+    var register: Register
+    var sum: String
+    var sequence: Int64
+  }
+
+  private var held: [Held] = []
+  /// The group being filled, and its records.
+  private var openGroup = 1
+  private var openRecords: [PendingRecord] = []
+  /// The group being written, if any, with its records.
+  private var writing: (group: Int, records: [PendingRecord])?
+  private var checkpoints: [Int: Checkpoint] = [:]
+  /// Events that became durable and have not been handed out yet.
+  private var committed: [CommittedEvent] = []
+
   /// A service over `register`; with a `journal`, every change is made durable before its
   /// reply is released.
   public init(register: Register, clock: any RegisterClock, journal: Journal? = nil) {
@@ -52,33 +82,111 @@ public final class RegisterService {
     self.journal = journal
   }
 
-  /// Handles one batch of lines and returns one reply for each, in the same order, plus the
-  /// events that were committed.
+  // MARK: - Staged use (the daemon: a writer thread does the fsyncs)
+
+  /// Handles lines now (state changes in memory); their replies are held until durable.
+  public func submit(_ batch: [IncomingLine]) {
+    for incoming in batch {
+      let reply = reply(to: incoming)
+      let pending = !openRecords.isEmpty ? openGroup : writing?.group
+      held.append(Held(incoming: incoming, reply: reply, group: pending))
+    }
+  }
+
+  /// The next group to write when nothing is being written: seals the open group.
+  public func nextWrite() -> JournalWrite? {
+    guard writing == nil, !openRecords.isEmpty, let journal else { return nil }
+    let group = openGroup
+    let records = openRecords
+    do {
+      let work = try journal.encode(records, group: group)
+      writing = (group, records)
+      openRecords = []
+      openGroup += 1
+      return work
+    } catch {
+      // Cannot happen with sequence numbers the service assigned; treat it as a storage failure.
+      writing = (group, records)
+      openRecords = []
+      openGroup += 1
+      fail(group: group, error: error)
+      return nil
+    }
+  }
+
+  /// The writer finished `work`: with `error`, the group was not made durable.
+  public func finished(_ work: JournalWrite, error: SystemError?) {
+    guard let current = writing, current.group == work.group else { return }
+    if let error {
+      fail(group: work.group, error: error)
+      return
+    }
+    journal?.noteWritten(work)
+    writing = nil
+    checkpoints[work.group] = nil
+    committed.append(contentsOf: current.records.map(Self.committedEvent))
+  }
+
+  /// The replies that may be sent now (in arrival order) and the newly durable events.
+  public func takeReleasable() -> BatchResult {
+    // Everything staged before the open group and not being written is durable.
+    let durable = (writing?.group ?? openGroup) - 1
+    let ready = held.prefix { ($0.group ?? 0) <= durable }
+    held.removeFirst(ready.count)
+    let replies = ready.map {
+      OutgoingReply(connection: $0.incoming.connection, line: $0.reply.serialized)
+    }
+    let events = committed
+    committed = []
+    return BatchResult(replies: replies, events: events)
+  }
+
+  /// True while changes are staged or being written.
+  public var hasPendingWrites: Bool { writing != nil || !openRecords.isEmpty }
+
+  private func fail(group: Int, error: SystemError) {
+    let message = error.description
+    guard let checkpoint = checkpoints[group] else { return }
+    register = checkpoint.register
+    journal?.rewind(toSum: checkpoint.sum, sequence: checkpoint.sequence)
+    storageFailure = message
+    onStorageFailure(message)
+    writing = nil
+    openRecords = []
+    checkpoints = [:]
+    // Answer again, from the restored state, every request whose reply depended on the lost
+    // changes: mutations are now refused with storage_failed.
+    for index in held.indices where (held[index].group ?? 0) >= group {
+      held[index].reply = reply(to: held[index].incoming)
+      held[index].group = nil
+    }
+  }
+
+  static func committedEvent(_ record: PendingRecord) -> CommittedEvent {
+    CommittedEvent(
+      sequence: record.sequence, at: record.at, event: record.event, operatorID: record.operatorID)
+  }
+
+  // MARK: - Synchronous use
+
+  /// Handles one batch of lines, writes its changes (one fsync), and returns one reply per line
+  /// in the same order, plus the events that were committed.
   public func process(_ batch: [IncomingLine]) -> BatchResult {
-    let snapshot = register
-    var pending: [PendingRecord] = []
-    var replies = batch.map { reply(to: $0, pending: &pending) }
-    if !pending.isEmpty, let journal {
-      do {
-        try journal.append(pending)
-      } catch {
-        // Nothing of this batch is durable: forget it, stop taking mutations, and answer every
-        // request again against the state before the batch (mutations are now refused).
-        register = snapshot
-        storageFailure = error.description
-        onStorageFailure(error.description)
-        pending = []
-        var none: [PendingRecord] = []
-        replies = batch.map { reply(to: $0, pending: &none) }
-      }
+    submit(batch)
+    flush()
+    if journal == nil {
+      committed.append(contentsOf: openRecords.map(Self.committedEvent))
+      openRecords = []
+      openGroup += 1
     }
-    let outgoing = zip(batch, replies).map {
-      OutgoingReply(connection: $0.connection, line: $1.serialized)
+    return takeReleasable()
+  }
+
+  /// Writes every staged group now, on this thread.
+  public func flush() {
+    while let work = nextWrite() {
+      finished(work, error: journal?.write(work))
     }
-    let events = pending.map {
-      CommittedEvent(sequence: $0.sequence, at: $0.at, event: $0.event, operatorID: $0.operatorID)
-    }
-    return BatchResult(replies: outgoing, events: events)
   }
 
   /// Handles one batch of lines and returns one reply for each.
@@ -105,7 +213,7 @@ public final class RegisterService {
     }
   }
 
-  private func reply(to incoming: IncomingLine, pending: inout [PendingRecord]) -> JSONValue {
+  private func reply(to incoming: IncomingLine) -> JSONValue {
     guard let bytes = incoming.bytes else {
       return Self.failure(
         id: .null,
@@ -121,15 +229,13 @@ public final class RegisterService {
       return Self.failure(id: error.id, error.error)
     }
     do {
-      return Self.success(id: request.id, try execute(request, pending: &pending))
+      return Self.success(id: request.id, try execute(request))
     } catch {
       return Self.failure(id: request.id, error)
     }
   }
 
-  private func execute(
-    _ request: Request, pending: inout [PendingRecord]
-  ) throws(RegisterError) -> JSONValue {
+  private func execute(_ request: Request) throws(RegisterError) -> JSONValue {
     guard request.command.isMutation else { return try query(request.command) }
     if let storageFailure {
       throw RegisterError(
@@ -139,7 +245,11 @@ public final class RegisterService {
     }
     let now = clock.now()
     let events = try register.decide(request.command, context: CommandContext(now: now))
-    record(events, at: now, key: nil, into: &pending)
+    if openRecords.isEmpty, let journal, checkpoints[openGroup] == nil {
+      checkpoints[openGroup] = Checkpoint(
+        register: register, sum: journal.lastSum, sequence: journal.lastSequence)
+    }
+    record(events, at: now, key: nil, into: &openRecords)
     return result(of: request.command, events: events)
   }
 

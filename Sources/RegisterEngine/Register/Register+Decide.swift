@@ -35,15 +35,42 @@ extension Register {
     return events
   }
 
-  /// Applies `events` to a copy and makes sure the resulting totals can be computed (no
-  /// overflow), so that `apply` never meets a state it cannot total.
+  /// Applies `events` to a copy of the open order and makes sure the result can be totalled
+  /// (no overflow) and no discount exceeds what it applies to, so that `apply` never meets an
+  /// order it cannot total. Only the order is copied: this runs on every request.
   func checkOutcome(of events: [Event]) throws(RegisterError) {
-    var copy = self
-    for event in events { copy.apply(event, at: Timestamp(epochMilliseconds: 0)) }
+    var copy = order
+    var changed = false
+    for event in events where copy.apply(event, at: Timestamp(epochMilliseconds: 0)) {
+      changed = true
+    }
+    guard changed else { return }
+    let totals: OrderTotals
     do {
-      _ = try OrderTotals.compute(copy.order, tax: copy.store.tax)
+      totals = try OrderTotals.compute(copy, tax: store.tax)
     } catch {
       throw RegisterError.overflow()
+    }
+    if !order.tenders.isEmpty && totals.total < self.totals.total {
+      throw RegisterError(
+        .orderHasTenders,
+        "payment has started (\(money(order.paid).decimalString) paid), so the total can only go up; finish paying, or void the order to start over"
+      )
+    }
+    for line in totals.lines where line.lineDiscount > line.gross {
+      throw RegisterError(
+        .invalidDiscount,
+        "line \(line.line)'s discount would be more than the line's amount (\(money(line.gross).decimalString))"
+      )
+    }
+    if case .amount(let amount) = copy.discount?.value {
+      let base = totals.subtotal - totals.lineDiscounts
+      if amount.minorUnits > base {
+        throw RegisterError(
+          .invalidDiscount,
+          "the order discount of \(amount.decimalString) would be more than the order's \(money(base).decimalString)"
+        )
+      }
     }
   }
 

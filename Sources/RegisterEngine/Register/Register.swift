@@ -11,7 +11,8 @@ public struct Register: Sendable {
   public internal(set) var totals: OrderTotals
   public internal(set) var nextOrderID: Int
   public internal(set) var nextReceiptNumber: Int
-  public internal(set) var receipts: [Int: CompletedSale]
+  /// Completed sales by receipt number.
+  public internal(set) var receipts: ReceiptBook<CompletedSale>
   public internal(set) var lastReceiptNumber: Int?
   public internal(set) var day: BusinessDay
   /// Z reports of the days already closed, by day number.
@@ -34,7 +35,7 @@ public struct Register: Sendable {
     totals = OrderTotals()
     nextOrderID = 2
     nextReceiptNumber = 1
-    receipts = [:]
+    receipts = ReceiptBook()
     day = BusinessDay(number: 1)
     closedDays = [:]
     catalogBase = []
@@ -76,23 +77,16 @@ public struct Register: Sendable {
       store = settings
     case .catalogLoaded(let list):
       loadCatalog(list)
-    case .lineAdded(let orderID, let line):
-      guard orderID == order.id else { return }
-      order.lines.append(line)
-      order.nextLine = max(order.nextLine, line.line + 1)
-      touchOrder(at: time)
-    case .lineRemoved(let orderID, let line):
-      guard orderID == order.id, let index = order.index(ofLine: line) else { return }
-      order.lines.remove(at: index)
-      touchOrder(at: time)
-    case .quantitySet(let orderID, let line, let quantity):
-      guard orderID == order.id, let index = order.index(ofLine: line) else { return }
-      order.lines[index].quantity = quantity
-      touchOrder(at: time)
-    case .tenderAdded(let orderID, let tender):
-      guard orderID == order.id else { return }
-      order.tenders.append(tender)
-      touchOrder(at: time)
+    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded:
+      if case .lineRemoved(let orderID, let number) = event, orderID == order.id,
+        let line = order.lines.first(where: { $0.line == number }), !line.voided
+      {
+        // Taking a rung-up line off counts as a line void in the day's report.
+        day.totals.voidedLines += 1
+        day.totals.voidedLinesAmount &+= line.chargedUnitPrice.minorUnits &* line.quantity
+      }
+      guard order.apply(event, at: time) else { return }
+      if day.openedAt == nil { day.openedAt = time }
     case .saleCompleted(let orderID, let receipt, let rounding, let change):
       guard orderID == order.id else { return }
       completeSale(
@@ -135,12 +129,6 @@ public struct Register: Sendable {
     catalogBase = list
   }
 
-  private mutating func touchOrder(at time: Timestamp) {
-    order.version += 1
-    if order.openedAt == nil { order.openedAt = time }
-    if day.openedAt == nil { day.openedAt = time }
-  }
-
   private mutating func recomputeTotals() {
     // `decide` has proven the totals computable; keep the last good totals if a journal that
     // passed its checksums somehow says otherwise.
@@ -157,7 +145,7 @@ public struct Register: Sendable {
       receiptNumber: receipt, day: day.number, at: time, order: order, totals: totals,
       cashRounding: rounding, change: change, header: ReceiptHeader(store: store),
       currency: store.currency, operatorName: operatorID, customer: nil)
-    receipts[receipt] = sale
+    receipts.append(sale)
     lastReceiptNumber = receipt
     nextReceiptNumber = max(nextReceiptNumber, receipt + 1)
     for line in order.activeLines {

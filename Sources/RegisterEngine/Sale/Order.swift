@@ -48,3 +48,29 @@ public struct Order: Sendable, Equatable {
     tenders.reduce(0) { $0 &+ $1.amount.minorUnits }
   }
 }
+
+extension Order {
+  /// Applies an event that changes this order's lines, tenders or discounts, and bumps the
+  /// version. Returns false (changing nothing) for an event about another order or one that
+  /// does not touch an open order's contents.
+  mutating func apply(_ event: Event, at time: Timestamp) -> Bool {
+    switch event {
+    case .lineAdded(let orderID, let line) where orderID == id:
+      lines.append(line)
+      nextLine = max(nextLine, line.line + 1)
+    case .lineRemoved(let orderID, let number) where orderID == id:
+      guard let index = index(ofLine: number) else { return false }
+      lines.remove(at: index)
+    case .quantitySet(let orderID, let number, let quantity) where orderID == id:
+      guard let index = index(ofLine: number) else { return false }
+      lines[index].quantity = quantity
+    case .tenderAdded(let orderID, let tender) where orderID == id:
+      tenders.append(tender)
+    default:
+      return false
+    }
+    version += 1
+    if openedAt == nil { openedAt = time }
+    return true
+  }
+}

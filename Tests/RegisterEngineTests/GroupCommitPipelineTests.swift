@@ -1,0 +1,80 @@
+import Testing
+
+@testable import RegisterEngine
+
+/// The staged path the daemon uses: requests are handled while the previous group is being
+/// written; replies wait until every change they could have seen is durable.
+@Suite struct GroupCommitPipelineTests {
+  static func lines(_ requests: [(Int, String)]) -> [IncomingLine] {
+    requests.map { IncomingLine(connection: $0.0, bytes: Array($0.1.utf8)) }
+  }
+
+  @Test func repliesWaitForTheirGroupAndLaterRequestsFormTheNextGroup() throws {
+    let lane = try JournalLane()
+    let service = lane.service
+    service.submit(Self.lines([(1, #"{"id":1,"op":"add","sku":"JEANS"}"#)]))
+    // Not durable yet: nothing may be released.
+    #expect(service.takeReleasable().replies.isEmpty)
+    let first = try #require(service.nextWrite())
+    // While group 1 is being written, more requests arrive: a read and two changes.
+    service.submit(
+      Self.lines([
+        (2, #"{"id":2,"op":"order"}"#), (1, #"{"id":3,"op":"add","sku":"GIFT"}"#),
+        (3, #"{"id":4,"op":"add","sku":"TEE"}"#),
+      ]))
+    #expect(service.nextWrite() == nil, "only one group is written at a time")
+    #expect(service.takeReleasable().replies.isEmpty)
+    service.finished(first, error: lane.journal.write(first))
+    let afterFirst = service.takeReleasable()
+    // Group 1's reply goes, and so does the read: it came before group 2's changes, after
+    // group 1's, so it waits for group 1 only.
+    #expect(afterFirst.replies.map(\.connection) == [1, 2])
+    #expect(afterFirst.events.map(\.event.type) == ["line_added"])
+    let second = try #require(service.nextWrite())
+    #expect(second.records == 2, "the two changes made while group 1 was written share a write")
+    service.finished(second, error: lane.journal.write(second))
+    let afterSecond = service.takeReleasable()
+    #expect(afterSecond.replies.map(\.connection) == [1, 3])
+    #expect(afterSecond.events.count == 2)
+    #expect(lane.storage.appendCalls == 3)  // start-up, group 1, group 2
+    #expect(lane.scan().isIntact)
+    #expect(lane.scan().records.count == Int(service.register.lastSequence))
+  }
+
+  @Test func aFailedGroupRollsBackItAndEverythingStagedAfterIt() throws {
+    let lane = try JournalLane()
+    let service = lane.service
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    let durable = RegisterState(service.register)
+    let lengthBefore = lane.storage.bytes.count
+    lane.storage.failingAppend = lane.storage.appendCalls + 1
+
+    service.submit(Self.lines([(1, #"{"id":1,"op":"add","sku":"GIFT"}"#)]))
+    let failing = try #require(service.nextWrite())
+    service.submit(
+      Self.lines([
+        (2, #"{"id":2,"op":"order"}"#), (1, #"{"id":3,"op":"set_qty","line":1,"qty":2}"#),
+      ]))
+    service.finished(failing, error: lane.journal.write(failing))
+    let result = service.takeReleasable()
+    let replies = try result.replies.map { try JSONParser.parse($0.line) }
+    #expect(replies.map { $0["id"] } == [.int(1), .int(2), .int(3)])
+    #expect(replies[0].errorCode == "storage_failed")
+    // The read is answered again from the durable state: one line, not two.
+    #expect(replies[1]["result"]?["lines"]?.arrayValue?.count == 1)
+    #expect(replies[2].errorCode == "storage_failed")
+    #expect(result.events.isEmpty)
+    #expect(RegisterState(service.register) == durable)
+    #expect(lane.storage.bytes.count == lengthBefore, "the partial write was cut off")
+    #expect(service.nextWrite() == nil)
+    // Still read-only, and the journal on "disk" replays to the durable state.
+    #expect(try lane.send(#"{"op":"add","sku":"TEE"}"#).errorCode == "storage_failed")
+    #expect(RegisterState(try Register.replaying(lane.scan().records)) == durable)
+  }
+}
+
+extension JournalWrite: Equatable {
+  public static func == (lhs: JournalWrite, rhs: JournalWrite) -> Bool {
+    lhs.group == rhs.group && lhs.bytes == rhs.bytes
+  }
+}
