@@ -90,6 +90,33 @@ enum CommandParser {
         object["number"] = try integer(number, name: "NUMBER")
       }
       invocation = .request(object, .receipt)
+    case "discount":
+      var object = request("discount")
+      if let line = arguments.optionalPositional() {
+        object["line"] = try integer(line, name: "LINE")
+      }
+      let percent = try arguments.option("--percent")
+      let amount = try arguments.option("--amount")
+      switch (percent, amount) {
+      case (let percent?, nil): object["percent"] = .string(percent)
+      case (nil, let amount?): object["amount"] = .string(amount)
+      default: throw UsageError("discount needs --percent P or --amount A (0 removes it)")
+      }
+      guard let reason = try arguments.option("--reason") else {
+        throw UsageError("discount needs --reason TEXT")
+      }
+      object["reason"] = .string(reason)
+      invocation = .request(object, .order)
+    case "override", "override-price":
+      let line = try integer(try arguments.positional("LINE"), name: "LINE")
+      let price = try arguments.positional("PRICE")
+      guard let reason = try arguments.option("--reason") else {
+        throw UsageError("override needs --reason TEXT")
+      }
+      invocation = .request(
+        request(
+          "override_price", ["line": line, "unit_price": .string(price), "reason": .string(reason)]
+        ), .order)
     case "report":
       let kind = arguments.optionalPositional() ?? "x"
       guard kind == "x" || kind == "z" else {

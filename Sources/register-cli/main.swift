@@ -31,6 +31,11 @@ enum CLI {
       tender cash AMOUNT               take cash (change is given when over)
       tender card NUMBER --exp MM/YY --cvv CVV [--amount AMOUNT]
                                        take a card (amount defaults to the balance)
+      discount [LINE] (--percent P | --amount A) --reason TEXT
+                                       discount a line, or the whole order without LINE
+                                       (0 removes the discount)
+      override LINE PRICE --reason TEXT
+                                       replace a line's unit price
       void [--reason TEXT]             cancel the open order and hand back its tenders
       receipt [NUMBER]                 reprint a receipt (default: the last one)
       hello                            check the daemon is there

@@ -42,6 +42,31 @@ public enum RequestDecoder {
     "void": { fields throws(RegisterError) in
       .void(reason: try fields.text("reason", required: false))
     },
+    "discount": { fields throws(RegisterError) in
+      let line = try fields.optional("line", as: Int.self)
+      let percent = try fields.percent("percent")
+      let amount = try fields.money("amount")
+      let reason = try fields.text("reason", required: true) ?? ""
+      let value: DiscountValue?
+      switch (percent, amount) {
+      case (let percent?, nil): value = percent == .zero ? nil : .percent(percent)
+      case (nil, let amount?): value = amount.isZero ? nil : .amount(amount)
+      default:
+        throw RegisterError(
+          .badRequest,
+          "a discount needs exactly one of percent (like \"10\") and amount (like \"5.00\"); 0 removes it"
+        )
+      }
+      return .discount(line: line, value: value, reason: reason)
+    },
+    "override_price": { fields throws(RegisterError) in
+      let line = try fields.required("line", as: Int.self)
+      guard let price = try fields.money("unit_price") else {
+        throw RegisterError(.badRequest, "unit_price is required, like \"19.99\"")
+      }
+      let reason = try fields.text("reason", required: true) ?? ""
+      return .overridePrice(line: line, unitPrice: price, reason: reason)
+    },
     "report": { fields throws(RegisterError) in
       let kindName = try fields.optional("kind", as: String.self) ?? "x"
       guard let kind = DayReport.Kind(rawValue: kindName) else {

@@ -76,7 +76,7 @@ public enum ReceiptRenderer {
     let label = "\(line.quantity) x \(line.name)"
     if line.voided {
       out.columns(label, "VOID")
-      out.line("    (voided, \(money(gross)) not charged)")
+      out.line("    (voided, \(money(gross)) not charged)", indent: "      ")
       return
     }
     out.columns(label, money(gross))
@@ -84,16 +84,19 @@ public enum ReceiptRenderer {
       let delta =
         option.priceDelta.minorUnits == 0
         ? "" : " (\(option.priceDelta.minorUnits > 0 ? "+" : "")\(option.priceDelta.decimalString))"
-      out.line("    \(option.group): \(option.choice)\(delta)")
+      out.line("    \(option.group): \(option.choice)\(delta)", indent: "      ")
     }
     if line.quantity > 1 {
-      out.line("    @ \(line.chargedUnitPrice.decimalString) each")
+      out.line("    @ \(line.chargedUnitPrice.decimalString) each", indent: "      ")
     }
     if let override = line.override {
-      out.line("    price override, was \(line.unitPrice.decimalString) (\(override.reason))")
+      out.line(
+        "    price override, was \(line.unitPrice.decimalString) (\(override.reason))",
+        indent: "      ")
     } else if line.isOnSale {
       let saving = (line.regularPrice.minorUnits &- line.unitPrice.minorUnits) &* line.quantity
-      out.line("    sale, reg \(line.regularPrice.decimalString), save \(money(saving))")
+      out.line(
+        "    sale, reg \(line.regularPrice.decimalString), save \(money(saving))", indent: "      ")
     }
     if let discount = line.discount, let totals, totals.lineDiscount > 0 {
       out.columns(

@@ -66,6 +66,9 @@ public enum ReportRenderer {
     out.columns("Gross sales", money(totals.gross))
     out.columns("Line discounts", money(-totals.lineDiscounts))
     out.columns("Order discounts", money(-totals.orderDiscounts))
+    if totals.overrides > 0 {
+      out.columns("Price overrides (\(totals.overrides))", money(-totals.overrideReduction))
+    }
     out.columns("Net sales", money(totals.netSales))
     for tax in totals.taxByClass {
       out.columns("Tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
@@ -112,6 +115,10 @@ public enum ReportRenderer {
       "line_discounts": money(totals.lineDiscounts),
       "order_discounts": money(totals.orderDiscounts),
       "discounts": money(totals.discounts),
+      "price_overrides": .object([
+        "count": .int(totals.overrides), "reduction": money(totals.overrideReduction),
+      ]),
+      "sale_savings": money(totals.savings),
       "net_sales": money(totals.netSales),
       "taxes": .array(
         totals.taxByClass.map {

@@ -10,8 +10,9 @@ struct TextLayout {
   /// The finished text, one `\n` after every line.
   var text: String { lines.map { $0 + "\n" }.joined() }
 
-  mutating func line(_ text: String) {
-    for piece in wrap(text, indent: "") { lines.append(piece) }
+  /// A line of text; if it is too long it wraps, continuation lines indented by `indent`.
+  mutating func line(_ text: String, indent: String = "") {
+    for piece in wrap(text, indent: indent) { lines.append(piece) }
   }
 
   mutating func blank() { lines.append("") }

@@ -9,6 +9,9 @@ public enum Command: Sendable {
   case setQuantity(line: Int, quantity: Int64)
   case tender(TenderRequest)
   case void(reason: String?)
+  /// A discount on a line, or on the order when `line` is nil; a nil value clears it.
+  case discount(line: Int?, value: DiscountValue?, reason: String)
+  case overridePrice(line: Int, unitPrice: Money, reason: String)
   case report(DayReport.Kind, day: Int?)
   case closeDay(countedCash: Money?)
 
@@ -16,7 +19,7 @@ public enum Command: Sendable {
   public var isMutation: Bool {
     switch self {
     case .hello, .catalog, .showOrder, .receipt, .report: false
-    case .add, .remove, .setQuantity, .tender, .void, .closeDay: true
+    case .add, .remove, .setQuantity, .tender, .void, .closeDay, .discount, .overridePrice: true
     }
   }
 }

@@ -7,6 +7,9 @@ public struct DayTotals: Sendable, Equatable {
   public var lineDiscounts: Int64 = 0
   public var orderDiscounts: Int64 = 0
   public var savings: Int64 = 0
+  /// Lines sold at an overridden price, and what the overrides took off (negative: added).
+  public var overrides = 0
+  public var overrideReduction: Int64 = 0
   /// Tax by class name, in first-seen order.
   public var taxByClass: [TaxLine] = []
   public var tax: Int64 = 0
@@ -55,6 +58,12 @@ public struct DayTotals: Sendable, Equatable {
     lineDiscounts &+= sale.totals.lineDiscounts
     orderDiscounts &+= sale.totals.orderDiscount
     savings &+= sale.totals.savings
+    for line in sale.order.activeLines {
+      guard let override = line.override else { continue }
+      overrides += 1
+      overrideReduction &+=
+        (line.unitPrice.minorUnits &- override.unitPrice.minorUnits) &* line.quantity
+    }
     for line in sale.totals.taxLines { addTax(line) }
     tax &+= sale.totals.tax
     total &+= sale.totals.total

@@ -10,6 +10,10 @@ public enum Event: Sendable, Equatable {
   case lineRemoved(order: Int, line: Int)
   case quantitySet(order: Int, line: Int, quantity: Int64)
   case tenderAdded(order: Int, tender: Tender)
+  /// A discount set on a line (or on the whole order when `line` is nil); nil clears it.
+  case discountSet(order: Int, line: Int?, discount: Discount?)
+  /// A line's unit price replaced by the cashier.
+  case priceOverridden(order: Int, line: Int, override: PriceOverride)
   /// The order is paid: it gets its receipt number; stock goes down; a new order opens.
   case saleCompleted(order: Int, receipt: Int, cashRounding: Money, change: Money)
   /// The open order was cancelled; its tenders were handed back.
@@ -26,6 +30,8 @@ public enum Event: Sendable, Equatable {
     case .lineRemoved: "line_removed"
     case .quantitySet: "quantity_set"
     case .tenderAdded: "tender_added"
+    case .discountSet: "discount_set"
+    case .priceOverridden: "price_overridden"
     case .saleCompleted: "sale_completed"
     case .orderVoided: "order_voided"
     case .dayClosed: "day_closed"
@@ -45,6 +51,16 @@ public enum Event: Sendable, Equatable {
       .object(["order_id": .int(order), "line": .int(line), "qty": .int(quantity)])
     case .tenderAdded(let order, let tender):
       .object(["order_id": .int(order), "tender": tender.json])
+    case .discountSet(let order, let line, let discount):
+      .object([
+        "order_id": .int(order), "line": line.map { .int($0) },
+        "discount": discount?.json ?? .null,
+      ])
+    case .priceOverridden(let order, let line, let override):
+      .object([
+        "order_id": .int(order), "line": .int(line), "unit_price": override.unitPrice.json,
+        "reason": .string(override.reason),
+      ])
     case .saleCompleted(let order, let receipt, let rounding, let change):
       .object([
         "order_id": .int(order), "receipt": .int(receipt), "cash_rounding": rounding.json,
@@ -99,6 +115,25 @@ public enum Event: Sendable, Equatable {
       event = .tenderAdded(
         order: order, tender: try Tender(json: tenderValue, path: "data.tender", currency: currency)
       )
+    case "discount_set":
+      let order = try fields.required("order_id", as: Int.self)
+      let line = try fields.optional("line", as: Int.self)
+      guard let value = fields.raw("discount") else {
+        throw JSONShapeError(path: "data.discount", message: "is required (null clears)")
+      }
+      let discount =
+        value == .null
+        ? nil : try Discount(json: value, path: "data.discount", currency: currency)
+      event = .discountSet(order: order, line: line, discount: discount)
+    case "price_overridden":
+      let order = try fields.required("order_id", as: Int.self)
+      let line = try fields.required("line", as: Int.self)
+      guard let price = try fields.money("unit_price", currency: currency) else {
+        throw JSONShapeError(path: "data.unit_price", message: "is required")
+      }
+      let reason = try fields.required("reason", as: String.self)
+      event = .priceOverridden(
+        order: order, line: line, override: PriceOverride(unitPrice: price, reason: reason))
     case "sale_completed":
       event = .saleCompleted(
         order: try fields.required("order_id"), receipt: try fields.required("receipt"),

@@ -23,6 +23,14 @@ extension Register {
         throw RegisterError(.emptyOrder, "the order is empty; there is nothing to void")
       }
       events = [.orderVoided(order: order.id, reason: reason)]
+    case .discount(let line, let value, let reason):
+      events = [try decideDiscount(line: line, value: value, reason: reason)]
+    case .overridePrice(let number, let price, let reason):
+      _ = try activeLine(number)
+      events = [
+        .priceOverridden(
+          order: order.id, line: number, override: PriceOverride(unitPrice: price, reason: reason))
+      ]
     case .closeDay(let counted):
       guard order.isEmpty else {
         throw RegisterError(
@@ -190,6 +198,32 @@ extension Register {
     return [.quantitySet(order: order.id, line: number, quantity: quantity)]
   }
 
+  private func decideDiscount(
+    line number: Int?, value: DiscountValue?, reason: String
+  ) throws(RegisterError) -> Event {
+    if let number {
+      _ = try activeLine(number)
+    } else if order.activeLines.isEmpty {
+      throw RegisterError(.emptyOrder, "the order is empty; there is nothing to discount")
+    }
+    switch value {
+    case .percent(let percent):
+      guard percent > .zero, percent <= .hundred else {
+        throw RegisterError(
+          .invalidDiscount, "a discount percentage must be more than 0 and at most 100")
+      }
+    case .amount(let amount):
+      guard amount.minorUnits > 0 else {
+        throw RegisterError(.invalidDiscount, "a discount amount must be more than 0")
+      }
+    case nil:
+      break
+    }
+    return .discountSet(
+      order: order.id, line: number,
+      discount: value.map { Discount(value: $0, reason: reason) })
+  }
+
   // MARK: - Tender
 
   private func decideTender(
@@ -212,6 +246,14 @@ extension Register {
       let due = try cashDue(balance)
       guard amount.minorUnits > 0 || due == 0 else {
         throw RegisterError(.invalidAmount, "a tender amount must be greater than zero")
+      }
+      if amount.minorUnits >= balance && amount.minorUnits < due {
+        // Cash rounds the balance up here; taking this would leave nothing due and the sale
+        // not settled.
+        throw RegisterError(
+          .invalidAmount,
+          "in cash the balance of \(money(balance).decimalString) is due as \(money(due).decimalString) (cash rounding); tender \(money(due).decimalString) or more, or less than \(money(balance).decimalString)"
+        )
       }
       events.append(.tenderAdded(order: order.id, tender: Tender(type: .cash, amount: amount)))
       if amount.minorUnits >= due {

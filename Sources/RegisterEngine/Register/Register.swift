@@ -77,7 +77,7 @@ public struct Register: Sendable {
       store = settings
     case .catalogLoaded(let list):
       loadCatalog(list)
-    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded:
+    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden:
       if case .lineRemoved(let orderID, let number) = event, orderID == order.id,
         let line = order.lines.first(where: { $0.line == number }), !line.voided
       {

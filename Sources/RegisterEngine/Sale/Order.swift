@@ -66,6 +66,16 @@ extension Order {
       lines[index].quantity = quantity
     case .tenderAdded(let orderID, let tender) where orderID == id:
       tenders.append(tender)
+    case .discountSet(let orderID, let number, let newDiscount) where orderID == id:
+      if let number {
+        guard let index = index(ofLine: number) else { return false }
+        lines[index].discount = newDiscount
+      } else {
+        discount = newDiscount
+      }
+    case .priceOverridden(let orderID, let number, let override) where orderID == id:
+      guard let index = index(ofLine: number) else { return false }
+      lines[index].override = override
     default:
       return false
     }
