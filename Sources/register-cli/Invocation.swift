@@ -17,6 +17,7 @@ enum OutputStyle {
   case catalog
   case hello
   case report
+  case parked
   case plain(String)
 }
 
@@ -34,6 +35,8 @@ enum Invocation {
   case batch
   /// Work on the journal offline.
   case local(LocalCommand)
+  /// Follow the order live (the customer display).
+  case watch(topics: [String], count: Int?)
   case help
 }
 
@@ -117,6 +120,45 @@ enum CommandParser {
         request(
           "override_price", ["line": line, "unit_price": .string(price), "reason": .string(reason)]
         ), .order)
+    case "void-line", "void_line":
+      let line = try integer(try arguments.positional("LINE"), name: "LINE")
+      invocation = .request(request("void_line", ["line": line]), .order)
+    case "park":
+      var object = request("park")
+      if let note = try arguments.option("--note") { object["note"] = .string(note) }
+      invocation = .request(object, .order)
+    case "parked":
+      invocation = .request(request("parked"), .parked)
+    case "resume":
+      let order = try integer(try arguments.positional("ORDER"), name: "ORDER")
+      invocation = .request(request("resume", ["order_id": order]), .order)
+    case "return", "refund":
+      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT")
+      guard let reason = try arguments.option("--reason") else {
+        throw UsageError("return needs --reason TEXT")
+      }
+      var lines: [JSONValue] = []
+      while let item = arguments.optionalPositional() {
+        let parts = item.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let line = Int(parts[0]),
+          let quantity = parts.count == 2 ? Int(parts[1]) : 1
+        else { throw UsageError("return takes LINE or LINE:QTY, got \"\(item)\"") }
+        lines.append(.object(["line": .int(line), "qty": .int(quantity)]))
+      }
+      guard !lines.isEmpty else { throw UsageError("return needs at least one LINE[:QTY]") }
+      invocation = .request(
+        request("return", ["receipt": receipt, "lines": .array(lines), "reason": .string(reason)]),
+        .receipt)
+    case "watch":
+      let topics =
+        try arguments.option("--topics").map {
+          $0.split(separator: ",").map(String.init)
+        } ?? ["order", "sale", "day"]
+      let count = try arguments.option("--count").map { text throws(UsageError) in
+        guard let value = Int(text), value > 0 else { throw UsageError("--count must be a number") }
+        return value
+      }
+      invocation = .watch(topics: topics, count: count)
     case "report":
       let kind = arguments.optionalPositional() ?? "x"
       guard kind == "x" || kind == "z" else {
@@ -154,6 +196,12 @@ enum CommandParser {
     try arguments.finish()
     return invocation
   }
+
+  /// Ops that change the register: they carry an idempotency key so a retry happens once.
+  static let mutatingOps: Set<String> = [
+    "add", "remove", "set_qty", "tender", "void", "discount", "override_price", "void_line",
+    "park", "resume", "return", "close_day",
+  ]
 
   static func request(_ op: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) -> JSONObject
   {

@@ -24,6 +24,15 @@ enum Output {
         "registerd \(version) serving \(store) (protocol \(result["protocol"].map(describe) ?? "?"))\n"
     case .report:
       return result["text"]?.stringValue ?? result.pretty + "\n"
+    case .parked:
+      let orders = result["parked"]?.arrayValue ?? []
+      if orders.isEmpty { return "No parked orders.\n" }
+      return orders.map { parkedOrder in
+        let note = parkedOrder["note"]?.stringValue.map { " — \($0)" } ?? ""
+        return "Parked order \(text(parkedOrder["order_id"]))\(note): "
+          + "\(text(parkedOrder["item_count"])) items, total \(text(parkedOrder["total"])), "
+          + "parked \(text(parkedOrder["parked_at"]))\n"
+      }.joined()
     case .plain(let message):
       return message + "\n"
     }
@@ -55,6 +64,19 @@ enum Output {
   /// The order as a small table with totals.
   static func order(_ order: JSONValue) -> String {
     var out = ""
+    if let voided = order["voided_order_id"] {
+      let reversed = (order["reversed_tenders"]?.arrayValue ?? []).map { tender in
+        let label = tender["card"].map { "\(text($0["brand"])) ****\(text($0["last4"]))" } ?? "cash"
+        return "\(label) \(text(tender["amount"]))"
+      }
+      out += "Order \(describe(voided)) voided"
+      out +=
+        reversed.isEmpty ? ".\n" : "; hand back / reverse: \(reversed.joined(separator: ", ")).\n"
+    }
+    if let parked = order["parked"] {
+      out +=
+        "Order \(text(parked["order_id"])) parked (resume it with: register-cli resume \(text(parked["order_id"]))).\n"
+    }
     let status = text(order["status"])
     out += "Order \(text(order["order_id"])) (\(status), version \(text(order["version"])))\n"
     let lines = order["lines"]?.arrayValue ?? []

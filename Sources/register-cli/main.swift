@@ -37,6 +37,16 @@ enum CLI {
       override LINE PRICE --reason TEXT
                                        replace a line's unit price
       void [--reason TEXT]             cancel the open order and hand back its tenders
+      void-line LINE                   void a line: it stays on the order, marked VOID
+      park [--note TEXT]               set the open order aside and open a new one
+      parked                           list parked orders
+      resume ORDER                     bring a parked order back as the open order
+      return RECEIPT LINE[:QTY]... --reason TEXT
+                                       refund items of an earlier receipt to the tenders
+                                       they were paid with
+      watch [--topics order,sale,day] [--count N]
+                                       the customer display: print the order as it
+                                       changes; reconnects when registerd restarts
       receipt [NUMBER]                 reprint a receipt (default: the last one)
       hello                            check the daemon is there
 
@@ -54,6 +64,9 @@ enum CLI {
                                        time, then its Z report (X report if still open)
     (DIR defaults to $REGISTER_DATA_DIR, else .registerd)
 
+    Every change is sent with a fresh idempotency key; if the connection breaks before the
+    reply, register-cli reconnects and retries with the same key, so it happens once.
+
     Scripting:
       batch, -                         read commands from standard input, one per line
       --json                           print each reply's JSON instead of text
@@ -66,6 +79,22 @@ enum CLI {
     writeStandardError("register-cli: \(message)\n")
     return status
   }
+}
+
+/// 128 random bits as hex, from /dev/urandom: an idempotency key.
+func randomKey() -> String {
+  var bytes = [UInt8](repeating: 0, count: 16)
+  let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+  if fd >= 0 {
+    _ = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+    close(fd)
+  }
+  var spec = timespec()
+  clock_gettime(CLOCK_REALTIME, &spec)
+  // Mixed with the time and pid, in case /dev/urandom could not be read.
+  bytes[0] ^= UInt8(truncatingIfNeeded: spec.tv_nsec)
+  bytes[1] ^= UInt8(truncatingIfNeeded: getpid())
+  return hexString(bytes)
 }
 
 /// Reads the process environment.
@@ -88,6 +117,8 @@ final class Session {
   let json: Bool
   private var connection: LineConnection?
   private var nextID = 1
+  /// How long to keep retrying a request whose connection broke before its reply came.
+  static let retryWindowMilliseconds = 15_000
 
   init(socketPath: String, json: Bool) {
     self.socketPath = socketPath
@@ -104,26 +135,59 @@ final class Session {
       return runBatch()
     case .local(let command):
       return Offline.run(command, json: json, environment: readEnvironment())
+    case .watch(let topics, let count):
+      return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .request(var object, let style):
       object["id"] = .int(nextID)
       nextID += 1
-      let replyLine: String
+      if case .string(let op) = object["op"] ?? .null, CommandParser.mutatingOps.contains(op) {
+        // A fresh key per change; the same key on every retry of it, so it happens once.
+        object["key"] = .string(randomKey())
+      }
+      switch exchange(JSONValue.object(object).serialized) {
+      case .success(let line):
+        return show(line, style: style)
+      case .failure(let failure):
+        return CLI.fail(.unreachable, failure.message)
+      }
+    }
+  }
+
+  struct Unreachable: Error {
+    var message: String
+  }
+
+  /// Sends a request and reads its reply. If the connection breaks after the request went out
+  /// (the daemon restarting, say), reconnects and sends the same line again — with the same
+  /// idempotency key, so a change is made at most once — for up to 15 seconds.
+  private func exchange(_ line: String) -> Result<String, Unreachable> {
+    var waited = 0
+    var lastError = ""
+    var sentOnce = false
+    while true {
       do {
         let connection = try connect()
-        guard let line = try connection.request(JSONValue.object(object).serialized) else {
-          self.connection = nil
-          return CLI.fail(
-            .unreachable, "registerd at \(socketPath) closed the connection without replying")
-        }
-        replyLine = line
+        try connection.send(line: line)
+        sentOnce = true
+        if let reply = try connection.readLine() { return .success(reply) }
+        lastError = "registerd closed the connection before replying"
       } catch {
-        self.connection = nil
-        return CLI.fail(
-          .unreachable,
-          "cannot reach registerd at \(socketPath) (\(error)); is registerd running? Start it with `swift run registerd` or pass --socket PATH"
-        )
+        lastError = error.description
       }
-      return show(replyLine, style: style)
+      self.connection = nil
+      // Never reached it at all: registerd is not running; say so at once.
+      guard sentOnce, waited < Self.retryWindowMilliseconds else {
+        return .failure(
+          Unreachable(
+            message:
+              "cannot reach registerd at \(socketPath) (\(lastError)); is registerd running? Start it with `swift run registerd` or pass --socket PATH"
+          ))
+      }
+      if waited == 0 {
+        writeStandardError("register-cli: connection lost (\(lastError)); retrying…\n")
+      }
+      usleep(250_000)
+      waited += 250
     }
   }
 

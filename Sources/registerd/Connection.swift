@@ -15,6 +15,8 @@ final class Connection {
   var readClosed = false
   /// The connection failed; close it without writing anything more.
   var broken = false
+  /// Live events this connection listens to, once it has subscribed.
+  var subscription: Subscription?
 
   init(id: Int, fd: Int32, peerUID: UInt32?) {
     self.id = id

@@ -16,12 +16,17 @@ final class Server {
   /// Lines taken from one client in one pass, so one busy client cannot starve the others.
   static let linesPerPass = 256
   static let maximumConnections = 1000
+  /// A subscriber whose unread events pass this many bytes is cut off (with a last error line)
+  /// rather than growing the daemon's memory.
+  static let subscriberLimit = 1 << 20
 
   private let listenFD: Int32
   private let signalFD: Int32
   private let socketPath: String
   private let service: RegisterService
   private let writer: JournalWriter?
+  /// The journal file, read to catch a reconnecting subscriber up.
+  var journalPath: String?
   private var connections: [Connection] = []
   private var nextConnectionID = 1
   private var stopping = false
@@ -184,15 +189,97 @@ final class Server {
     if startNext { startWrite() }
   }
 
-  /// Queues every reply whose changes are durable.
+  /// Sends newly durable events to subscribers, then every reply whose changes are durable.
   private func release() {
     let result = service.takeReleasable()
+    if !result.events.isEmpty {
+      for connection in connections where connection.subscription != nil && !connection.broken {
+        for event in result.events {
+          deliver(JournalRecordLine(event), to: connection)
+        }
+        checkSubscriberBacklog(connection)
+      }
+    }
     guard !result.replies.isEmpty else { return }
     var byID: [Int: Connection] = [:]
     for connection in connections { byID[connection.id] = connection }
     for reply in result.replies {
-      byID[reply.connection]?.enqueue(line: reply.line)
+      guard let connection = byID[reply.connection] else { continue }
+      connection.enqueue(line: reply.line)
+      if let subscription = reply.subscription {
+        subscribe(connection, subscription)
+      }
     }
+  }
+
+  /// An event as a subscriber receives it.
+  private struct JournalRecordLine {
+    var sequence: Int64
+    var type: String
+    var line: String
+
+    init(_ event: CommittedEvent) {
+      sequence = event.sequence
+      type = event.event.type
+      line = Topics.line(for: event).serialized
+    }
+
+    init(_ record: JournalRecord) {
+      sequence = record.sequence
+      type = record.type
+      line =
+        JSONValue.object([
+          "event": .string(record.type), "seq": .int(record.sequence),
+          "at": .string(record.at.iso8601), "data": record.data,
+        ]).serialized
+    }
+  }
+
+  private func deliver(_ event: JournalRecordLine, to connection: Connection) {
+    guard var subscription = connection.subscription, event.sequence > subscription.cursor else {
+      return
+    }
+    if subscription.wants(event.type) { connection.enqueue(line: event.line) }
+    subscription.cursor = event.sequence
+    connection.subscription = subscription
+  }
+
+  /// Starts a subscription; with `after`, first replays from the journal every durable event
+  /// after it, so a reconnecting display catches up without a gap.
+  private func subscribe(_ connection: Connection, _ subscription: Subscription) {
+    connection.subscription = subscription
+    let durable = service.durableSequence
+    if subscription.cursor < durable, let journalPath {
+      let bytes = (try? FileIO.read(journalPath)) ?? []
+      for record in JournalScanner.scan(bytes).records
+      where record.sequence > subscription.cursor && record.sequence <= durable {
+        deliver(JournalRecordLine(record), to: connection)
+        if connection.pendingOutput > Self.subscriberLimit { break }
+      }
+    }
+    if var current = connection.subscription, current.cursor < durable {
+      current.cursor = durable
+      connection.subscription = current
+    }
+    checkSubscriberBacklog(connection)
+  }
+
+  /// Cuts off a subscriber that has fallen too far behind: one last error line, then close.
+  private func checkSubscriberBacklog(_ connection: Connection) {
+    guard connection.pendingOutput > Self.subscriberLimit else { return }
+    connection.enqueue(
+      line: JSONValue.object([
+        "event": "error",
+        "error": .object([
+          "code": .string(ErrorCode.subscriberTooSlow.rawValue),
+          "message": .string(
+            "this listener fell more than \(Self.subscriberLimit) bytes behind and was disconnected; reconnect and subscribe with after to catch up"
+          ),
+        ]),
+      ]).serialized)
+    connection.flush()
+    connection.broken = true
+    log("connection \(connection.id) cut off: subscriber too slow")
   }
 
   private func closeFinished() {

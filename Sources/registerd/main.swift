@@ -133,6 +133,7 @@ log("listening on \(options.socketPath)")
 let server = Server(
   listenFD: listenFD, signalFD: signalFD, socketPath: options.socketPath, service: service,
   writer: JournalWriter(journal: journal))
+server.journalPath = JournalFiles.journalPath(in: options.dataDirectory)
 server.onHangup = { log("SIGHUP received") }
 server.run()
 exit(0)

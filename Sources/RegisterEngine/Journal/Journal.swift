@@ -54,6 +54,17 @@ public final class FileJournalStorage: JournalStorage {
 
 /// An event ready to be journaled, with the facts that go in its record's envelope.
 public struct PendingRecord: Sendable {
+  public init(
+    sequence: Int64, at: Timestamp, event: Event, operatorID: String?, key: KeyRecord?, more: Bool
+  ) {
+    self.sequence = sequence
+    self.at = at
+    self.event = event
+    self.operatorID = operatorID
+    self.key = key
+    self.more = more
+  }
+
   public var sequence: Int64
   public var at: Timestamp
   public var event: Event

@@ -29,6 +29,7 @@ extension Register {
         )
       }
       register.apply(event, at: record.at, operatorID: record.operatorID, sequence: record.sequence)
+      if let key = record.key { register.remember(key) }
       count += 1
       if count % 10_000 == 0 { progress?(count) }
     }

@@ -18,6 +18,22 @@ public struct OutgoingReply: Sendable {
   public var connection: Int
   /// The serialized reply, without a trailing newline.
   public var line: String
+  /// When the request was a successful `subscribe`: what the connection now listens to.
+  public var subscription: Subscription?
+}
+
+/// A connection's live-event subscription: the event types it wants (nil: all) and the last
+/// sequence number it has been sent (or said it has seen).
+public struct Subscription: Sendable, Equatable {
+  public var topics: Set<String>?
+  public var cursor: Int64
+
+  public init(topics: Set<String>?, cursor: Int64) {
+    self.topics = topics
+    self.cursor = cursor
+  }
+
+  public func wants(_ type: String) -> Bool { topics?.contains(type) ?? true }
 }
 
 /// What one batch produced: a reply per line, and the events that became durable (for live
@@ -55,7 +71,13 @@ public final class RegisterService {
     var reply: JSONValue
     /// The newest group with staged changes when the reply was made (nil: nothing pending).
     var group: Int?
+    var subscription: Subscription?
   }
+
+  /// The subscription a `subscribe` request being handled asked for.
+  private var pendingSubscription: Subscription?
+  /// The sequence number of the last record known to be on disk.
+  public private(set) var durableSequence: Int64 = 0
 
   /// What to restore if a group fails: the state and the journal chain before it.
   private struct Checkpoint {
@@ -80,6 +102,7 @@ public final class RegisterService {
     self.register = register
     self.clock = clock
     self.journal = journal
+    durableSequence = journal?.lastSequence ?? register.lastSequence
   }
 
   // MARK: - Staged use (the daemon: a writer thread does the fsyncs)
@@ -87,9 +110,11 @@ public final class RegisterService {
   /// Handles lines now (state changes in memory); their replies are held until durable.
   public func submit(_ batch: [IncomingLine]) {
     for incoming in batch {
+      pendingSubscription = nil
       let reply = reply(to: incoming)
       let pending = !openRecords.isEmpty ? openGroup : writing?.group
-      held.append(Held(incoming: incoming, reply: reply, group: pending))
+      held.append(
+        Held(incoming: incoming, reply: reply, group: pending, subscription: pendingSubscription))
     }
   }
 
@@ -122,6 +147,7 @@ public final class RegisterService {
       return
     }
     journal?.noteWritten(work)
+    durableSequence = current.records.last?.sequence ?? durableSequence
     writing = nil
     checkpoints[work.group] = nil
     committed.append(contentsOf: current.records.map(Self.committedEvent))
@@ -134,7 +160,9 @@ public final class RegisterService {
     let ready = held.prefix { ($0.group ?? 0) <= durable }
     held.removeFirst(ready.count)
     let replies = ready.map {
-      OutgoingReply(connection: $0.incoming.connection, line: $0.reply.serialized)
+      OutgoingReply(
+        connection: $0.incoming.connection, line: $0.reply.serialized, subscription: $0.subscription
+      )
     }
     let events = committed
     committed = []
@@ -157,8 +185,10 @@ public final class RegisterService {
     // Answer again, from the restored state, every request whose reply depended on the lost
     // changes: mutations are now refused with storage_failed.
     for index in held.indices where (held[index].group ?? 0) >= group {
+      pendingSubscription = nil
       held[index].reply = reply(to: held[index].incoming)
       held[index].group = nil
+      held[index].subscription = pendingSubscription
     }
   }
 
@@ -176,6 +206,7 @@ public final class RegisterService {
     flush()
     if journal == nil {
       committed.append(contentsOf: openRecords.map(Self.committedEvent))
+      durableSequence = openRecords.last?.sequence ?? durableSequence
       openRecords = []
       openGroup += 1
     }
@@ -237,11 +268,31 @@ public final class RegisterService {
 
   private func execute(_ request: Request) throws(RegisterError) -> JSONValue {
     guard request.command.isMutation else { return try query(request.command) }
+    // A repeated key gets the original reply and changes nothing — even after a restart.
+    var fingerprint = ""
+    if let key = request.key {
+      fingerprint = SHA256.hex(Array(request.fingerprint.utf8))
+      if let stored = register.keys[key] {
+        guard stored.fingerprint == fingerprint else {
+          throw RegisterError(
+            .keyReused,
+            "key \"\(key)\" was already used for a different request; use a fresh key for a new change"
+          )
+        }
+        return stored.reply
+      }
+    }
     if let storageFailure {
       throw RegisterError(
         .storageFailed,
         "the register cannot store changes (\(storageFailure)); nothing was changed. Fix the storage and restart registerd"
       )
+    }
+    if let expected = request.expectVersion, expected != register.order.version {
+      throw RegisterError(
+        .versionConflict,
+        "order \(register.order.id) is at version \(register.order.version), not \(expected); look at it again before changing it",
+        data: register.orderJSON)
     }
     let now = clock.now()
     let events = try register.decide(request.command, context: CommandContext(now: now))
@@ -250,7 +301,13 @@ public final class RegisterService {
         register: register, sum: journal.lastSum, sequence: journal.lastSequence)
     }
     record(events, at: now, key: nil, into: &openRecords)
-    return result(of: request.command, events: events)
+    let reply = result(of: request.command, events: events)
+    if let key = request.key, !openRecords.isEmpty {
+      let stored = KeyRecord(key: key, fingerprint: fingerprint, reply: reply)
+      openRecords[openRecords.count - 1].key = stored
+      register.remember(stored)
+    }
+    return reply
   }
 
   /// Applies events and queues their journal records (one request's records are linked with
@@ -294,10 +351,23 @@ public final class RegisterService {
       guard let wanted = number ?? register.lastReceiptNumber else {
         throw RegisterError(.receiptNotFound, "no sale has been completed yet")
       }
-      guard let sale = register.receipts[wanted] else {
-        throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
+      if let sale = register.receipts[wanted] { return sale.receiptReply(reprint: true) }
+      if let refund = register.returns[wanted] { return refund.receiptReply(reprint: true) }
+      throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
+    case .listParked:
+      return .object(["parked": .array(register.parked.map(register.parkedJSON))])
+    case .subscribe(let topics, let after):
+      let start = after ?? register.lastSequence
+      guard start <= register.lastSequence else {
+        throw RegisterError(
+          .badRequest, "after \(start) is beyond the last event (\(register.lastSequence))")
       }
-      return sale.receiptReply(reprint: true)
+      pendingSubscription = Subscription(topics: topics, cursor: start)
+      return .object([
+        "subscribed": true,
+        "topics": topics.map { .array($0.sorted().map(JSONValue.string)) } ?? .string("all"),
+        "after": .int(start),
+      ])
     case .report(.x, _):
       return ReportRenderer.reply(DayReport(openDayOf: register, at: clock.now()))
     case .report(.z, let day):
@@ -328,6 +398,21 @@ public final class RegisterService {
       case .dayClosed(let number, _):
         guard let closed = register.closedDays[number] else { continue }
         return ReportRenderer.reply(DayReport(closed: closed))
+      case .returnCompleted(let event):
+        guard let refund = register.returns[event.receipt] else { continue }
+        return refund.receiptReply(reprint: false)
+      case .orderVoided(let orderID, _, let reversed):
+        // The new open order, and what the void handed back.
+        guard case .object(var object) = register.orderJSON else { continue }
+        object["voided_order_id"] = .int(orderID)
+        object["reversed_tenders"] = .array(reversed.map(\.json))
+        return .object(object)
+      case .orderParked(let orderID, _):
+        guard let parked = register.parked.first(where: { $0.id == orderID }),
+          case .object(var object) = register.orderJSON
+        else { continue }
+        object["parked"] = register.parkedJSON(parked)
+        return .object(object)
       default:
         continue
       }

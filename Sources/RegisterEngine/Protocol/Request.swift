@@ -67,6 +67,54 @@ public enum RequestDecoder {
       let reason = try fields.text("reason", required: true) ?? ""
       return .overridePrice(line: line, unitPrice: price, reason: reason)
     },
+    "void_line": { fields throws(RegisterError) in .voidLine(line: try fields.required("line")) },
+    "park": { fields throws(RegisterError) in
+      .park(note: try fields.text("note", required: false))
+    },
+    "parked": { _ throws(RegisterError) in .listParked },
+    "resume": { fields throws(RegisterError) in .resume(orderID: try fields.required("order_id")) },
+    "return": { fields throws(RegisterError) in
+      let receipt = try fields.required("receipt", as: Int.self)
+      guard let items = try fields.optional("lines", as: [JSONValue].self) else {
+        throw RegisterError(.badRequest, "lines is required, like [{\"line\": 1, \"qty\": 1}]")
+      }
+      var lines: [ReturnRequestLine] = []
+      for (index, item) in items.enumerated() {
+        let path = "lines[\(index)]"
+        do {
+          var lineFields = RequestFields(
+            try JSONFields(item, path: path), currency: fields.currency)
+          let line = try lineFields.required("line", as: Int.self)
+          guard let quantity = try lineFields.quantity("qty") else {
+            throw RegisterError(.badRequest, "\(path).qty is required")
+          }
+          try lineFields.rejectUnknown()
+          lines.append(ReturnRequestLine(line: line, quantity: quantity))
+        } catch let error as RegisterError {
+          throw error
+        } catch {
+          throw RegisterError(
+            .badRequest, "\(path) must be an object like {\"line\": 1, \"qty\": 1}")
+        }
+      }
+      let reason = try fields.text("reason", required: true) ?? ""
+      return .returnItems(receipt: receipt, lines: lines, reason: reason)
+    },
+    "subscribe": { fields throws(RegisterError) in
+      var topics: Set<String>?
+      if let names = try fields.optional("topics", as: [String].self) {
+        guard let expanded = Topics.expand(names) else {
+          throw RegisterError(
+            .badRequest,
+            "unknown topic; use groups (\(Topics.groups.keys.sorted().joined(separator: ", "))) or event types"
+          )
+        }
+        topics = expanded
+      }
+      let after = try fields.optional("after", as: Int64.self)
+      if let after, after < 0 { throw RegisterError(.badRequest, "after must be 0 or more") }
+      return .subscribe(topics: topics, after: after)
+    },
     "report": { fields throws(RegisterError) in
       let kindName = try fields.optional("kind", as: String.self) ?? "x"
       guard let kind = DayReport.Kind(rawValue: kindName) else {

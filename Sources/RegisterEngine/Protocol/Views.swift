@@ -122,9 +122,21 @@ extension Register {
     ])
   }
 
-  /// Units of `sku` held by the open order (they are not available to sell elsewhere).
+  /// Units of `sku` held by the open order and parked orders (not available to sell).
   func reserved(sku: String) -> Int64 {
-    order.quantity(ofSKU: sku)
+    parked.reduce(order.quantity(ofSKU: sku)) { $0 + $1.quantity(ofSKU: sku) }
+  }
+
+  /// A parked order as `parked` lists it: the order object plus when and why it was parked.
+  func parkedJSON(_ parkedOrder: Order) -> JSONValue {
+    let totals = (try? OrderTotals.compute(parkedOrder, tax: store.tax)) ?? OrderTotals()
+    guard
+      case .object(var object) = Register.orderJSON(
+        parkedOrder, totals: totals, status: "parked", currency: store.currency, cashDue: 0,
+        change: 0, cashRounding: 0, hasCashRounding: false)
+    else { return .null }
+    object["parked_at"] = parkedOrder.parkedAt.map { .string($0.iso8601) }
+    return .object(object)
   }
 }
 

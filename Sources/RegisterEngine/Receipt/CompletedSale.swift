@@ -6,6 +6,8 @@ public struct ReceiptHeader: Sendable, Equatable {
   public var footer: String?
   public var width: Int
   public var taxIncluded: Bool
+  /// Tax was rounded on each line (rather than per class total).
+  public var taxPerLine: Bool
 
   public init(store: StoreSettings) {
     storeName = store.name
@@ -14,6 +16,7 @@ public struct ReceiptHeader: Sendable, Equatable {
     footer = store.receiptFooter
     width = store.receiptWidth
     taxIncluded = store.tax.pricesIncludeTax
+    taxPerLine = store.tax.rounding == .perLine
   }
 }
 

@@ -86,6 +86,19 @@ public enum ReportRenderer {
     out.rule()
     out.columns("Voided orders (\(totals.voidedOrders))", money(totals.voidedOrdersAmount))
     out.columns("Voided lines (\(totals.voidedLines))", money(totals.voidedLinesAmount))
+    for reversal in totals.reversals {
+      out.columns("  reversed \(reversal.key) (\(reversal.count))", money(reversal.amount))
+    }
+    out.rule()
+    out.columns("Returns (\(totals.returnsCount))", money(-totals.returnsTotal))
+    out.columns("  items returned", String(totals.returnedItems))
+    out.columns("  tax refunded", money(-totals.returnsTax))
+    for refund in totals.refunds {
+      out.columns("  refund \(refund.key) (\(refund.count))", money(-refund.amount))
+    }
+    if totals.refundCashRounding != 0 {
+      out.columns("  refund cash rounding", money(-totals.refundCashRounding))
+    }
     out.rule()
     if let first = totals.firstReceipt, let last = totals.lastReceipt {
       out.columns("Receipts", first == last ? "\(first)" : "\(first)-\(last)")
@@ -140,6 +153,19 @@ public enum ReportRenderer {
       ]),
       "voided_lines": .object([
         "count": .int(totals.voidedLines), "amount": money(totals.voidedLinesAmount),
+      ]),
+      "reversed_tenders": .array(
+        totals.reversals.map {
+          .object(["type": .string($0.key), "count": .int($0.count), "amount": money($0.amount)])
+        }),
+      "returns": .object([
+        "count": .int(totals.returnsCount), "items": .int(totals.returnedItems),
+        "net": money(totals.returnsNet), "tax": money(totals.returnsTax),
+        "total": money(totals.returnsTotal), "cash_rounding": money(totals.refundCashRounding),
+        "refunds": .array(
+          totals.refunds.map {
+            .object(["type": .string($0.key), "count": .int($0.count), "amount": money($0.amount)])
+          }),
       ]),
       "first_receipt": totals.firstReceipt.map { .int($0) },
       "last_receipt": totals.lastReceipt.map { .int($0) },

@@ -12,14 +12,23 @@ public enum Command: Sendable {
   /// A discount on a line, or on the order when `line` is nil; a nil value clears it.
   case discount(line: Int?, value: DiscountValue?, reason: String)
   case overridePrice(line: Int, unitPrice: Money, reason: String)
+  case voidLine(line: Int)
+  case park(note: String?)
+  case listParked
+  case resume(orderID: Int)
+  case returnItems(receipt: Int, lines: [ReturnRequestLine], reason: String)
+  /// Turn the connection into a listener for events (handled by the daemon's connection).
+  case subscribe(topics: Set<String>?, after: Int64?)
   case report(DayReport.Kind, day: Int?)
   case closeDay(countedCash: Money?)
 
   /// True when the command changes state (and so is journaled and needs durability).
   public var isMutation: Bool {
     switch self {
-    case .hello, .catalog, .showOrder, .receipt, .report: false
-    case .add, .remove, .setQuantity, .tender, .void, .closeDay, .discount, .overridePrice: true
+    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe: false
+    case .add, .remove, .setQuantity, .tender, .void, .closeDay, .discount, .overridePrice,
+      .voidLine, .park, .resume, .returnItems:
+      true
     }
   }
 }
@@ -43,5 +52,16 @@ public struct CommandContext: Sendable {
 
   public init(now: Timestamp) {
     self.now = now
+  }
+}
+
+/// One line of a return request: a line of the original receipt and how many of its units.
+public struct ReturnRequestLine: Sendable, Equatable {
+  public var line: Int
+  public var quantity: Int64
+
+  public init(line: Int, quantity: Int64) {
+    self.line = line
+    self.quantity = quantity
   }
 }

@@ -23,6 +23,16 @@ public struct DayTotals: Sendable, Equatable {
   public var voidedOrdersAmount: Int64 = 0
   public var voidedLines = 0
   public var voidedLinesAmount: Int64 = 0
+  /// Tenders handed back when orders were voided, by type.
+  public var reversals: [TenderTotal] = []
+  public var returnsCount = 0
+  public var returnedItems: Int64 = 0
+  public var returnsNet: Int64 = 0
+  public var returnsTax: Int64 = 0
+  public var returnsTotal: Int64 = 0
+  /// Refunds paid out, by tender type.
+  public var refunds: [TenderTotal] = []
+  public var refundCashRounding: Int64 = 0
   public var firstReceipt: Int?
   public var lastReceipt: Int?
 
@@ -74,6 +84,33 @@ public struct DayTotals: Sendable, Equatable {
     changeGiven &+= sale.change.minorUnits
     firstReceipt = firstReceipt ?? sale.receiptNumber
     lastReceipt = sale.receiptNumber
+  }
+
+  mutating func addReversal(_ key: String, amount: Int64) {
+    Self.add(key, amount: amount, to: &reversals)
+  }
+
+  static func add(_ key: String, amount: Int64, to list: inout [TenderTotal]) {
+    if let index = list.firstIndex(where: { $0.key == key }) {
+      list[index].count += 1
+      list[index].amount &+= amount
+    } else {
+      list.append(TenderTotal(key: key, count: 1, amount: amount))
+    }
+  }
+
+  mutating func record(_ refund: CompletedReturn) {
+    returnsCount += 1
+    returnedItems &+= refund.itemCount
+    returnsNet &+= refund.net.minorUnits
+    returnsTax &+= refund.tax.minorUnits
+    returnsTotal &+= refund.total.minorUnits
+    refundCashRounding &+= refund.cashRounding.minorUnits
+    for tender in refund.refunds {
+      Self.add(tenderKey(tender), amount: tender.amount.minorUnits, to: &refunds)
+    }
+    firstReceipt = firstReceipt ?? refund.receiptNumber
+    lastReceipt = refund.receiptNumber
   }
 
   func tenderKey(_ tender: Tender) -> String {

@@ -16,8 +16,16 @@ public enum Event: Sendable, Equatable {
   case priceOverridden(order: Int, line: Int, override: PriceOverride)
   /// The order is paid: it gets its receipt number; stock goes down; a new order opens.
   case saleCompleted(order: Int, receipt: Int, cashRounding: Money, change: Money)
-  /// The open order was cancelled; its tenders were handed back.
-  case orderVoided(order: Int, reason: String?)
+  /// A line stays on the order, marked voided, and no longer counts.
+  case lineVoided(order: Int, line: Int)
+  /// The open order was cancelled; its tenders were handed back (cash) or voided (cards).
+  case orderVoided(order: Int, reason: String?, reversed: [Tender])
+  /// The open order was set aside; a new one opens.
+  case orderParked(order: Int, note: String?)
+  /// A parked order became the open order again, replacing the empty order `replacing`.
+  case orderResumed(order: Int, replacing: Int)
+  /// Items of an earlier receipt were refunded.
+  case returnCompleted(ReturnEvent)
   /// The business day ended (the Z report); the next day starts with zero totals.
   case dayClosed(day: Int, countedCash: Money?)
 
@@ -33,7 +41,11 @@ public enum Event: Sendable, Equatable {
     case .discountSet: "discount_set"
     case .priceOverridden: "price_overridden"
     case .saleCompleted: "sale_completed"
+    case .lineVoided: "line_voided"
     case .orderVoided: "order_voided"
+    case .orderParked: "order_parked"
+    case .orderResumed: "order_resumed"
+    case .returnCompleted: "return_completed"
     case .dayClosed: "day_closed"
     }
   }
@@ -66,8 +78,19 @@ public enum Event: Sendable, Equatable {
         "order_id": .int(order), "receipt": .int(receipt), "cash_rounding": rounding.json,
         "change": change.json,
       ])
-    case .orderVoided(let order, let reason):
-      .object(["order_id": .int(order), "reason": reason.map(JSONValue.string)])
+    case .lineVoided(let order, let line):
+      .object(["order_id": .int(order), "line": .int(line)])
+    case .orderVoided(let order, let reason, let reversed):
+      .object([
+        "order_id": .int(order), "reason": reason.map(JSONValue.string),
+        "reversed_tenders": .array(reversed.map(\.json)),
+      ])
+    case .orderParked(let order, let note):
+      .object(["order_id": .int(order), "note": note.map(JSONValue.string)])
+    case .orderResumed(let order, let replacing):
+      .object(["order_id": .int(order), "replacing": .int(replacing)])
+    case .returnCompleted(let refund):
+      refund.json
     case .dayClosed(let day, let counted):
       .object(["day": .int(day), "counted_cash": counted?.json])
     }
@@ -140,9 +163,27 @@ public enum Event: Sendable, Equatable {
         cashRounding: try fields.money("cash_rounding", currency: currency, allowNegative: true)
           ?? .zero(currency),
         change: try fields.money("change", currency: currency) ?? .zero(currency))
+    case "line_voided":
+      event = .lineVoided(order: try fields.required("order_id"), line: try fields.required("line"))
     case "order_voided":
+      var reversed: [Tender] = []
+      for (index, item) in (try fields.optional("reversed_tenders", as: [JSONValue].self) ?? [])
+        .enumerated()
+      {
+        reversed.append(
+          try Tender(json: item, path: "data.reversed_tenders[\(index)]", currency: currency))
+      }
       event = .orderVoided(
-        order: try fields.required("order_id"), reason: try fields.optional("reason"))
+        order: try fields.required("order_id"), reason: try fields.optional("reason"),
+        reversed: reversed)
+    case "order_parked":
+      event = .orderParked(
+        order: try fields.required("order_id"), note: try fields.optional("note"))
+    case "order_resumed":
+      event = .orderResumed(
+        order: try fields.required("order_id"), replacing: try fields.required("replacing"))
+    case "return_completed":
+      return .returnCompleted(try ReturnEvent(json: data, path: "data", currency: currency))
     case "day_closed":
       event = .dayClosed(
         day: try fields.required("day"),
@@ -293,5 +334,78 @@ extension OrderLine {
       line: line, sku: sku, name: name, quantity: quantity, unitPrice: unitPrice,
       regularPrice: regularPrice, taxClass: taxClass, taxRate: taxRate, options: options,
       override: override, discount: discount, voided: voided)
+  }
+}
+
+/// The facts of a return, as journaled: every amount is computed by `decide` and recorded, so
+/// the return receipt never depends on anything but the journal.
+public struct ReturnEvent: Sendable, Equatable {
+  public var receipt: Int
+  public var original: Int
+  public var lines: [ReturnLine]
+  public var refunds: [Tender]
+  public var cashRounding: Money
+  public var reason: String
+
+  public init(
+    receipt: Int, original: Int, lines: [ReturnLine], refunds: [Tender], cashRounding: Money,
+    reason: String
+  ) {
+    self.receipt = receipt
+    self.original = original
+    self.lines = lines
+    self.refunds = refunds
+    self.cashRounding = cashRounding
+    self.reason = reason
+  }
+
+  var json: JSONValue {
+    .object([
+      "receipt": .int(receipt),
+      "original_receipt": .int(original),
+      "lines": .array(
+        lines.map {
+          .object([
+            "line": .int($0.line), "sku": .string($0.sku), "name": .string($0.name),
+            "qty": .int($0.quantity), "unit_price": $0.unitPrice.json, "net": $0.net.json,
+            "tax": $0.tax.json, "tax_class": .string($0.taxClass), "tax_rate": $0.taxRate.json,
+          ])
+        }),
+      "refunds": .array(refunds.map(\.json)),
+      "cash_rounding": cashRounding.json,
+      "reason": .string(reason),
+    ])
+  }
+
+  init(json: JSONValue, path: String, currency: Currency) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    receipt = try fields.required("receipt")
+    original = try fields.required("original_receipt")
+    lines = []
+    for (index, item) in try fields.required("lines", as: [JSONValue].self).enumerated() {
+      var line = try JSONFields(item, path: "\(path).lines[\(index)]")
+      guard let unitPrice = try line.money("unit_price", currency: currency),
+        let net = try line.money("net", currency: currency),
+        let tax = try line.money("tax", currency: currency),
+        let rate = try line.percent("tax_rate")
+      else {
+        throw JSONShapeError(path: "\(path).lines[\(index)]", message: "amounts are required")
+      }
+      lines.append(
+        ReturnLine(
+          line: try line.required("line"), sku: try line.required("sku"),
+          name: try line.required("name"), quantity: try line.required("qty"),
+          unitPrice: unitPrice, net: net, tax: tax, taxClass: try line.required("tax_class"),
+          taxRate: rate))
+      try line.rejectUnknown()
+    }
+    refunds = []
+    for (index, item) in try fields.required("refunds", as: [JSONValue].self).enumerated() {
+      refunds.append(try Tender(json: item, path: "\(path).refunds[\(index)]", currency: currency))
+    }
+    cashRounding =
+      try fields.money("cash_rounding", currency: currency, allowNegative: true) ?? .zero(currency)
+    reason = try fields.required("reason")
+    try fields.rejectUnknown()
   }
 }

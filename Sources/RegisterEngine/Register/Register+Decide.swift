@@ -7,8 +7,37 @@ extension Register {
   public func decide(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
     let events: [Event]
     switch command {
-    case .hello, .catalog, .showOrder, .receipt, .report:
+    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe:
       return []
+    case .voidLine(let number):
+      _ = try activeLine(number)
+      events = [.lineVoided(order: order.id, line: number)]
+    case .park(let note):
+      guard !order.activeLines.isEmpty else {
+        throw RegisterError(.emptyOrder, "the order has nothing on it to park")
+      }
+      guard order.tenders.isEmpty else {
+        throw RegisterError(
+          .orderHasTenders, "an order with tenders cannot be parked; finish paying or void it")
+      }
+      events = [.orderParked(order: order.id, note: note)]
+    case .resume(let orderID):
+      guard parked.contains(where: { $0.id == orderID }) else {
+        let ids = parked.map { String($0.id) }
+        throw RegisterError(
+          .orderNotFound,
+          "no parked order \(orderID)"
+            + (ids.isEmpty ? " (nothing is parked)" : " (parked: \(ids.joined(separator: ", ")))"))
+      }
+      guard order.lines.isEmpty && order.tenders.isEmpty else {
+        throw RegisterError(
+          .orderNotEmpty,
+          "order \(order.id) is open with items; park it (or finish or void it) before resuming another"
+        )
+      }
+      events = [.orderResumed(order: orderID, replacing: order.id)]
+    case .returnItems(let receipt, let lines, let reason):
+      events = [try decideReturn(receipt: receipt, lines: lines, reason: reason)]
     case .add(let sku, let quantity, let options):
       events = try decideAdd(sku: sku, quantity: quantity, options: options)
     case .remove(let line):
@@ -22,7 +51,7 @@ extension Register {
       guard !order.isEmpty || !order.lines.isEmpty else {
         throw RegisterError(.emptyOrder, "the order is empty; there is nothing to void")
       }
-      events = [.orderVoided(order: order.id, reason: reason)]
+      events = [.orderVoided(order: order.id, reason: reason, reversed: order.tenders)]
     case .discount(let line, let value, let reason):
       events = [try decideDiscount(line: line, value: value, reason: reason)]
     case .overridePrice(let number, let price, let reason):
@@ -113,8 +142,10 @@ extension Register {
       throw RegisterError(.outOfStock, "\(product.name) (\(sku)) is out of stock")
     }
     let held = order.quantity(ofSKU: sku, excludingLine: line)
-    guard held + quantity <= stock else {
-      let holding = held > 0 ? "; the order already holds \(held)" : ""
+    let reserved = parked.reduce(Int64(0)) { $0 + $1.quantity(ofSKU: sku) }
+    guard held + reserved + quantity <= stock else {
+      var holding = held > 0 ? "; the order already holds \(held)" : ""
+      if reserved > 0 { holding += "; parked orders hold \(reserved)" }
       throw RegisterError(
         .outOfStock, "only \(stock) of \(product.name) (\(sku)) in stock\(holding)")
     }

@@ -20,6 +20,16 @@ public struct Register: Sendable {
   /// The products as the catalog file had them when last read or written: what a hand edit of
   /// the file is compared against.
   public internal(set) var catalogBase: [Product]
+  /// Orders set aside with `park`, oldest first.
+  public internal(set) var parked: [Order]
+  /// Returns by receipt number (numbers are shared with sales).
+  public internal(set) var returns: ReceiptBook<CompletedReturn>
+  /// Per sale receipt: units returned so far, by line number.
+  public internal(set) var returnedQuantities: [Int: [Int: Int64]]
+  /// Per sale receipt: what has been refunded so far, to each card and in cash.
+  public internal(set) var refunded: [Int: RefundState]
+  /// Idempotency keys of the current and the previous business day.
+  public internal(set) var keys: [String: StoredKey]
   /// The sequence number of the last journal record applied (0 before any).
   public internal(set) var lastSequence: Int64
   /// The time of the last event applied.
@@ -39,6 +49,11 @@ public struct Register: Sendable {
     day = BusinessDay(number: 1)
     closedDays = [:]
     catalogBase = []
+    parked = []
+    returns = ReceiptBook()
+    returnedQuantities = [:]
+    refunded = [:]
+    keys = [:]
     lastSequence = 0
   }
 
@@ -77,7 +92,14 @@ public struct Register: Sendable {
       store = settings
     case .catalogLoaded(let list):
       loadCatalog(list)
-    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden:
+    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
+      .lineVoided:
+      if case .lineVoided(let orderID, let number) = event, orderID == order.id,
+        let line = order.lines.first(where: { $0.line == number }), !line.voided
+      {
+        day.totals.voidedLines += 1
+        day.totals.voidedLinesAmount &+= line.chargedUnitPrice.minorUnits &* line.quantity
+      }
       if case .lineRemoved(let orderID, let number) = event, orderID == order.id,
         let line = order.lines.first(where: { $0.line == number }), !line.voided
       {
@@ -91,17 +113,36 @@ public struct Register: Sendable {
       guard orderID == order.id else { return }
       completeSale(
         receipt: receipt, rounding: rounding, change: change, at: time, operatorID: operatorID)
-    case .orderVoided(let orderID, _):
+    case .orderVoided(let orderID, _, let reversed):
       guard orderID == order.id else { return }
       day.totals.voidedOrders += 1
       day.totals.voidedOrdersAmount &+= totals.total
-      for tender in order.tenders {
-        day.totals.addTender(
-          "reversed " + day.totals.tenderKey(tender), amount: tender.amount.minorUnits)
+      for tender in reversed {
+        day.totals.addReversal(day.totals.tenderKey(tender), amount: tender.amount.minorUnits)
       }
+      if day.openedAt == nil { day.openedAt = time }
       openNextOrder()
+    case .orderParked(let orderID, let note):
+      guard orderID == order.id else { return }
+      var set = order
+      set.note = note
+      set.parkedAt = time
+      set.version += 1
+      parked.append(set)
+      openNextOrder()
+    case .orderResumed(let orderID, let replacing):
+      guard replacing == order.id, let index = parked.firstIndex(where: { $0.id == orderID }) else {
+        return
+      }
+      order = parked.remove(at: index)
+      order.parkedAt = nil
+      order.version += 1
+    case .returnCompleted(let refund):
+      completeReturn(refund, at: time, operatorID: operatorID)
     case .dayClosed(let number, let counted):
       guard number == day.number else { return }
+      // Keys are remembered for the day they were used and the day after.
+      keys = keys.filter { $0.value.day >= number }
       closedDays[number] = ClosedDay(
         number: number, openedAt: day.openedAt, closedAt: time, totals: day.totals,
         countedCash: counted, sequence: lastSequence, header: ReceiptHeader(store: store),
@@ -110,6 +151,38 @@ public struct Register: Sendable {
     }
     lastActivity = time
     recomputeTotals()
+  }
+
+  private mutating func completeReturn(
+    _ event: ReturnEvent, at time: Timestamp, operatorID: String?
+  ) {
+    let customer = receipts[event.original]?.customer
+    let refund = CompletedReturn(
+      receiptNumber: event.receipt, originalReceipt: event.original, day: day.number, at: time,
+      lines: event.lines, refunds: event.refunds, cashRounding: event.cashRounding,
+      reason: event.reason, header: ReceiptHeader(store: store), currency: store.currency,
+      operatorName: operatorID, customer: customer)
+    returns.append(refund)
+    lastReceiptNumber = event.receipt
+    nextReceiptNumber = max(nextReceiptNumber, event.receipt + 1)
+    var quantities = returnedQuantities[event.original] ?? [:]
+    for line in event.lines {
+      quantities[line.line, default: 0] &+= line.quantity
+      products.adjustStock(sku: line.sku, by: line.quantity)
+    }
+    returnedQuantities[event.original] = quantities
+    var state = refunded[event.original] ?? RefundState()
+    for tender in event.refunds {
+      if let card = tender.card {
+        state.cards[card, default: 0] &+= tender.amount.minorUnits
+      } else {
+        state.cash &+= tender.amount.minorUnits
+      }
+    }
+    state.cash &-= event.cashRounding.minorUnits
+    refunded[event.original] = state
+    if day.openedAt == nil { day.openedAt = time }
+    day.totals.record(refund)
   }
 
   /// Takes a new product list from the catalog file. A product's stock is kept as the register
@@ -161,8 +234,26 @@ public struct Register: Sendable {
     nextOrderID += 1
   }
 
+  /// Remembers an idempotency key with the reply its request got.
+  public mutating func remember(_ key: KeyRecord) {
+    keys[key.key] = StoredKey(fingerprint: key.fingerprint, reply: key.reply, day: day.number)
+  }
+
   /// Money in the store currency.
   func money(_ minorUnits: Int64) -> Money {
     Money(minorUnits: minorUnits, currency: store.currency)
   }
+}
+
+/// What has been refunded against one sale: per card (brand and last four) and in cash.
+public struct RefundState: Sendable, Equatable {
+  public var cards: [CardSummary: Int64] = [:]
+  public var cash: Int64 = 0
+}
+
+/// An idempotency key's request fingerprint and the reply the request got.
+public struct StoredKey: Sendable, Equatable {
+  public var fingerprint: String
+  public var reply: JSONValue
+  public var day: Int
 }

@@ -14,6 +14,8 @@ public struct Order: Sendable, Equatable {
   public var nextLine: Int
   /// When the first change was made to the order.
   public var openedAt: Timestamp?
+  /// When the order was parked (while it is parked).
+  public var parkedAt: Timestamp?
 
   public init(id: Int) {
     self.id = id
@@ -76,6 +78,9 @@ extension Order {
     case .priceOverridden(let orderID, let number, let override) where orderID == id:
       guard let index = index(ofLine: number) else { return false }
       lines[index].override = override
+    case .lineVoided(let orderID, let number) where orderID == id:
+      guard let index = index(ofLine: number) else { return false }
+      lines[index].voided = true
     default:
       return false
     }

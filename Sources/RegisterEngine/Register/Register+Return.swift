@@ -1,0 +1,136 @@
+extension Register {
+  /// Refunds items of an earlier sale: never more of a line than was sold minus what was
+  /// already returned; each unit at the sale's own price, discounts and tax; paid back to the
+  /// cards it was paid with (each up to what it was charged, less earlier refunds), the rest in
+  /// cash.
+  func decideReturn(
+    receipt: Int, lines requested: [ReturnRequestLine], reason: String
+  ) throws(RegisterError) -> Event {
+    guard let sale = receipts[receipt] else {
+      if returns[receipt] != nil {
+        throw RegisterError(
+          .receiptNotFound,
+          "receipt \(receipt) is itself a return; return items against the sale's receipt")
+      }
+      throw RegisterError(.receiptNotFound, "there is no receipt \(receipt)")
+    }
+    guard !requested.isEmpty else {
+      throw RegisterError(.badRequest, "lines must list at least one {line, qty} to return")
+    }
+    let lineNumbers = requested.map(\.line)
+    guard Set(lineNumbers).count == lineNumbers.count else {
+      throw RegisterError(.badRequest, "each line may appear once in a return")
+    }
+    let totalsByLine = Dictionary(uniqueKeysWithValues: sale.totals.lines.map { ($0.line, $0) })
+    let taxByLine = Self.taxShares(of: sale)
+    let alreadyReturned = returnedQuantities[receipt] ?? [:]
+    var returned: [ReturnLine] = []
+    for request in requested {
+      guard let line = sale.order.lines.first(where: { $0.line == request.line }), !line.voided,
+        let lineTotals = totalsByLine[request.line]
+      else {
+        throw RegisterError(
+          .lineNotFound, "receipt \(receipt) has no line \(request.line) that was sold")
+      }
+      try checkQuantity(request.quantity)
+      let before = alreadyReturned[request.line] ?? 0
+      guard before + request.quantity <= line.quantity else {
+        let left = line.quantity - before
+        throw RegisterError(
+          .returnExceedsSold,
+          "line \(request.line) of receipt \(receipt) sold \(line.quantity), \(before) already returned; at most \(left) can be returned"
+        )
+      }
+      let tax = taxByLine[request.line] ?? 0
+      let net: Int64
+      let lineTax: Int64
+      do {
+        net =
+          try Self.share(lineTotals.net, of: before + request.quantity, in: line.quantity)
+          - Self.share(lineTotals.net, of: before, in: line.quantity)
+        lineTax =
+          try Self.share(tax, of: before + request.quantity, in: line.quantity)
+          - Self.share(tax, of: before, in: line.quantity)
+      } catch {
+        throw RegisterError.overflow("the refund")
+      }
+      returned.append(
+        ReturnLine(
+          line: line.line, sku: line.sku, name: line.name, quantity: request.quantity,
+          unitPrice: line.chargedUnitPrice, net: money(net), tax: money(lineTax),
+          taxClass: line.taxClass, taxRate: line.taxRate))
+    }
+    var total = returned.reduce(Int64(0)) { $0 &+ $1.net.minorUnits }
+    if !sale.header.taxIncluded {
+      total &+= returned.reduce(Int64(0)) { $0 &+ $1.tax.minorUnits }
+    }
+    let (refunds, rounding) = try allocateRefund(total, to: sale, receipt: receipt)
+    return .returnCompleted(
+      ReturnEvent(
+        receipt: nextReceiptNumber, original: receipt, lines: returned, refunds: refunds,
+        cashRounding: money(rounding), reason: reason))
+  }
+
+  /// The refund split over the sale's tenders: cards first (in the order they were used), each
+  /// up to what it paid less what was refunded to it before; the rest in cash, rounded to the
+  /// store's cash increment when it has one.
+  private func allocateRefund(
+    _ total: Int64, to sale: CompletedSale, receipt: Int
+  ) throws(RegisterError) -> ([Tender], Int64) {
+    let state = refunded[receipt] ?? RefundState()
+    var remaining = total
+    var refunds: [Tender] = []
+    var cards: [(CardSummary, Int64)] = []
+    for tender in sale.order.tenders {
+      guard let card = tender.card else { continue }
+      if let index = cards.firstIndex(where: { $0.0 == card }) {
+        cards[index].1 &+= tender.amount.minorUnits
+      } else {
+        cards.append((card, tender.amount.minorUnits))
+      }
+    }
+    for (card, paid) in cards where remaining > 0 {
+      let left = paid - (state.cards[card] ?? 0)
+      let take = min(left, remaining)
+      guard take > 0 else { continue }
+      refunds.append(Tender(type: .card, amount: money(take), card: card))
+      remaining -= take
+    }
+    var rounding: Int64 = 0
+    if remaining > 0 {
+      let cash = try cashDue(remaining)
+      rounding = cash - remaining
+      if cash > 0 { refunds.append(Tender(type: .cash, amount: money(cash))) }
+    }
+    return (refunds, rounding)
+  }
+
+  /// `total × count / of`, rounded half away from zero. Refunding units one return at a time
+  /// as share(after) − share(before) makes partial returns add up exactly to the whole line.
+  static func share(_ total: Int64, of count: Int64, in whole: Int64) throws(ArithmeticOverflow)
+    -> Int64
+  {
+    guard whole > 0 else { return 0 }
+    return try Checked.divideRoundingHalfAwayFromZero(Int128(total) * Int128(count), Int128(whole))
+  }
+
+  /// Each sold line's part of the sale's tax: its own tax when the store rounded per line,
+  /// otherwise its class's tax spread over the class's lines in proportion to their amounts.
+  static func taxShares(of sale: CompletedSale) -> [Int: Int64] {
+    var shares: [Int: Int64] = [:]
+    if sale.header.taxPerLine {
+      for line in sale.totals.lines { shares[line.line] = line.tax }
+      return shares
+    }
+    let active = sale.order.activeLines
+    let netByLine = Dictionary(uniqueKeysWithValues: sale.totals.lines.map { ($0.line, $0.net) })
+    for group in sale.totals.taxLines {
+      let members = active.filter { $0.taxClass == group.taxClass && $0.taxRate == group.rate }
+      let weights = members.map { netByLine[$0.line] ?? 0 }
+      let parts =
+        (try? OrderTotals.allocate(group.tax, proportionallyTo: weights)) ?? weights.map { _ in 0 }
+      for (line, part) in zip(members, parts) { shares[line.line] = part }
+    }
+    return shares
+  }
+}

@@ -1,0 +1,93 @@
+import RegisterEngine
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `register-cli watch`: the customer-facing display. Subscribes to live events and prints the
+/// order after each change; when registerd goes away it keeps trying to reconnect, and picks
+/// up where it left off (`subscribe` with `after`), so no change is missed.
+struct Watch {
+  let socketPath: String
+  let json: Bool
+  let topics: [String]
+  let count: Int?
+
+  func run() -> ExitStatus {
+    let isTerminal = isatty(1) == 1
+    var lastSeen: Int64?
+    var seen = 0
+    var announcedWait = false
+    while true {
+      guard let events = try? LineConnection(path: socketPath),
+        let orders = try? LineConnection(path: socketPath)
+      else {
+        if lastSeen == nil && !announcedWait {
+          writeStandardError("register-cli: waiting for registerd at \(socketPath)…\n")
+          announcedWait = true
+        }
+        usleep(300_000)
+        continue
+      }
+      var request = JSONObject()
+      request["op"] = "subscribe"
+      request["topics"] = .array(topics.map(JSONValue.string))
+      if let lastSeen { request["after"] = .int(lastSeen) }
+      guard let reply = try? events.request(JSONValue.object(request).serialized),
+        let parsed = try? JSONParser.parse(reply)
+      else { continue }
+      guard parsed["ok"] == .bool(true) else {
+        let message = parsed["error"]?["message"]?.stringValue ?? reply
+        return CLI.fail(.refused, "cannot subscribe: \(message)")
+      }
+      if lastSeen == nil {
+        lastSeen = parsed["result"]?["after"]?.int64Value ?? 0
+        show(order(orders), event: nil, terminal: isTerminal)
+      } else {
+        writeStandardError("register-cli: reconnected to registerd\n")
+      }
+      // Read events until the connection drops.
+      while let line = try? events.readLine() {
+        guard let event = try? JSONParser.parse(line) else { continue }
+        if event["event"] == "error" {
+          writeStandardError(
+            "register-cli: \(event["error"]?["message"]?.stringValue ?? "disconnected")\n")
+          break
+        }
+        if let sequence = event["seq"]?.int64Value { lastSeen = sequence }
+        if json {
+          writeStandardOutput(line + "\n")
+        } else {
+          show(order(orders), event: event, terminal: isTerminal)
+        }
+        seen += 1
+        if let count, seen >= count { return .done }
+      }
+      writeStandardError("register-cli: lost registerd; reconnecting…\n")
+      usleep(300_000)
+    }
+  }
+
+  private func order(_ connection: LineConnection) -> JSONValue? {
+    guard let line = try? connection.request(#"{"op":"order"}"#),
+      let reply = try? JSONParser.parse(line)
+    else { return nil }
+    return reply["result"]
+  }
+
+  private func show(_ order: JSONValue?, event: JSONValue?, terminal: Bool) {
+    var out = terminal ? "\u{1B}[H\u{1B}[2J" : ""
+    if let event {
+      let type = event["event"]?.stringValue ?? "?"
+      out += "[\(event["seq"].map(Output.describe) ?? "?")] \(type)\n"
+      if type == "sale_completed", let number = event["data"]?["receipt"] {
+        out +=
+          "Thank you! Receipt \(Output.describe(number)), change \(Output.text(event["data"]?["change"]))\n"
+      }
+    }
+    if let order { out += Output.order(order) }
+    writeStandardOutput(out + (terminal ? "" : "\n"))
+  }
+}
