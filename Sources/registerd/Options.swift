@@ -6,6 +6,7 @@ struct Options {
   var catalogPath = "Data/products.json"
   var dataDirectory = ".registerd"
   var socketMode: UInt32 = 0o600
+  var subscriberBacklog = 1 << 20
 
   static let usage = """
     usage: registerd [--socket PATH] [--catalog FILE] [--data-dir DIR] [--socket-mode MODE]
@@ -19,6 +20,9 @@ struct Options {
       --data-dir DIR      where the journal and other data live (default:
                           $REGISTER_DATA_DIR, else .registerd)
       --socket-mode MODE  octal file mode of the socket (default: 600, owner only)
+      --max-subscriber-backlog BYTES
+                          a live-event listener that falls this far behind is
+                          disconnected (default: 1048576)
       -h, --help          show this help
       --version           print the version
     """
@@ -55,6 +59,12 @@ struct Options {
             "--socket-mode must be octal like 600 or 660 and let the owner read and write")
         }
         options.socketMode = mode
+      case "--max-subscriber-backlog":
+        let text = try value(for: flag)
+        guard let bytes = Int(text), bytes >= 4096 else {
+          throw UsageError("--max-subscriber-backlog must be at least 4096 bytes")
+        }
+        options.subscriberBacklog = bytes
       case "-h", "--help": throw UsageError(nil)
       case "--version": throw UsageError.version
       default: throw UsageError("unknown option \(argument)")

@@ -17,8 +17,8 @@ final class Server {
   static let linesPerPass = 256
   static let maximumConnections = 1000
   /// A subscriber whose unread events pass this many bytes is cut off (with a last error line)
-  /// rather than growing the daemon's memory.
-  static let subscriberLimit = 1 << 20
+  /// rather than growing the daemon's memory (`--max-subscriber-backlog`, default 1 MiB).
+  var subscriberLimit = 1 << 20
 
   private let listenFD: Int32
   private let signalFD: Int32
@@ -254,7 +254,7 @@ final class Server {
       for record in JournalScanner.scan(bytes).records
       where record.sequence > subscription.cursor && record.sequence <= durable {
         deliver(JournalRecordLine(record), to: connection)
-        if connection.pendingOutput > Self.subscriberLimit { break }
+        if connection.pendingOutput > subscriberLimit { break }
       }
     }
     if var current = connection.subscription, current.cursor < durable {
@@ -266,14 +266,14 @@ final class Server {
 
   /// Cuts off a subscriber that has fallen too far behind: one last error line, then close.
   private func checkSubscriberBacklog(_ connection: Connection) {
-    guard connection.pendingOutput > Self.subscriberLimit else { return }
+    guard connection.pendingOutput > subscriberLimit else { return }
     connection.enqueue(
       line: JSONValue.object([
         "event": "error",
         "error": .object([
           "code": .string(ErrorCode.subscriberTooSlow.rawValue),
           "message": .string(
-            "this listener fell more than \(Self.subscriberLimit) bytes behind and was disconnected; reconnect and subscribe with after to catch up"
+            "this listener fell more than \(subscriberLimit) bytes behind and was disconnected; reconnect and subscribe with after to catch up"
           ),
         ]),
       ]).serialized)

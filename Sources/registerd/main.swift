@@ -134,6 +134,7 @@ let server = Server(
   listenFD: listenFD, signalFD: signalFD, socketPath: options.socketPath, service: service,
   writer: JournalWriter(journal: journal))
 server.journalPath = JournalFiles.journalPath(in: options.dataDirectory)
+server.subscriberLimit = options.subscriberBacklog
 server.onHangup = { log("SIGHUP received") }
 server.run()
 exit(0)

@@ -167,7 +167,7 @@ struct HarnessError: Error, CustomStringConvertible {
 }
 
 /// A raw socket client that sends lines and reads reply lines, with a timeout.
-final class Client {
+final class Client: @unchecked Sendable {
   let connection: LineConnection
 
   init(path: String) throws {
