@@ -18,6 +18,12 @@ enum OutputStyle {
   case hello
   case report
   case parked
+  case operators
+  case customers
+  case history
+  case product
+  case drawer
+  case message(String)
   case plain(String)
 }
 
@@ -46,7 +52,7 @@ enum CommandParser {
   static func parse(_ words: [String]) throws(UsageError) -> Invocation {
     guard let name = words.first else { throw UsageError("no command given") }
     var arguments = ArgumentList(Array(words.dropFirst()), command: name)
-    let invocation: Invocation
+    var invocation: Invocation
     switch name {
     case "help", "-h", "--help":
       return .help
@@ -92,7 +98,16 @@ enum CommandParser {
       if let number = arguments.optionalPositional() {
         object["number"] = try integer(number, name: "NUMBER")
       }
-      invocation = .request(object, .receipt)
+      if let address = try arguments.option("--email") {
+        guard let number = object["number"] else {
+          throw UsageError("receipt --email needs the receipt NUMBER")
+        }
+        invocation = .request(
+          request("email_receipt", ["receipt": number, "to": .string(address)]),
+          .message("E-mailed."))
+      } else {
+        invocation = .request(object, .receipt)
+      }
     case "discount":
       var object = request("discount")
       if let line = arguments.optionalPositional() {
@@ -120,6 +135,57 @@ enum CommandParser {
         request(
           "override_price", ["line": line, "unit_price": .string(price), "reason": .string(reason)]
         ), .order)
+    case "operator":
+      invocation = try operatorCommand(&arguments)
+    case "sign-in", "signin", "login":
+      let id = try arguments.positional("OPERATOR")
+      guard let pin = try arguments.option("--pin") else {
+        throw UsageError("sign-in needs --pin PIN")
+      }
+      invocation = .request(
+        request("sign_in", ["operator": .string(id), "pin": .string(pin)]),
+        .message("Signed in as \(id)."))
+    case "sign-out", "signout", "logout":
+      invocation = .request(request("sign_out"), .message("Signed out."))
+    case "customer":
+      invocation = try customerCommand(&arguments)
+    case "product":
+      invocation = try productCommand(&arguments)
+    case "stock":
+      let action = try arguments.positional("adjust")
+      guard action == "adjust" else {
+        throw UsageError("stock takes: adjust SKU DELTA --reason TEXT")
+      }
+      let sku = try arguments.positional("SKU")
+      let delta = try integer(try arguments.positional("DELTA"), name: "DELTA")
+      guard let reason = try arguments.option("--reason") else {
+        throw UsageError("stock adjust needs --reason TEXT")
+      }
+      invocation = .request(
+        request("stock_adjust", ["sku": .string(sku), "delta": delta, "reason": .string(reason)]),
+        .product)
+    case "float":
+      let amount = try arguments.positional("AMOUNT")
+      invocation = .request(request("float", ["amount": .string(amount)]), .drawer)
+    case "paid-in", "paid-out":
+      let amount = try arguments.positional("AMOUNT")
+      guard let reason = try arguments.option("--reason") else {
+        throw UsageError("\(name) needs --reason TEXT")
+      }
+      invocation = .request(
+        request(
+          name == "paid-in" ? "paid_in" : "paid_out",
+          ["amount": .string(amount), "reason": .string(reason)]),
+        .drawer)
+    case "no-sale":
+      var object = request("no_sale")
+      if let reason = try arguments.option("--reason") { object["reason"] = .string(reason) }
+      invocation = .request(object, .drawer)
+    case "email":
+      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT")
+      var object = request("email_receipt", ["receipt": receipt])
+      if let to = try arguments.option("--to") { object["to"] = .string(to) }
+      invocation = .request(object, .message("E-mailed."))
     case "void-line", "void_line":
       let line = try integer(try arguments.positional("LINE"), name: "LINE")
       invocation = .request(request("void_line", ["line": line]), .order)
@@ -193,6 +259,18 @@ enum CommandParser {
     default:
       throw UsageError("unknown command \"\(name)\"; run register-cli help")
     }
+    if let approval = try arguments.option("--approve"),
+      case .request(var object, let style) = invocation
+    {
+      guard let colon = approval.firstIndex(of: ":") else {
+        throw UsageError("--approve takes OPERATOR:PIN of a manager")
+      }
+      object["approve"] = .object([
+        "operator": .string(String(approval[..<colon])),
+        "pin": .string(String(approval[approval.index(after: colon)...])),
+      ])
+      invocation = .request(object, style)
+    }
     try arguments.finish()
     return invocation
   }
@@ -200,8 +278,131 @@ enum CommandParser {
   /// Ops that change the register: they carry an idempotency key so a retry happens once.
   static let mutatingOps: Set<String> = [
     "add", "remove", "set_qty", "tender", "void", "discount", "override_price", "void_line",
-    "park", "resume", "return", "close_day",
+    "park", "resume", "return", "close_day", "operator_add", "operator_remove", "operator_set_pin",
+    "operator_unlock", "sign_in", "sign_out", "customer_add", "attach_customer", "product_add",
+    "product_update", "product_remove", "stock_adjust", "float", "paid_in", "paid_out", "no_sale",
+    "email_receipt",
   ]
+
+  private static func operatorCommand(_ arguments: inout ArgumentList) throws(UsageError)
+    -> Invocation
+  {
+    let action = try arguments.positional("add|list|remove|set-pin|unlock")
+    switch action {
+    case "add":
+      let id = try arguments.positional("ID")
+      guard let name = try arguments.option("--name"), let role = try arguments.option("--role"),
+        let pin = try arguments.option("--pin")
+      else { throw UsageError("operator add ID --name NAME --role cashier|manager --pin PIN") }
+      return .request(
+        request(
+          "operator_add",
+          [
+            "operator_id": .string(id), "name": .string(name), "role": .string(role),
+            "pin": .string(pin),
+          ]),
+        .message("Operator \(id) added."))
+    case "list":
+      return .request(request("operator_list"), .operators)
+    case "remove":
+      let id = try arguments.positional("ID")
+      return .request(
+        request("operator_remove", ["operator_id": .string(id)]),
+        .message("Operator \(id) removed."))
+    case "set-pin":
+      let id = try arguments.positional("ID")
+      guard let pin = try arguments.option("--pin") else {
+        throw UsageError("operator set-pin ID --pin PIN")
+      }
+      return .request(
+        request("operator_set_pin", ["operator_id": .string(id), "pin": .string(pin)]),
+        .message("PIN of \(id) changed."))
+    case "unlock":
+      let id = try arguments.positional("ID")
+      return .request(
+        request("operator_unlock", ["operator_id": .string(id)]),
+        .message("Operator \(id) unlocked."))
+    default:
+      throw UsageError("operator takes add, list, remove, set-pin or unlock")
+    }
+  }
+
+  private static func customerCommand(_ arguments: inout ArgumentList) throws(UsageError)
+    -> Invocation
+  {
+    let action = try arguments.positional("add|find|attach|history")
+    switch action {
+    case "add":
+      let name = try arguments.positional("NAME")
+      var object = request("customer_add", ["name": .string(name)])
+      if let email = try arguments.option("--email") { object["email"] = .string(email) }
+      if let phone = try arguments.option("--phone") { object["phone"] = .string(phone) }
+      return .request(object, .customers)
+    case "find":
+      return .request(
+        request("customer_find", ["query": .string(try arguments.positional("QUERY"))]), .customers)
+    case "attach":
+      let id = try arguments.positional("CUSTOMER_ID")
+      return .request(request("attach_customer", ["customer_id": .string(id)]), .order)
+    case "history":
+      let id = try arguments.positional("CUSTOMER_ID")
+      return .request(request("customer_history", ["customer_id": .string(id)]), .history)
+    default:
+      throw UsageError("customer takes add, find, attach or history")
+    }
+  }
+
+  /// Product fields settable from flags; `none` clears an optional field in an update.
+  private static let productFlags: [(flag: String, field: String, isInteger: Bool)] = [
+    ("--name", "name", false), ("--description", "description", false),
+    ("--category", "category", false), ("--price", "price", false),
+    ("--sale-price", "sale_price", false), ("--stock", "stock", true),
+    ("--tax-class", "tax_class", false), ("--image", "image", false),
+  ]
+
+  private static func productCommand(_ arguments: inout ArgumentList) throws(UsageError)
+    -> Invocation
+  {
+    let action = try arguments.positional("add|update|remove")
+    switch action {
+    case "add", "update":
+      let sku = try arguments.positional("SKU")
+      var fields = JSONObject()
+      if let json = try arguments.option("--json") {
+        guard case .object(let object)? = try? JSONParser.parse(json) else {
+          throw UsageError("--json must be a JSON object of product fields")
+        }
+        fields = object
+      }
+      for entry in productFlags {
+        guard let value = try arguments.option(entry.flag) else { continue }
+        if action == "update" && value == "none" {
+          fields[entry.field] = .null
+        } else if entry.isInteger {
+          fields[entry.field] = try integer(value, name: entry.flag)
+        } else {
+          fields[entry.field] = .string(value)
+        }
+      }
+      if let colors = try arguments.option("--colors") {
+        fields["colors"] = .array(colors.split(separator: ",").map { .string(String($0)) })
+      }
+      if action == "add" {
+        fields["sku"] = .string(sku)
+        if fields["description"] == nil { fields["description"] = "" }
+        return .request(request("product_add", ["product": .object(fields)]), .product)
+      }
+      guard !fields.isEmpty else { throw UsageError("product update needs something to change") }
+      return .request(
+        request("product_update", ["sku": .string(sku), "changes": .object(fields)]), .product)
+    case "remove":
+      let sku = try arguments.positional("SKU")
+      return .request(
+        request("product_remove", ["sku": .string(sku)]), .message("Product \(sku) removed."))
+    default:
+      throw UsageError("product takes add, update or remove")
+    }
+  }
 
   static func request(_ op: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) -> JSONObject
   {

@@ -35,6 +35,47 @@ enum Output {
       }.joined()
     case .plain(let message):
       return message + "\n"
+    case .message(let message):
+      return message + "\n"
+    case .operators:
+      var out = "\(left("ID", 12)) \(left("Name", 24)) \(left("Role", 8)) Status\n"
+      for person in result["operators"]?.arrayValue ?? [] {
+        let locked = person["locked"] == .bool(true)
+        out +=
+          left(text(person["id"]), 12) + " " + left(text(person["name"]), 24) + " "
+          + left(text(person["role"]), 8) + " " + (locked ? "LOCKED" : "ok") + "\n"
+      }
+      out += "Signed in: \(result["signed_in"].map(describe) ?? "-")\n"
+      return out
+    case .customers:
+      let list = result["customers"]?.arrayValue ?? [result]
+      return list.map { customer in
+        "\(text(customer["customer_id"]))  \(text(customer["name"]))"
+          + (customer["email"].map { "  \(describe($0))" } ?? "")
+          + (customer["phone"].map { "  \(describe($0))" } ?? "") + "\n"
+      }.joined()
+    case .history:
+      var out =
+        "\(text(result["customer"]?["name"])) (\(text(result["customer"]?["customer_id"])))\n"
+      for entry in result["receipts"]?.arrayValue ?? [] {
+        out +=
+          "  receipt \(right(text(entry["receipt"]), 5))  \(left(text(entry["kind"]), 6)) "
+          + "\(text(entry["at"]))  \(right(text(entry["total"]), 10))\n"
+      }
+      out +=
+        "  spent \(text(result["spent"])), refunded \(text(result["refunded"])), net \(text(result["net"]))\n"
+      return out
+    case .product:
+      let product = result["product"] ?? result
+      var out = "\(text(product["sku"]))  \(text(product["name"]))  \(text(product["unit_price"]))"
+      if let stock = product["stock"], stock != .null { out += "  stock \(describe(stock))" }
+      return out + "\n"
+    case .drawer:
+      let drawer = result["drawer"] ?? result
+      return "Drawer, day \(text(drawer["day"])): float \(text(drawer["float"])), cash taken "
+        + "\(text(drawer["cash_taken"])), change \(text(drawer["change_given"])), refunds "
+        + "\(text(drawer["cash_refunds"])), paid in \(text(drawer["paid_in"])), paid out "
+        + "\(text(drawer["paid_out"])); expected \(text(drawer["expected_cash"]))\n"
     }
   }
 

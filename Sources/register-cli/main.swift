@@ -56,6 +56,28 @@ enum CLI {
       close-day [--counted-cash AMOUNT]
                                        Z report: print the totals and close the day
 
+    People (once an operator exists, changes need someone signed in):
+      operator add ID --name NAME --role cashier|manager --pin PIN
+      operator list | remove ID | set-pin ID --pin PIN | unlock ID
+      sign-in ID --pin PIN             sign in at the register
+      sign-out
+      --approve MANAGER:PIN            (on any command) a manager's approval, for voids,
+                                       overrides, returns, no-sales, large discounts
+      customer add NAME [--email E] [--phone P]
+      customer find QUERY | attach ID | history ID
+
+    Catalog and drawer:
+      product add SKU --name N --category C --price P [--sale-price S] [--stock N]
+                  [--tax-class T] [--description D] [--json '{...}']
+      product update SKU [--price P] [--sale-price S|none] [--stock N] ... 
+      product remove SKU
+      stock adjust SKU DELTA --reason TEXT
+      float AMOUNT                     the opening float
+      paid-in AMOUNT --reason TEXT | paid-out AMOUNT --reason TEXT
+      no-sale [--reason TEXT]          open the drawer without a sale (needs a manager)
+      email RECEIPT [--to ADDRESS]     e-mail a receipt (to the customer's address by
+                                       default); also: receipt N --email ADDRESS
+
     The journal, offline (no daemon needed):
       verify [--data-dir DIR]          check every record's checksum and the hash chain;
                                        exit 0 only when the journal is intact

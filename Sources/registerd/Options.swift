@@ -7,6 +7,7 @@ struct Options {
   var dataDirectory = ".registerd"
   var socketMode: UInt32 = 0o600
   var subscriberBacklog = 1 << 20
+  var socketGroup: String?
 
   static let usage = """
     usage: registerd [--socket PATH] [--catalog FILE] [--data-dir DIR] [--socket-mode MODE]
@@ -20,6 +21,9 @@ struct Options {
       --data-dir DIR      where the journal and other data live (default:
                           $REGISTER_DATA_DIR, else .registerd)
       --socket-mode MODE  octal file mode of the socket (default: 600, owner only)
+      --socket-group GROUP
+                          give the socket to GROUP (use with --socket-mode 660 to let
+                          the group's users connect)
       --max-subscriber-backlog BYTES
                           a live-event listener that falls this far behind is
                           disconnected (default: 1048576)
@@ -59,6 +63,7 @@ struct Options {
             "--socket-mode must be octal like 600 or 660 and let the owner read and write")
         }
         options.socketMode = mode
+      case "--socket-group": options.socketGroup = try value(for: flag)
       case "--max-subscriber-backlog":
         let text = try value(for: flag)
         guard let bytes = Int(text), bytes >= 4096 else {

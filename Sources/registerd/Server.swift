@@ -95,6 +95,8 @@ final class Server {
         stopping = true
       case SIGHUP:
         onHangup()
+        startWrite()
+        release()
       default:
         break
       }

@@ -87,15 +87,34 @@ let service = RegisterService(register: recovered, clock: clock, journal: journa
 service.onStorageFailure = { message in
   log("STORAGE FAILED: \(message); refusing all changes until restarted")
 }
-do {
-  let changes = Register.startupEvents(
-    for: catalog, current: recovered.lastSequence > 0 ? recovered : nil)
-  try service.commit(changes)
-  for change in changes {
+service.catalogPath = options.catalogPath
+service.outboxDirectory = options.dataDirectory + "/outbox"
+journal.onEffectFailure = { path, error in
+  log("could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
+}
+
+/// Brings the register in line with the catalog file: journals store or product changes, or
+/// rewrites the file when it only missed a write-back.
+func catalogChanges(_ catalog: Catalog, current: Register?) -> [Event] {
+  let (events, stale) = Register.catalogChanges(for: catalog, current: current)
+  if stale, let current {
+    do {
+      try CatalogFile.save(current.catalogDocument, to: options.catalogPath)
+      log("\(options.catalogPath) missed the register's last catalog edit; rewrote it")
+    } catch {
+      log("cannot rewrite \(options.catalogPath): \(error)")
+    }
+  }
+  for change in events {
     log(
       change.type == "catalog_loaded"
         ? "catalog loaded from \(options.catalogPath)" : "store settings updated")
   }
+  return events
+}
+
+do {
+  try service.commit(catalogChanges(catalog, current: recovered.lastSequence > 0 ? recovered : nil))
 } catch {
   log("cannot write the journal: \(error)")
   exit(1)
@@ -126,6 +145,19 @@ do {
   exit(1)
 }
 
+if let group = options.socketGroup {
+  guard let entry = getgrnam(group) else {
+    log("no group \"\(group)\" for --socket-group")
+    unlink(options.socketPath)
+    exit(1)
+  }
+  guard chown(options.socketPath, uid_t.max, entry.pointee.gr_gid) == 0 else {
+    log("cannot give \(options.socketPath) to group \(group): \(SystemError("chown"))")
+    unlink(options.socketPath)
+    exit(1)
+  }
+}
+
 log(
   "serving \(catalog.store.name) (\(catalog.products.count) products from \(options.catalogPath))"
 )
@@ -135,6 +167,16 @@ let server = Server(
   writer: JournalWriter(journal: journal))
 server.journalPath = JournalFiles.journalPath(in: options.dataDirectory)
 server.subscriberLimit = options.subscriberBacklog
-server.onHangup = { log("SIGHUP received") }
+server.onHangup = {
+  // Reload the catalog file if it was edited by hand; a bad file is refused, the old one kept.
+  do {
+    let reloaded = try CatalogFile.load(options.catalogPath)
+    let events = catalogChanges(reloaded, current: service.register)
+    if events.isEmpty { log("SIGHUP: \(options.catalogPath) has no changes") }
+    service.stageSystemEvents(events)
+  } catch {
+    log("SIGHUP: not reloading, keeping the current catalog: \(error)")
+  }
+}
 server.run()
 exit(0)

@@ -245,7 +245,7 @@ private let kwd = Currency(code: "KWD")
     #expect(throws: MoneyError.tooManyDecimals("7.1234567", allowed: 6)) {
       try Percent.parse("7.1234567")
     }
-    #expect(throws: MoneyError.tooLarge("1000.000001")) { try Percent.parse("1000.000001") }
+    #expect(throws: MoneyError.tooLarge("1000000.000001")) { try Percent.parse("1000000.000001") }
     #expect(throws: MoneyError.malformed("7.5%")) { try Percent.parse("7.5%") }
     #expect(throws: MoneyError.malformed("")) { try Percent.parse("") }
   }

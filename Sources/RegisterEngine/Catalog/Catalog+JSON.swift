@@ -148,11 +148,27 @@ extension StoreSettings {
         path: fields.pathOf("discount_approval_limit"), message: "must be at most 100")
     }
     let autoSignOut = try fields.optional("auto_sign_out", as: Bool.self) ?? false
+    let iterations =
+      try fields.optional("pin_hash_iterations", as: Int.self) ?? Self.defaultPINIterations
+    guard (1000...10_000_000).contains(iterations) else {
+      throw JSONShapeError(
+        path: fields.pathOf("pin_hash_iterations"), message: "must be between 1000 and 10000000")
+    }
+    // The default, receipts@localhost, is for the store's own mail system to rewrite.
+    let emailFrom = try fields.optional("email_from", as: String.self) ?? "receipts@localhost"
+    if fields.has("email_from") {
+      do {
+        try ContactValidation.validateEmail(emailFrom)
+      } catch {
+        throw JSONShapeError(path: fields.pathOf("email_from"), message: error.message)
+      }
+    }
     try fields.rejectUnknown()
     self.init(
       name: name, address: address, phone: phone, currency: currency, tax: tax,
       cashRounding: cashRounding, receiptWidth: width, receiptFooter: footer,
-      discountApprovalLimit: approvalLimit, autoSignOut: autoSignOut)
+      discountApprovalLimit: approvalLimit, autoSignOut: autoSignOut, pinIterations: iterations,
+      emailFrom: emailFrom)
   }
 
   /// The `store` section as JSON, in the catalog file's shape.
@@ -168,6 +184,8 @@ extension StoreSettings {
       "receipt_footer": receiptFooter.map(JSONValue.string),
       "discount_approval_limit": discountApprovalLimit?.json,
       "auto_sign_out": autoSignOut ? .bool(true) : nil,
+      "pin_hash_iterations": pinIterations == Self.defaultPINIterations ? nil : .int(pinIterations),
+      "email_from": emailFrom == "receipts@localhost" ? nil : .string(emailFrom),
     ])
   }
 }

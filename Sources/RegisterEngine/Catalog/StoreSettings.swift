@@ -52,11 +52,17 @@ public struct StoreSettings: Sendable, Equatable {
   public var discountApprovalLimit: Percent?
   /// Sign the operator out after each completed sale.
   public var autoSignOut: Bool
+  /// PBKDF2 iterations for new PIN hashes.
+  public var pinIterations: Int
+  /// The From address of e-mailed receipts.
+  public var emailFrom: String
 
   public init(
     name: String, address: [String], phone: String? = nil, currency: Currency,
     tax: TaxSettings, cashRounding: Money? = nil, receiptWidth: Int = 40,
-    receiptFooter: String? = nil, discountApprovalLimit: Percent? = nil, autoSignOut: Bool = false
+    receiptFooter: String? = nil, discountApprovalLimit: Percent? = nil, autoSignOut: Bool = false,
+    pinIterations: Int = StoreSettings.defaultPINIterations,
+    emailFrom: String = "receipts@localhost"
   ) {
     self.name = name
     self.address = address
@@ -68,7 +74,12 @@ public struct StoreSettings: Sendable, Equatable {
     self.receiptFooter = receiptFooter
     self.discountApprovalLimit = discountApprovalLimit
     self.autoSignOut = autoSignOut
+    self.pinIterations = pinIterations
+    self.emailFrom = emailFrom
   }
+
+  /// The default PBKDF2 iteration count for PIN hashes.
+  public static let defaultPINIterations = 120_000
 
   /// The narrowest and widest receipts we print.
   public static let receiptWidths = 32...80

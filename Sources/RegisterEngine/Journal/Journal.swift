@@ -55,12 +55,14 @@ public final class FileJournalStorage: JournalStorage {
 /// An event ready to be journaled, with the facts that go in its record's envelope.
 public struct PendingRecord: Sendable {
   public init(
-    sequence: Int64, at: Timestamp, event: Event, operatorID: String?, key: KeyRecord?, more: Bool
+    sequence: Int64, at: Timestamp, event: Event, operatorID: String?, approvedBy: String? = nil,
+    key: KeyRecord?, more: Bool
   ) {
     self.sequence = sequence
     self.at = at
     self.event = event
     self.operatorID = operatorID
+    self.approvedBy = approvedBy
     self.key = key
     self.more = more
   }
@@ -69,6 +71,7 @@ public struct PendingRecord: Sendable {
   public var at: Timestamp
   public var event: Event
   public var operatorID: String?
+  public var approvedBy: String?
   public var key: KeyRecord?
   public var more: Bool
 }
@@ -86,6 +89,21 @@ public struct JournalWrite: Sendable {
   public var group: Int
   public var bytes: [UInt8]
   public var records: Int
+  /// Files to write once the group is durable (the catalog after an edit, e-mailed receipts).
+  public var effects: [FileEffect] = []
+}
+
+/// A file written atomically after the journal group it belongs to is on disk.
+public struct FileEffect: Sendable, Equatable {
+  public var path: String
+  public var bytes: [UInt8]
+  public var mode: UInt32
+
+  /// Writes it (temporary file, fsync, rename, fsync the directory).
+  public func perform() throws(SystemError) {
+    try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
+    try FileIO.writeAtomically(bytes, to: path, mode: mode_t(mode))
+  }
 }
 
 /// The append side of the journal: chains records, encodes a group of them for one write and
@@ -122,8 +140,8 @@ public final class Journal: @unchecked Sendable {
       }
       let encoded = JournalRecord.encode(
         sequence: record.sequence, at: record.at, type: record.event.type,
-        data: record.event.data, operatorID: record.operatorID, key: record.key,
-        more: record.more, previous: sum)
+        data: record.event.data, operatorID: record.operatorID, approvedBy: record.approvedBy,
+        key: record.key, more: record.more, previous: sum)
       sum = encoded.sum
       bytes.append(contentsOf: encoded.line)
     }
@@ -144,12 +162,25 @@ public final class Journal: @unchecked Sendable {
     let lengthBefore = storage.length
     do {
       try storage.appendDurably(work.bytes)
-      return nil
     } catch {
       try? storage.truncate(to: lengthBefore)
       return error
     }
+    // The changes are durable; now the files that follow from them. A failure here does not
+    // undo anything (the journal is the record; the file is rewritten on the next edit or
+    // start), it is reported.
+    for effect in work.effects {
+      do {
+        try effect.perform()
+      } catch {
+        onEffectFailure(effect.path, error)
+      }
+    }
+    return nil
   }
+
+  /// Called (on the writer's thread) when a file could not be written after its group.
+  public var onEffectFailure: @Sendable (String, SystemError) -> Void = { _, _ in }
 
   /// Counts a group that was written (called on the loop's thread).
   public func noteWritten(_ work: JournalWrite) {

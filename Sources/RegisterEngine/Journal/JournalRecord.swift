@@ -38,6 +38,8 @@ public struct JournalRecord: Sendable, Equatable {
   public var type: String
   public var data: JSONValue
   public var operatorID: String?
+  /// The manager who approved the request, when it needed one.
+  public var approvedBy: String? = nil
   public var key: KeyRecord?
   /// True when the next record belongs to the same request: a request's events are applied
   /// all together or not at all.
@@ -55,7 +57,7 @@ public struct JournalRecord: Sendable, Equatable {
   /// Builds the line for a new record (with its trailing newline) and returns it with its sum.
   public static func encode(
     sequence: Int64, at: Timestamp, type: String, data: JSONValue, operatorID: String?,
-    key: KeyRecord?, more: Bool, previous: String
+    approvedBy: String? = nil, key: KeyRecord?, more: Bool, previous: String
   ) -> (line: [UInt8], sum: String) {
     var prefix = JSONObject()
     prefix["seq"] = .int(sequence)
@@ -63,6 +65,7 @@ public struct JournalRecord: Sendable, Equatable {
     prefix["type"] = .string(type)
     prefix["data"] = data
     if let operatorID { prefix["operator"] = .string(operatorID) }
+    if let approvedBy { prefix["approved_by"] = .string(approvedBy) }
     if let key { prefix["key"] = key.json }
     if more { prefix["more"] = .bool(true) }
     prefix["prev"] = .string(previous)
@@ -122,6 +125,7 @@ public struct JournalRecord: Sendable, Equatable {
       let type = try fields.required("type", as: String.self)
       let data = try fields.required("data", as: JSONValue.self)
       let operatorID = try fields.optional("operator", as: String.self)
+      let approvedBy = try fields.optional("approved_by", as: String.self)
       let key = try fields.raw("key").map { value throws(JSONShapeError) in
         try KeyRecord(json: value, path: "key")
       }
@@ -130,8 +134,8 @@ public struct JournalRecord: Sendable, Equatable {
       let sum = try fields.required("sum", as: String.self)
       try fields.rejectUnknown()
       record = JournalRecord(
-        sequence: sequence, at: at, type: type, data: data, operatorID: operatorID, key: key,
-        more: more, previous: previous, sum: sum)
+        sequence: sequence, at: at, type: type, data: data, operatorID: operatorID,
+        approvedBy: approvedBy, key: key, more: more, previous: previous, sum: sum)
     } catch {
       throw .badShape(error.description)
     }

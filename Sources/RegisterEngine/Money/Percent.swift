@@ -15,10 +15,11 @@ public struct Percent: Hashable, Sendable, Comparable, CustomStringConvertible {
   public static let zero = Percent(millionths: 0)
   public static let hundred = Percent(millionths: 100 * unit)
 
-  /// Parses "7.5", "0", "100" (no sign, at most six decimals, at most 1000).
+  /// Parses "7.5", "0", "100" (no sign, at most six decimals). Callers check the range that
+  /// makes sense for them (a tax rate or a discount is at most 100).
   public static func parse(_ text: String) throws(MoneyError) -> Percent {
     let value = try Money.parseScaled(
-      text, fractionDigits: fractionDigits, allowNegative: false, limit: 1000 * unit)
+      text, fractionDigits: fractionDigits, allowNegative: false, limit: 1_000_000 * unit)
     return Percent(millionths: value)
   }
 

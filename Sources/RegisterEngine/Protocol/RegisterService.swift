@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The version this build reports in `hello`.
 public let registerdVersion = "0.1.0"
 
@@ -64,6 +70,12 @@ public final class RegisterService {
   public private(set) var storageFailure: String?
   /// Called with a message when storage fails (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }
+  /// Where the catalog file is rewritten after an edit (nil: not rewritten).
+  public var catalogPath: String?
+  /// Where e-mailed receipts are written (nil: e-mail is refused).
+  public var outboxDirectory: String?
+  /// Random bytes for PIN salts and message ids.
+  public var random: @Sendable (Int) -> [UInt8] = RegisterService.systemRandom
 
   /// A reply waiting until the group it depends on is durable.
   private struct Held {
@@ -124,7 +136,8 @@ public final class RegisterService {
     let group = openGroup
     let records = openRecords
     do {
-      let work = try journal.encode(records, group: group)
+      var work = try journal.encode(records, group: group)
+      work.effects = effects(of: records)
       writing = (group, records)
       openRecords = []
       openGroup += 1
@@ -190,6 +203,68 @@ public final class RegisterService {
       held[index].group = nil
       held[index].subscription = pendingSubscription
     }
+  }
+
+  /// The files a group's events call for, built from the state after the group: the catalog
+  /// file after an edit, and each e-mailed receipt.
+  private func effects(of records: [PendingRecord]) -> [FileEffect] {
+    var effects: [FileEffect] = []
+    let edited = records.contains {
+      switch $0.event {
+      case .productAdded, .productUpdated, .productRemoved: true
+      default: false
+      }
+    }
+    if edited, let catalogPath {
+      effects.append(
+        FileEffect(
+          path: catalogPath, bytes: CatalogFile.serialize(register.catalogDocument), mode: 0o644))
+    }
+    for record in records {
+      guard case .receiptEmailed(let number, let to, let messageID) = record.event,
+        let outboxDirectory,
+        let message = emailMessage(number, to: to, messageID: messageID, at: record.at)
+      else { continue }
+      effects.append(
+        FileEffect(
+          path: "\(outboxDirectory)/receipt-\(number)-\(record.sequence).eml", bytes: message,
+          mode: 0o640))
+    }
+    return effects
+  }
+
+  private func emailMessage(_ number: Int, to: String, messageID: String, at time: Timestamp)
+    -> [UInt8]?
+  {
+    let text: String
+    let isReturn: Bool
+    let storeName: String
+    if let sale = register.receipts[number] {
+      text = ReceiptRenderer.text(sale)
+      isReturn = false
+      storeName = sale.header.storeName
+    } else if let refund = register.returns[number] {
+      text = ReceiptRenderer.text(refund)
+      isReturn = true
+      storeName = refund.header.storeName
+    } else {
+      return nil
+    }
+    return EmailMessage.render(
+      receiptText: text, receiptNumber: number, storeName: storeName,
+      from: register.store.emailFrom,
+      to: to, messageID: messageID, at: time, isReturn: isReturn)
+  }
+
+  /// Random bytes from /dev/urandom.
+  public static let systemRandom: @Sendable (Int) -> [UInt8] = { count in
+    var bytes = [UInt8](repeating: 0, count: count)
+    let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+    if fd >= 0 {
+      _ = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+      close(fd)
+    }
+    return bytes
   }
 
   static func committedEvent(_ record: PendingRecord) -> CommittedEvent {
@@ -295,12 +370,20 @@ public final class RegisterService {
         data: register.orderJSON)
     }
     let now = clock.now()
-    let events = try register.decide(request.command, context: CommandContext(now: now))
-    if openRecords.isEmpty, let journal, checkpoints[openGroup] == nil {
-      checkpoints[openGroup] = Checkpoint(
-        register: register, sum: journal.lastSum, sequence: journal.lastSequence)
+    let context = CommandContext(now: now, approval: request.approval, random: random)
+    let decided: (events: [Event], approvedBy: String?)
+    do {
+      decided = try register.decision(request.command, context: context)
+    } catch {
+      // Some refusals still change something: a wrong PIN is counted. Those events are
+      // journaled like any other; the request itself is refused.
+      if !error.events.isEmpty {
+        stage(error.events, at: now, approvedBy: nil)
+      }
+      throw error
     }
-    record(events, at: now, key: nil, into: &openRecords)
+    let events = decided.events
+    stage(events, at: now, approvedBy: decided.approvedBy)
     let reply = result(of: request.command, events: events)
     if let key = request.key, !openRecords.isEmpty {
       let stored = KeyRecord(key: key, fingerprint: fingerprint, reply: reply)
@@ -310,20 +393,40 @@ public final class RegisterService {
     return reply
   }
 
+  /// Applies a request's events and queues them in the open group.
+  private func stage(_ events: [Event], at time: Timestamp, approvedBy: String?) {
+    if openRecords.isEmpty, let journal, checkpoints[openGroup] == nil {
+      checkpoints[openGroup] = Checkpoint(
+        register: register, sum: journal.lastSum, sequence: journal.lastSequence)
+    }
+    record(events, at: time, key: nil, approvedBy: approvedBy, into: &openRecords)
+  }
+
   /// Applies events and queues their journal records (one request's records are linked with
-  /// `more`, so recovery applies all of them or none).
+  /// `more`, so recovery applies all of them or none). Each record names the operator signed
+  /// in (for a sign-in, the one signing in).
   private func record(
-    _ events: [Event], at time: Timestamp, key: KeyRecord?, into pending: inout [PendingRecord]
+    _ events: [Event], at time: Timestamp, key: KeyRecord?, approvedBy: String? = nil,
+    into pending: inout [PendingRecord]
   ) {
     for (index, event) in events.enumerated() {
       let sequence = register.lastSequence + 1
-      register.apply(event, at: time, sequence: sequence)
+      var operatorID = register.signedIn
+      if case .signedIn(let id) = event { operatorID = id }
+      register.apply(event, at: time, operatorID: operatorID, sequence: sequence)
       let last = index == events.count - 1
       pending.append(
         PendingRecord(
-          sequence: sequence, at: time, event: event, operatorID: nil, key: last ? key : nil,
-          more: !last))
+          sequence: sequence, at: time, event: event, operatorID: operatorID,
+          approvedBy: approvedBy, key: last ? key : nil, more: !last))
     }
+  }
+
+  /// Stages events that come from the daemon rather than a client (a catalog reloaded on
+  /// SIGHUP); they are written with the next group.
+  public func stageSystemEvents(_ events: [Event]) {
+    guard storageFailure == nil, !events.isEmpty else { return }
+    stage(events, at: clock.now(), approvedBy: nil)
   }
 
   /// The reply to a read-only command.
@@ -356,6 +459,12 @@ public final class RegisterService {
       throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
     case .listParked:
       return .object(["parked": .array(register.parked.map(register.parkedJSON))])
+    case .operatorList:
+      return register.operatorsJSON
+    case .customerFind(let query):
+      return .object(["customers": .array(register.findCustomers(query).map(\.json))])
+    case .customerHistory(let id):
+      return try register.customerHistory(id)
     case .subscribe(let topics, let after):
       let start = after ?? register.lastSequence
       guard start <= register.lastSequence else {
@@ -407,6 +516,40 @@ public final class RegisterService {
         object["voided_order_id"] = .int(orderID)
         object["reversed_tenders"] = .array(reversed.map(\.json))
         return .object(object)
+      case .operatorAdded(let person):
+        return .object(["operator": person.publicJSON])
+      case .operatorRemoved(let id):
+        return .object(["removed": .string(id)])
+      case .operatorPINSet(let id, _), .operatorUnlocked(let id):
+        return register.operators.first { $0.id == id }.map { .object(["operator": $0.publicJSON]) }
+          ?? .null
+      case .signedIn(let id):
+        return .object([
+          "signed_in": .string(id), "name": register.operatorName(id).map(JSONValue.string),
+          "role": register.currentOperator.map { .string($0.role.rawValue) },
+        ])
+      case .signedOut(let id):
+        return .object(["signed_out": .string(id)])
+      case .customerAdded(let customer):
+        return customer.json
+      case .productAdded(let product), .productUpdated(let product):
+        return .object(["product": register.productJSON(register.products[product.sku] ?? product)])
+      case .productRemoved(let sku):
+        return .object(["removed": .string(sku)])
+      case .stockAdjusted(let sku, _, _):
+        return register.products[sku].map { .object(["product": register.productJSON($0)]) }
+          ?? .null
+      case .floatSet, .paidIn, .paidOut, .noSale:
+        return .object(["drawer": register.drawerJSON])
+      case .receiptEmailed(let number, let to, let messageID):
+        return .object([
+          "emailed": .object([
+            "receipt": .int(number), "to": .string(to), "message_id": .string(messageID),
+            "file": outboxDirectory.map {
+              .string("\($0)/receipt-\(number)-\(register.lastSequence).eml")
+            },
+          ])
+        ])
       case .orderParked(let orderID, _):
         guard let parked = register.parked.first(where: { $0.id == orderID }),
           case .object(var object) = register.orderJSON

@@ -8,6 +8,8 @@ public struct Request: Sendable {
   public var key: String?
   /// The order version the client based this change on.
   public var expectVersion: Int?
+  /// A manager's approval sent with the request.
+  public var approval: Approval?
   /// A fingerprint of the request's content (without `id`), to spot a key reused for
   /// something else.
   public var fingerprint: String
@@ -115,6 +117,92 @@ public enum RequestDecoder {
       if let after, after < 0 { throw RegisterError(.badRequest, "after must be 0 or more") }
       return .subscribe(topics: topics, after: after)
     },
+    "operator_add": { fields throws(RegisterError) in
+      let id = try operatorID(&fields)
+      let name = try fields.text("name", required: true, maxLength: 80) ?? ""
+      let roleName = try fields.required("role", as: String.self)
+      guard let role = OperatorRole(rawValue: roleName) else {
+        throw RegisterError(.badRequest, "role must be \"cashier\" or \"manager\"")
+      }
+      return .operatorAdd(id: id, name: name, role: role, pin: try pin(&fields))
+    },
+    "operator_list": { _ throws(RegisterError) in .operatorList },
+    "operator_remove": { fields throws(RegisterError) in
+      .operatorRemove(id: try operatorID(&fields))
+    },
+    "operator_set_pin": { fields throws(RegisterError) in
+      .operatorSetPIN(id: try operatorID(&fields), pin: try pin(&fields))
+    },
+    "operator_unlock": { fields throws(RegisterError) in
+      .operatorUnlock(id: try operatorID(&fields))
+    },
+    "sign_in": { fields throws(RegisterError) in
+      .signIn(operatorID: try fields.required("operator"), pin: try pin(&fields))
+    },
+    "sign_out": { _ throws(RegisterError) in .signOut },
+    "customer_add": { fields throws(RegisterError) in
+      let name = try fields.text("name", required: true, maxLength: 80) ?? ""
+      let email = try fields.optional("email", as: String.self)
+      let phone = try fields.optional("phone", as: String.self)
+      return .customerAdd(name: name, email: email, phone: phone)
+    },
+    "customer_find": { fields throws(RegisterError) in
+      .customerFind(query: try fields.text("query", required: true, maxLength: 200) ?? "")
+    },
+    "attach_customer": { fields throws(RegisterError) in
+      .attachCustomer(customerID: try fields.required("customer_id"))
+    },
+    "customer_history": { fields throws(RegisterError) in
+      .customerHistory(customerID: try fields.required("customer_id"))
+    },
+    "product_add": { fields throws(RegisterError) in
+      guard let product = fields.raw("product") else {
+        throw RegisterError(.badRequest, "product is required: a product as in the catalog file")
+      }
+      return .productAdd(product)
+    },
+    "product_update": { fields throws(RegisterError) in
+      let sku = try fields.required("sku", as: String.self)
+      guard case .object(let changes)? = fields.raw("changes"), !changes.isEmpty else {
+        throw RegisterError(
+          .badRequest,
+          "changes is required: an object of fields to change, like {\"price\": \"12.00\"}")
+      }
+      return .productUpdate(sku: sku, changes: changes)
+    },
+    "product_remove": { fields throws(RegisterError) in
+      .productRemove(sku: try fields.required("sku"))
+    },
+    "stock_adjust": { fields throws(RegisterError) in
+      let sku = try fields.required("sku", as: String.self)
+      let delta = try fields.required("delta", as: Int64.self)
+      let reason = try fields.text("reason", required: true) ?? ""
+      return .stockAdjust(sku: sku, delta: delta, reason: reason)
+    },
+    "float": { fields throws(RegisterError) in
+      guard let amount = try fields.money("amount") else {
+        throw RegisterError(.badRequest, "amount is required, like \"150.00\"")
+      }
+      return .setFloat(amount)
+    },
+    "paid_in": { fields throws(RegisterError) in
+      guard let amount = try fields.money("amount") else {
+        throw RegisterError(.badRequest, "amount is required")
+      }
+      return .paidIn(amount, reason: try fields.text("reason", required: true) ?? "")
+    },
+    "paid_out": { fields throws(RegisterError) in
+      guard let amount = try fields.money("amount") else {
+        throw RegisterError(.badRequest, "amount is required")
+      }
+      return .paidOut(amount, reason: try fields.text("reason", required: true) ?? "")
+    },
+    "no_sale": { fields throws(RegisterError) in
+      .noSale(reason: try fields.text("reason", required: false))
+    },
+    "email_receipt": { fields throws(RegisterError) in
+      .emailReceipt(receipt: try fields.required("receipt"), to: try fields.optional("to"))
+    },
     "report": { fields throws(RegisterError) in
       let kindName = try fields.optional("kind", as: String.self) ?? "x"
       guard let kind = DayReport.Kind(rawValue: kindName) else {
@@ -195,11 +283,25 @@ public enum RequestDecoder {
         throw RegisterError(.badRequest, "key must be 1 to 200 characters")
       }
       let expectVersion = try fields.optional("expect_version", as: Int.self)
+      var approval: Approval?
+      if let value = fields.raw("approve") {
+        guard case .object(let object) = value, case .string(let id)? = object["operator"],
+          case .string(let pin)? = object["pin"], object.count == 2
+        else {
+          throw RegisterError(
+            .badRequest, "approve must be {\"operator\": \"ID\", \"pin\": \"PIN\"} of a manager")
+        }
+        approval = Approval(operatorID: id, pin: pin)
+      }
       let command = try decoder(&fields)
       try fields.rejectUnknown()
       object["id"] = nil
       object["key"] = nil
       object["expect_version"] = nil
+      object["approve"] = nil
+      // PINs never go into a fingerprint (its hash is journaled with the key, and a short PIN
+      // could be found from it).
+      object["pin"] = nil
       // Card data never goes into the fingerprint (it may be kept with an idempotency key):
       // the last four digits and the expiry are enough to tell two card tenders apart.
       if case .object(var card) = object["card"] {
@@ -211,12 +313,31 @@ public enum RequestDecoder {
       }
       return Request(
         id: id, op: op, command: command, key: key, expectVersion: expectVersion,
-        fingerprint: JSONValue.object(object).serialized)
+        approval: approval, fingerprint: JSONValue.object(object).serialized)
     } catch let error as RegisterError {
       throw RequestFailure(id: id, error: error)
     } catch {
       throw RequestFailure(id: id, error: RegisterError(.badRequest, "\(error)"))
     }
+  }
+
+  /// The operator an operator_* op is about: `operator_id`, or `id` (which is then also the
+  /// request id the reply echoes).
+  private static func operatorID(_ fields: inout RequestFields) throws(RegisterError) -> String {
+    if let id = try fields.optional("operator_id", as: String.self) { return id }
+    guard case .string(let id)? = fields.raw("id") else {
+      throw RegisterError(
+        .badRequest, "the operator's id is required: \"operator_id\" (or \"id\") as a string")
+    }
+    return id
+  }
+
+  /// A PIN: a string of 4 to 12 digits (never echoed in errors).
+  private static func pin(_ fields: inout RequestFields) throws(RegisterError) -> String {
+    guard case .string(let pin)? = fields.raw("pin") else {
+      throw RegisterError(.badRequest, "pin is required, as a string of 4 to 12 digits")
+    }
+    return pin
   }
 
   private static func decodeAdd(_ fields: inout RequestFields) throws(RegisterError) -> Command {

@@ -8,7 +8,7 @@ public enum Topics {
       "price_overridden", "order_voided", "order_parked", "order_resumed", "sale_completed",
       "customer_attached",
     ],
-    "sale": ["sale_completed", "return_completed"],
+    "sale": ["sale_completed", "return_completed", "receipt_emailed"],
     "day": ["day_closed"],
     "catalog": [
       "store_configured", "catalog_loaded", "product_added", "product_updated", "product_removed",
@@ -16,8 +16,8 @@ public enum Topics {
     ],
     "drawer": ["float_set", "paid_in", "paid_out", "no_sale", "day_closed"],
     "people": [
-      "operator_added", "operator_removed", "operator_pin_set", "operator_unlocked",
-      "operator_locked", "pin_failed", "signed_in", "signed_out", "customer_added",
+      "operator_added", "operator_removed", "operator_pin_set", "operator_unlocked", "pin_failed",
+      "signed_in", "signed_out", "customer_added",
     ],
   ]
 

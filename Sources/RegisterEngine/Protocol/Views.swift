@@ -205,3 +205,21 @@ extension CompletedSale {
     ])
   }
 }
+
+extension Register {
+  /// The drawer so far today: float, cash in and out, and what it should hold.
+  public var drawerJSON: JSONValue {
+    let totals = day.totals
+    return .object([
+      "day": .int(day.number),
+      "float": money(totals.float).json,
+      "cash_taken": money(totals.cashTaken).json,
+      "change_given": money(totals.changeGiven).json,
+      "cash_refunds": money(totals.cashRefunds).json,
+      "paid_in": money(totals.paidIn).json,
+      "paid_out": money(totals.paidOut).json,
+      "no_sales": .int(totals.noSales),
+      "expected_cash": money(totals.expectedCash).json,
+    ])
+  }
+}

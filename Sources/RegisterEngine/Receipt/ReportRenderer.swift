@@ -105,6 +105,21 @@ public enum ReportRenderer {
     } else {
       out.columns("Receipts", "none")
     }
+    out.line("Drawer")
+    out.columns("  Opening float", money(totals.float))
+    out.columns("  Cash taken", money(totals.cashTaken))
+    out.columns("  Change given", money(-totals.changeGiven))
+    out.columns("  Cash refunds", money(-totals.cashRefunds))
+    out.columns("  Paid in (\(totals.paidInCount))", money(totals.paidIn))
+    out.columns("  Paid out (\(totals.paidOutCount))", money(-totals.paidOut))
+    out.columns("  Expected cash", money(totals.expectedCash))
+    if let counted = report.countedCash {
+      out.columns("  Counted cash", counted.decimalString)
+      let overShort = counted.minorUnits &- totals.expectedCash
+      out.columns(overShort < 0 ? "  Short" : "  Over", money(overShort))
+    }
+    out.columns("  No-sale opens", String(totals.noSales))
+    out.rule()
     if let sequence = report.sequence {
       out.columns("Journal record", String(sequence))
     }
@@ -169,6 +184,20 @@ public enum ReportRenderer {
       ]),
       "first_receipt": totals.firstReceipt.map { .int($0) },
       "last_receipt": totals.lastReceipt.map { .int($0) },
+      "drawer": .object([
+        "float": money(totals.float),
+        "cash_taken": money(totals.cashTaken),
+        "change_given": money(totals.changeGiven),
+        "cash_refunds": money(totals.cashRefunds),
+        "paid_in": money(totals.paidIn),
+        "paid_in_count": .int(totals.paidInCount),
+        "paid_out": money(totals.paidOut),
+        "paid_out_count": .int(totals.paidOutCount),
+        "no_sales": .int(totals.noSales),
+      ]),
+      "expected_cash": money(totals.expectedCash),
+      "counted_cash": report.countedCash.map { $0.json },
+      "over_short": report.countedCash.map { money($0.minorUnits &- totals.expectedCash) },
       "journal_seq": report.sequence.map { .int($0) },
     ])
   }

@@ -20,14 +20,41 @@ public enum Command: Sendable {
   /// Turn the connection into a listener for events (handled by the daemon's connection).
   case subscribe(topics: Set<String>?, after: Int64?)
   case report(DayReport.Kind, day: Int?)
+  case operatorAdd(id: String, name: String, role: OperatorRole, pin: String)
+  case operatorList
+  case operatorRemove(id: String)
+  case operatorSetPIN(id: String, pin: String)
+  case operatorUnlock(id: String)
+  case signIn(operatorID: String, pin: String)
+  case signOut
+  case customerAdd(name: String, email: String?, phone: String?)
+  case customerFind(query: String)
+  case attachCustomer(customerID: String)
+  case customerHistory(customerID: String)
+  /// A product as the catalog file writes it.
+  case productAdd(JSONValue)
+  /// Fields to change (`null` removes an optional one).
+  case productUpdate(sku: String, changes: JSONObject)
+  case productRemove(sku: String)
+  case stockAdjust(sku: String, delta: Int64, reason: String)
+  case setFloat(Money)
+  case paidIn(Money, reason: String)
+  case paidOut(Money, reason: String)
+  case noSale(reason: String?)
+  case emailReceipt(receipt: Int, to: String?)
   case closeDay(countedCash: Money?)
 
   /// True when the command changes state (and so is journaled and needs durability).
   public var isMutation: Bool {
     switch self {
-    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe: false
+    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe, .operatorList,
+      .customerFind, .customerHistory:
+      false
     case .add, .remove, .setQuantity, .tender, .void, .closeDay, .discount, .overridePrice,
-      .voidLine, .park, .resume, .returnItems:
+      .voidLine, .park, .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN,
+      .operatorUnlock, .signIn, .signOut, .customerAdd, .attachCustomer, .productAdd,
+      .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale,
+      .emailReceipt:
       true
     }
   }
@@ -46,12 +73,31 @@ public struct TenderRequest: Sendable {
   }
 }
 
+/// A manager's approval sent with a request: `approve: {operator, pin}`.
+public struct Approval: Sendable, Equatable {
+  public var operatorID: String
+  public var pin: String
+
+  public init(operatorID: String, pin: String) {
+    self.operatorID = operatorID
+    self.pin = pin
+  }
+}
+
 /// Who is asking and when: the facts `decide` needs that are not in the command.
 public struct CommandContext: Sendable {
   public var now: Timestamp
+  public var approval: Approval?
+  /// Random bytes (PIN salts, message ids); injected so tests are repeatable.
+  public var random: @Sendable (Int) -> [UInt8]
 
-  public init(now: Timestamp) {
+  public init(
+    now: Timestamp, approval: Approval? = nil,
+    random: @escaping @Sendable (Int) -> [UInt8] = { count in [UInt8](repeating: 7, count: count) }
+  ) {
     self.now = now
+    self.approval = approval
+    self.random = random
   }
 }
 

@@ -33,12 +33,29 @@ public struct DayTotals: Sendable, Equatable {
   /// Refunds paid out, by tender type.
   public var refunds: [TenderTotal] = []
   public var refundCashRounding: Int64 = 0
+  /// The drawer: opening float, paid in and out, times opened without a sale.
+  public var float: Int64 = 0
+  public var paidIn: Int64 = 0
+  public var paidInCount = 0
+  public var paidOut: Int64 = 0
+  public var paidOutCount = 0
+  public var noSales = 0
   public var firstReceipt: Int?
   public var lastReceipt: Int?
 
   public init() {}
 
   public var discounts: Int64 { lineDiscounts &+ orderDiscounts }
+
+  /// Cash taken in tenders of completed sales.
+  public var cashTaken: Int64 { tenders.first { $0.key == "cash" }?.amount ?? 0 }
+  /// Cash paid out as refunds.
+  public var cashRefunds: Int64 { refunds.first { $0.key == "cash" }?.amount ?? 0 }
+  /// What the drawer should hold: float + cash taken − change given − cash refunds + paid in −
+  /// paid out.
+  public var expectedCash: Int64 {
+    float &+ cashTaken &- changeGiven &- cashRefunds &+ paidIn &- paidOut
+  }
   public var netSales: Int64 { gross &- discounts }
 
   mutating func addTax(_ line: TaxLine) {

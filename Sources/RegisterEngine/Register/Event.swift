@@ -26,6 +26,28 @@ public enum Event: Sendable, Equatable {
   case orderResumed(order: Int, replacing: Int)
   /// Items of an earlier receipt were refunded.
   case returnCompleted(ReturnEvent)
+  case operatorAdded(Operator)
+  case operatorRemoved(id: String)
+  case operatorPINSet(id: String, pin: PINHash)
+  case operatorUnlocked(id: String)
+  /// A wrong PIN for this operator; the fifth in a row locks them.
+  case pinFailed(id: String)
+  case signedIn(id: String)
+  case signedOut(id: String)
+  case customerAdded(Customer)
+  case customerAttached(order: Int, customerID: String)
+  case productAdded(Product)
+  case productUpdated(Product)
+  case productRemoved(sku: String)
+  case stockAdjusted(sku: String, delta: Int64, reason: String)
+  /// The opening float in the drawer for the day.
+  case floatSet(amount: Money)
+  case paidIn(amount: Money, reason: String)
+  case paidOut(amount: Money, reason: String)
+  /// The drawer was opened without a sale.
+  case noSale(reason: String?)
+  /// A receipt was written to the outbox as an e-mail.
+  case receiptEmailed(receipt: Int, to: String, messageID: String)
   /// The business day ended (the Z report); the next day starts with zero totals.
   case dayClosed(day: Int, countedCash: Money?)
 
@@ -46,6 +68,24 @@ public enum Event: Sendable, Equatable {
     case .orderParked: "order_parked"
     case .orderResumed: "order_resumed"
     case .returnCompleted: "return_completed"
+    case .operatorAdded: "operator_added"
+    case .operatorRemoved: "operator_removed"
+    case .operatorPINSet: "operator_pin_set"
+    case .operatorUnlocked: "operator_unlocked"
+    case .pinFailed: "pin_failed"
+    case .signedIn: "signed_in"
+    case .signedOut: "signed_out"
+    case .customerAdded: "customer_added"
+    case .customerAttached: "customer_attached"
+    case .productAdded: "product_added"
+    case .productUpdated: "product_updated"
+    case .productRemoved: "product_removed"
+    case .stockAdjusted: "stock_adjusted"
+    case .floatSet: "float_set"
+    case .paidIn: "paid_in"
+    case .paidOut: "paid_out"
+    case .noSale: "no_sale"
+    case .receiptEmailed: "receipt_emailed"
     case .dayClosed: "day_closed"
     }
   }
@@ -91,6 +131,25 @@ public enum Event: Sendable, Equatable {
       .object(["order_id": .int(order), "replacing": .int(replacing)])
     case .returnCompleted(let refund):
       refund.json
+    case .operatorAdded(let person): person.eventJSON
+    case .operatorRemoved(let id), .operatorUnlocked(let id), .pinFailed(let id),
+      .signedIn(let id), .signedOut(let id):
+      .object(["operator_id": .string(id)])
+    case .operatorPINSet(let id, let pin):
+      .object(["operator_id": .string(id), "pin_hash": .string(pin.encoded)])
+    case .customerAdded(let customer): customer.json
+    case .customerAttached(let order, let customer):
+      .object(["order_id": .int(order), "customer_id": .string(customer)])
+    case .productAdded(let product), .productUpdated(let product): product.json
+    case .productRemoved(let sku): .object(["sku": .string(sku)])
+    case .stockAdjusted(let sku, let delta, let reason):
+      .object(["sku": .string(sku), "delta": .int(delta), "reason": .string(reason)])
+    case .floatSet(let amount): .object(["amount": amount.json])
+    case .paidIn(let amount, let reason), .paidOut(let amount, let reason):
+      .object(["amount": amount.json, "reason": .string(reason)])
+    case .noSale(let reason): .object(["reason": reason.map(JSONValue.string)])
+    case .receiptEmailed(let receipt, let to, let messageID):
+      .object(["receipt": .int(receipt), "to": .string(to), "message_id": .string(messageID)])
     case .dayClosed(let day, let counted):
       .object(["day": .int(day), "counted_cash": counted?.json])
     }
@@ -184,6 +243,50 @@ public enum Event: Sendable, Equatable {
         order: try fields.required("order_id"), replacing: try fields.required("replacing"))
     case "return_completed":
       return .returnCompleted(try ReturnEvent(json: data, path: "data", currency: currency))
+    case "operator_added":
+      return .operatorAdded(try Operator(eventJSON: data, path: "data"))
+    case "operator_removed": event = .operatorRemoved(id: try fields.required("operator_id"))
+    case "operator_unlocked": event = .operatorUnlocked(id: try fields.required("operator_id"))
+    case "pin_failed": event = .pinFailed(id: try fields.required("operator_id"))
+    case "signed_in": event = .signedIn(id: try fields.required("operator_id"))
+    case "signed_out": event = .signedOut(id: try fields.required("operator_id"))
+    case "operator_pin_set":
+      let id = try fields.required("operator_id", as: String.self)
+      guard let pin = PINHash(encoded: try fields.required("pin_hash", as: String.self)) else {
+        throw JSONShapeError(path: "data.pin_hash", message: "not a PIN hash")
+      }
+      event = .operatorPINSet(id: id, pin: pin)
+    case "customer_added":
+      return .customerAdded(try Customer(eventJSON: data, path: "data"))
+    case "customer_attached":
+      event = .customerAttached(
+        order: try fields.required("order_id"), customerID: try fields.required("customer_id"))
+    case "product_added", "product_updated":
+      let product = try Product(json: data, path: "data", currency: currency, taxClasses: nil)
+      return type == "product_added" ? .productAdded(product) : .productUpdated(product)
+    case "product_removed": event = .productRemoved(sku: try fields.required("sku"))
+    case "stock_adjusted":
+      event = .stockAdjusted(
+        sku: try fields.required("sku"), delta: try fields.required("delta"),
+        reason: try fields.required("reason"))
+    case "float_set":
+      guard let amount = try fields.money("amount", currency: currency) else {
+        throw JSONShapeError(path: "data.amount", message: "is required")
+      }
+      event = .floatSet(amount: amount)
+    case "paid_in", "paid_out":
+      guard let amount = try fields.money("amount", currency: currency) else {
+        throw JSONShapeError(path: "data.amount", message: "is required")
+      }
+      let reason = try fields.required("reason", as: String.self)
+      event =
+        type == "paid_in"
+        ? .paidIn(amount: amount, reason: reason) : .paidOut(amount: amount, reason: reason)
+    case "no_sale": event = .noSale(reason: try fields.optional("reason"))
+    case "receipt_emailed":
+      event = .receiptEmailed(
+        receipt: try fields.required("receipt"), to: try fields.required("to"),
+        messageID: try fields.required("message_id"))
     case "day_closed":
       event = .dayClosed(
         day: try fields.required("day"),

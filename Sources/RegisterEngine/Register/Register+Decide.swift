@@ -5,10 +5,31 @@ extension Register {
   /// Validates `command` against the current state and returns the events that carry it out.
   /// Never changes anything; a refusal is a `RegisterError` with a stable code.
   public func decide(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
+    try decision(command, context: context).events
+  }
+
+  /// The events for `command` and the manager who approved it (when one had to).
+  public func decision(
+    _ command: Command, context: CommandContext
+  ) throws(RegisterError) -> (events: [Event], approvedBy: String?) {
+    let approvedBy = try authorize(command, context: context)
+    return (try decideEvents(command, context: context), approvedBy)
+  }
+
+  private func decideEvents(_ command: Command, context: CommandContext) throws(RegisterError)
+    -> [Event]
+  {
     let events: [Event]
     switch command {
-    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe:
+    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe, .operatorList,
+      .customerFind, .customerHistory:
       return []
+    case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
+      .customerAdd, .attachCustomer:
+      events = try decidePeople(command, context: context)
+    case .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
+      .noSale, .emailReceipt:
+      events = try decideStore(command, context: context)
     case .voidLine(let number):
       _ = try activeLine(number)
       events = [.lineVoided(order: order.id, line: number)]

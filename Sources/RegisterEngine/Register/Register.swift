@@ -30,6 +30,15 @@ public struct Register: Sendable {
   public internal(set) var refunded: [Int: RefundState]
   /// Idempotency keys of the current and the previous business day.
   public internal(set) var keys: [String: StoredKey]
+  /// Operators in the order they were added.
+  public internal(set) var operators: [Operator]
+  /// Who is signed in at the register.
+  public internal(set) var signedIn: String?
+  public internal(set) var customers: [Customer]
+  public internal(set) var nextCustomerNumber: Int
+  /// Hashes of the catalog file contents the register wrote or read (newest last): a file that
+  /// matches an older one was not edited by hand, it missed a write-back.
+  public internal(set) var catalogHistory: [String]
   /// The sequence number of the last journal record applied (0 before any).
   public internal(set) var lastSequence: Int64
   /// The time of the last event applied.
@@ -54,6 +63,10 @@ public struct Register: Sendable {
     returnedQuantities = [:]
     refunded = [:]
     keys = [:]
+    operators = []
+    customers = []
+    nextCustomerNumber = 1
+    catalogHistory = []
     lastSequence = 0
   }
 
@@ -71,12 +84,27 @@ public struct Register: Sendable {
   /// register last read or wrote it (stock the register has sold since is not reset unless the
   /// file's stock for that product was edited).
   public static func startupEvents(for catalog: Catalog, current: Register?) -> [Event] {
+    catalogChanges(for: catalog, current: current).events
+  }
+
+  /// What to do about the catalog file: the events to journal, and whether the file is merely
+  /// stale — it holds an older version the register itself wrote (a write-back was lost in a
+  /// crash) — so it should be rewritten from the register rather than loaded.
+  public static func catalogChanges(
+    for catalog: Catalog, current: Register?
+  ) -> (events: [Event], fileIsStale: Bool) {
     var events: [Event] = []
     if current?.store != catalog.store { events.append(.storeConfigured(catalog.store)) }
-    if current == nil || current?.catalogBase != catalog.products {
+    guard let current else {
       events.append(.catalogLoaded(catalog.products))
+      return (events, false)
     }
-    return events
+    if current.catalogBase == catalog.products { return (events, false) }
+    if current.catalogHistory.dropLast().contains(catalogHash(catalog.products)) {
+      return (events, true)
+    }
+    events.append(.catalogLoaded(catalog.products))
+    return (events, false)
   }
 
   // MARK: - Apply
@@ -93,7 +121,7 @@ public struct Register: Sendable {
     case .catalogLoaded(let list):
       loadCatalog(list)
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
-      .lineVoided:
+      .lineVoided, .customerAttached:
       if case .lineVoided(let orderID, let number) = event, orderID == order.id,
         let line = order.lines.first(where: { $0.line == number }), !line.voided
       {
@@ -134,11 +162,39 @@ public struct Register: Sendable {
       guard replacing == order.id, let index = parked.firstIndex(where: { $0.id == orderID }) else {
         return
       }
+      let replacedVersion = order.version
       order = parked.remove(at: index)
       order.parkedAt = nil
-      order.version += 1
+      order.version = max(order.version, replacedVersion) + 1
     case .returnCompleted(let refund):
       completeReturn(refund, at: time, operatorID: operatorID)
+    case .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
+      .signedIn, .signedOut, .customerAdded:
+      applyPeople(event)
+    case .productAdded(let product):
+      products.upsert(product)
+      noteCatalogWritten()
+    case .productUpdated(let product):
+      products.upsert(product)
+      noteCatalogWritten()
+    case .productRemoved(let sku):
+      products.remove(sku: sku)
+      noteCatalogWritten()
+    case .stockAdjusted(let sku, let delta, _):
+      products.adjustStock(sku: sku, by: delta)
+    case .floatSet(let amount):
+      day.totals.float = amount.minorUnits
+      if day.openedAt == nil { day.openedAt = time }
+    case .paidIn(let amount, _):
+      day.totals.paidInCount += 1
+      day.totals.paidIn &+= amount.minorUnits
+    case .paidOut(let amount, _):
+      day.totals.paidOutCount += 1
+      day.totals.paidOut &+= amount.minorUnits
+    case .noSale:
+      day.totals.noSales += 1
+    case .receiptEmailed:
+      break
     case .dayClosed(let number, let counted):
       guard number == day.number else { return }
       // Keys are remembered for the day they were used and the day after.
@@ -149,6 +205,7 @@ public struct Register: Sendable {
         currency: store.currency)
       day = BusinessDay(number: number + 1)
     }
+    if case .saleCompleted = event, store.autoSignOut { signedIn = nil }
     lastActivity = time
     recomputeTotals()
   }
@@ -161,7 +218,7 @@ public struct Register: Sendable {
       receiptNumber: event.receipt, originalReceipt: event.original, day: day.number, at: time,
       lines: event.lines, refunds: event.refunds, cashRounding: event.cashRounding,
       reason: event.reason, header: ReceiptHeader(store: store), currency: store.currency,
-      operatorName: operatorID, customer: customer)
+      operatorName: operatorName(operatorID), customer: customer)
     returns.append(refund)
     lastReceiptNumber = event.receipt
     nextReceiptNumber = max(nextReceiptNumber, event.receipt + 1)
@@ -200,6 +257,70 @@ public struct Register: Sendable {
     }
     products = ProductList(merged)
     catalogBase = list
+    rememberCatalogVersion(list)
+  }
+
+  /// After a catalog edit the file is rewritten from the register's products: that is the new
+  /// base a later hand edit is compared with.
+  private mutating func noteCatalogWritten() {
+    catalogBase = products.all
+    rememberCatalogVersion(products.all)
+  }
+
+  private mutating func rememberCatalogVersion(_ list: [Product]) {
+    catalogHistory.append(Self.catalogHash(list))
+    if catalogHistory.count > 64 { catalogHistory.removeFirst(catalogHistory.count - 64) }
+  }
+
+  /// A fingerprint of a product list's contents (formatting of the file does not matter).
+  public static func catalogHash(_ list: [Product]) -> String {
+    SHA256.hex(JSONValue.array(list.map(\.json)).serializedBytes)
+  }
+
+  /// The name of an operator, for receipts (the id when unknown).
+  func operatorName(_ id: String?) -> String? {
+    guard let id else { return nil }
+    return operators.first { $0.id == id }?.name ?? id
+  }
+
+  private mutating func applyPeople(_ event: Event) {
+    switch event {
+    case .operatorAdded(let person):
+      operators.removeAll { $0.id == person.id }
+      operators.append(person)
+    case .operatorRemoved(let id):
+      operators.removeAll { $0.id == id }
+      if signedIn == id { signedIn = nil }
+    case .operatorPINSet(let id, let pin):
+      guard let index = operators.firstIndex(where: { $0.id == id }) else { return }
+      operators[index].pin = pin
+      operators[index].failedAttempts = 0
+    case .operatorUnlocked(let id):
+      guard let index = operators.firstIndex(where: { $0.id == id }) else { return }
+      operators[index].locked = false
+      operators[index].failedAttempts = 0
+    case .pinFailed(let id):
+      guard let index = operators.firstIndex(where: { $0.id == id }) else { return }
+      operators[index].failedAttempts += 1
+      if operators[index].failedAttempts >= Operator.attemptsBeforeLock {
+        operators[index].locked = true
+        if signedIn == id { signedIn = nil }
+      }
+    case .signedIn(let id):
+      signedIn = id
+      if let index = operators.firstIndex(where: { $0.id == id }) {
+        operators[index].failedAttempts = 0
+      }
+    case .signedOut(let id):
+      if signedIn == id { signedIn = nil }
+    case .customerAdded(let customer):
+      customers.append(customer)
+      if let number = Int(customer.id.dropFirst()), customer.id.hasPrefix("C") {
+        nextCustomerNumber = max(nextCustomerNumber, number + 1)
+      }
+    default:
+      break
+    }
   }
 
   private mutating func recomputeTotals() {
@@ -214,10 +335,12 @@ public struct Register: Sendable {
     receipt: Int, rounding: Money, change: Money, at time: Timestamp, operatorID: String?
   ) {
     order.version += 1
+    let customer = order.customerID.flatMap { id in customers.first { $0.id == id } }
     let sale = CompletedSale(
       receiptNumber: receipt, day: day.number, at: time, order: order, totals: totals,
       cashRounding: rounding, change: change, header: ReceiptHeader(store: store),
-      currency: store.currency, operatorName: operatorID, customer: nil)
+      currency: store.currency, operatorName: operatorName(operatorID),
+      customer: customer.map { CustomerRef(id: $0.id, name: $0.name) })
     receipts.append(sale)
     lastReceiptNumber = receipt
     nextReceiptNumber = max(nextReceiptNumber, receipt + 1)
@@ -229,8 +352,12 @@ public struct Register: Sendable {
     openNextOrder()
   }
 
+  /// Opens a new order. Its version continues from the last one's, so that a version number
+  /// never means two different orders (a stale `expect_version` cannot match by chance).
   private mutating func openNextOrder() {
+    let version = order.version
     order = Order(id: nextOrderID)
+    order.version = version + 1
     nextOrderID += 1
   }
 

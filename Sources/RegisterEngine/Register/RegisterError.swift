@@ -46,6 +46,8 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case productExists = "product_exists"
   case invalidProduct = "invalid_product"
   case invalidEmail = "invalid_email"
+  case invalidPhone = "invalid_phone"
+  case invalidPIN = "invalid_pin"
   case internalError = "internal_error"
 }
 
@@ -55,11 +57,14 @@ public struct RegisterError: Error, Equatable, CustomStringConvertible {
   public var code: ErrorCode
   public var message: String
   public var data: JSONValue?
+  /// Events that happen even though the request is refused (a wrong PIN is counted).
+  public var events: [Event] = []
 
-  public init(_ code: ErrorCode, _ message: String, data: JSONValue? = nil) {
+  public init(_ code: ErrorCode, _ message: String, data: JSONValue? = nil, events: [Event] = []) {
     self.code = code
     self.message = message
     self.data = data
+    self.events = events
   }
 
   public var description: String { "\(code.rawValue): \(message)" }

@@ -78,6 +78,8 @@ extension Order {
     case .priceOverridden(let orderID, let number, let override) where orderID == id:
       guard let index = index(ofLine: number) else { return false }
       lines[index].override = override
+    case .customerAttached(let orderID, let customer) where orderID == id:
+      customerID = customer
     case .lineVoided(let orderID, let number) where orderID == id:
       guard let index = index(ofLine: number) else { return false }
       lines[index].voided = true

@@ -1,0 +1,77 @@
+/// A customer the store knows.
+public struct Customer: Sendable, Equatable {
+  public var id: String
+  public var name: String
+  public var email: String?
+  public var phone: String?
+
+  public init(id: String, name: String, email: String?, phone: String?) {
+    self.id = id
+    self.name = name
+    self.email = email
+    self.phone = phone
+  }
+
+  var json: JSONValue {
+    .object([
+      "customer_id": .string(id), "name": .string(name), "email": email.map(JSONValue.string),
+      "phone": phone.map(JSONValue.string),
+    ])
+  }
+
+  init(eventJSON json: JSONValue, path: String) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    id = try fields.required("customer_id")
+    name = try fields.required("name")
+    email = try fields.optional("email")
+    phone = try fields.optional("phone")
+    try fields.rejectUnknown()
+  }
+
+  /// The digits of the phone number, for matching however it was typed.
+  var phoneDigits: String { (phone ?? "").filter(\.isNumber) }
+}
+
+/// E-mail and phone checks, with messages that say what is wrong.
+public enum ContactValidation {
+  /// A practical check of an address: one "@", a local part of allowed characters, a domain of
+  /// dot-separated labels with a letter-only top level, no spaces, at most 254 characters.
+  public static func validateEmail(_ email: String) throws(RegisterError) {
+    let fail = { (why: String) in
+      RegisterError(.invalidEmail, "\"\(email)\" is not an e-mail address: \(why)")
+    }
+    guard email.count <= 254 else { throw fail("longer than 254 characters") }
+    let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+    guard parts.count == 2 else { throw fail("it needs exactly one @") }
+    let local = parts[0]
+    let domain = parts[1]
+    let localAllowed = Set(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.!#$%&'*+/=?^_`{|}~-")
+    guard !local.isEmpty, local.count <= 64, local.allSatisfy({ localAllowed.contains($0) }),
+      !local.hasPrefix("."), !local.hasSuffix("."), !local.contains("..")
+    else { throw fail("the part before @ is not valid") }
+    let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+    let labelAllowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
+    guard labels.count >= 2,
+      labels.allSatisfy({
+        !$0.isEmpty && $0.count <= 63 && $0.allSatisfy { labelAllowed.contains($0) }
+          && !$0.hasPrefix("-") && !$0.hasSuffix("-")
+      }),
+      let top = labels.last, top.count >= 2, top.allSatisfy(\.isLetter)
+    else { throw fail("the domain after @ is not valid (like example.com)") }
+  }
+
+  /// A phone number: digits with optional spaces, dashes, dots, parentheses and a leading +;
+  /// 7 to 15 digits in all.
+  public static func validatePhone(_ phone: String) throws(RegisterError) {
+    let allowed = Set("0123456789 -.()")
+    let body = phone.hasPrefix("+") ? String(phone.dropFirst()) : phone
+    let digits = body.filter(\.isNumber).count
+    guard body.allSatisfy({ allowed.contains($0) }), (7...15).contains(digits) else {
+      throw RegisterError(
+        .invalidPhone,
+        "\"\(phone)\" is not a phone number: use 7 to 15 digits, with spaces, dashes or a leading +"
+      )
+    }
+  }
+}

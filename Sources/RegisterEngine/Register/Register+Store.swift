@@ -1,0 +1,107 @@
+extension Register {
+  /// Catalog edits, stock adjustments, the drawer and e-mailed receipts.
+  func decideStore(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
+    switch command {
+    case .productAdd(let json):
+      let product = try validatedProduct(json)
+      guard products[product.sku] == nil else {
+        throw RegisterError(
+          .productExists, "a product with SKU \"\(product.sku)\" exists; use product_update")
+      }
+      return [.productAdded(product)]
+    case .productUpdate(let sku, let changes):
+      guard let existing = products[sku] else {
+        throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"")
+      }
+      guard case .object(var merged) = existing.json else { return [] }
+      for (key, value) in changes.members {
+        guard key != "sku" else {
+          throw RegisterError(
+            .invalidProduct, "the SKU of a product cannot change; add a new product")
+        }
+        merged[key] = value == .null ? nil : value
+      }
+      let product = try validatedProduct(.object(merged))
+      if let stock = product.stock, stock < reserved(sku: sku) {
+        throw RegisterError(
+          .outOfStock,
+          "stock \(stock) would be less than the \(reserved(sku: sku)) units open or parked orders hold"
+        )
+      }
+      return [.productUpdated(product)]
+    case .productRemove(let sku):
+      guard products[sku] != nil else {
+        throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"")
+      }
+      return [.productRemoved(sku: sku)]
+    case .stockAdjust(let sku, let delta, let reason):
+      guard let product = products[sku] else {
+        throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"")
+      }
+      guard let stock = product.stock else {
+        throw RegisterError(
+          .invalidProduct, "\(sku) does not track stock; set its stock with product_update first")
+      }
+      guard delta != 0, abs(delta) <= 1_000_000_000 else {
+        throw RegisterError(.invalidQuantity, "delta must be a whole number, not 0")
+      }
+      let after = stock + delta
+      guard after >= 0 else {
+        throw RegisterError(.outOfStock, "\(sku) has \(stock) in stock; it cannot go below 0")
+      }
+      guard after >= reserved(sku: sku) else {
+        throw RegisterError(
+          .outOfStock,
+          "open or parked orders hold \(reserved(sku: sku)) of \(sku); stock cannot go below that")
+      }
+      return [.stockAdjusted(sku: sku, delta: delta, reason: reason)]
+    case .setFloat(let amount):
+      return [.floatSet(amount: amount)]
+    case .paidIn(let amount, let reason):
+      guard amount.minorUnits > 0 else {
+        throw RegisterError(.invalidAmount, "a paid-in amount must be more than 0")
+      }
+      return [.paidIn(amount: amount, reason: reason)]
+    case .paidOut(let amount, let reason):
+      guard amount.minorUnits > 0 else {
+        throw RegisterError(.invalidAmount, "a paid-out amount must be more than 0")
+      }
+      return [.paidOut(amount: amount, reason: reason)]
+    case .noSale(let reason):
+      return [.noSale(reason: reason)]
+    case .emailReceipt(let number, let to):
+      let customerID: String?
+      if let sale = receipts[number] {
+        customerID = sale.customer?.id
+      } else if let refund = returns[number] {
+        customerID = refund.customer?.id
+      } else {
+        throw RegisterError(.receiptNotFound, "there is no receipt \(number)")
+      }
+      let fallback = customerID.flatMap { id in customers.first { $0.id == id }?.email }
+      guard let address = to ?? fallback else {
+        throw RegisterError(
+          .invalidEmail, "receipt \(number) has no customer with an e-mail address; give \"to\"")
+      }
+      try ContactValidation.validateEmail(address)
+      let messageID = "receipt-\(number)-\(hexString(context.random(8)))@registerd"
+      return [.receiptEmailed(receipt: number, to: address, messageID: messageID)]
+    default:
+      return []
+    }
+  }
+
+  /// A product validated exactly as the catalog file's products are.
+  func validatedProduct(_ json: JSONValue) throws(RegisterError) -> Product {
+    do {
+      return try Product(json: json, path: "product", store: store)
+    } catch {
+      throw RegisterError(.invalidProduct, error.description)
+    }
+  }
+
+  /// The catalog file as the register's state says it should be now.
+  public var catalogDocument: Catalog {
+    Catalog(store: store, products: products.all)
+  }
+}
