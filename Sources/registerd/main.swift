@@ -33,6 +33,10 @@ do {
   exit(0)
 }
 
+if FileIO.removeStaleTemporaries(of: options.catalogPath) > 0 {
+  log("removed a half-written temporary copy of \(options.catalogPath) left by a crash")
+}
+
 let catalog: Catalog
 do {
   catalog = try CatalogFile.load(options.catalogPath)

@@ -167,3 +167,23 @@ public func writeStandardError(_ text: String) {
 public func writeStandardOutput(_ text: String) {
   try? FileIO.writeAll(1, Array(text.utf8))
 }
+
+extension FileIO {
+  /// Removes temporary files a crashed `writeAtomically(_:to:)` of `path` left behind
+  /// (`PATH.tmp-PID`); returns how many.
+  @discardableResult
+  public static func removeStaleTemporaries(of path: String) -> Int {
+    let directory = parentDirectory(of: path)
+    let prefix = String(path.split(separator: "/").last ?? "") + ".tmp-"
+    guard let handle = opendir(directory) else { return 0 }
+    defer { closedir(handle) }
+    var removed = 0
+    while let entry = readdir(handle) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name.hasPrefix(prefix), unlink(directory + "/" + name) == 0 { removed += 1 }
+    }
+    return removed
+  }
+}

@@ -23,11 +23,10 @@ public enum EmailMessage {
     var message = ""
     for (name, value) in headers { message += "\(name): \(value)\r\n" }
     message += "\r\n"
-    for line in receiptText.split(separator: "\n", omittingEmptySubsequences: false) {
-      message += line + "\r\n"
-    }
+    var lines = receiptText.split(separator: "\n", omittingEmptySubsequences: false)
     // The text ends with a newline; the split leaves one empty piece for it.
-    if message.hasSuffix("\r\n\r\n") { message.removeLast(2) }
+    if lines.last?.isEmpty == true { lines.removeLast() }
+    for line in lines { message += line + "\r\n" }
     return Array(message.utf8)
   }
 

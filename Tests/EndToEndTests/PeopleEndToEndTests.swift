@@ -1,0 +1,251 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+/// The repository's catalog with a low PIN-hash iteration count, so sign-ins in a debug build
+/// stay fast. (The default is 120000.)
+func fastPINCatalog(_ extra: [String: Any] = [:]) throws -> String {
+  let url = Binaries.repository.appendingPathComponent("Data/products.json")
+  var document = try #require(
+    try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+  var store = try #require(document["store"] as? [String: Any])
+  store["pin_hash_iterations"] = 1000
+  for (key, value) in extra { store[key] = value }
+  document["store"] = store
+  let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted])
+  return String(decoding: data, as: UTF8.self)
+}
+
+@Suite("People, catalog edits, the drawer and e-mail through the CLI", .serialized)
+struct PeopleEndToEndTests {
+  @Test("operators, sign-in, lockout, and manager approval; records name the operator")
+  func operatorsAndApproval() throws {
+    let daemon = try Daemon(catalog: try fastPINCatalog())
+    defer { daemon.cleanup() }
+    // Open until the first operator, who must be a manager.
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+    let cashierFirst = try daemon.cli(["operator", "add", "amy", "--name", "Amy", "--role", "cashier", "--pin", "1234"])
+    #expect(cashierFirst.stderr.contains("forbidden"))
+    #expect(try daemon.cli(["operator", "add", "mo", "--name", "Mo Reyes", "--role", "manager", "--pin", "9876"]).status == 0)
+    // Now changes need someone signed in; reads do not.
+    #expect(try daemon.cli(["add", "CAP-BSB"]).stderr.contains("not_signed_in"))
+    #expect(try daemon.cli(["show"]).status == 0)
+    #expect(try daemon.cli(["sign-in", "mo", "--pin", "9876"]).status == 0)
+    #expect(try daemon.cli(["operator", "add", "amy", "--name", "Amy Ng", "--role", "cashier", "--pin", "1234"]).status == 0)
+    #expect(try daemon.cli(["sign-in", "amy", "--pin", "1234"]).status == 0)
+    // A cashier cannot manage operators or override a price without a manager's approval.
+    #expect(try daemon.cli(["operator", "add", "bo", "--name", "Bo", "--role", "cashier", "--pin", "5555"]).stderr.contains("approval_required"))
+    #expect(try daemon.cli(["override", "1", "9.99", "--reason", "damaged"]).stderr.contains("approval_required"))
+    let wrong = try daemon.cli(["override", "1", "9.99", "--reason", "damaged", "--approve", "mo:0000"])
+    #expect(wrong.stderr.contains("wrong_pin"))
+    #expect(!wrong.stderr.contains("0000"))
+    let approved = try daemon.cli(["override", "1", "9.99", "--reason", "damaged", "--approve", "mo:9876"])
+    #expect(approved.status == 0, "\(approved.stderr)")
+    #expect(approved.stdout.contains("override, was 22.00 (damaged)"))
+
+    // Five wrong PINs in a row lock an operator until a manager unlocks them.
+    for attempt in 1...5 {
+      let result = try daemon.cli(["sign-in", "amy", "--pin", "1111"])
+      #expect(result.stderr.contains("wrong_pin"), "attempt \(attempt)")
+    }
+    #expect(try daemon.cli(["sign-in", "amy", "--pin", "1234"]).stderr.contains("operator_locked"))
+    daemon.kill9()
+    try daemon.start()
+    #expect(try daemon.cli(["sign-in", "amy", "--pin", "1234"]).stderr.contains("operator_locked"), "the lock survives a restart")
+    #expect(try daemon.cli(["sign-in", "mo", "--pin", "9876"]).status == 0)
+    #expect(try daemon.cli(["operator", "unlock", "amy"]).status == 0)
+    #expect(try daemon.cli(["sign-in", "amy", "--pin", "1234"]).status == 0)
+    let list = try daemon.cli(["operator", "list"])
+    #expect(list.stdout.contains("amy          Amy Ng                   cashier  ok"))
+    #expect(list.stdout.contains("Signed in: amy"))
+
+    // The journal records who did what, and never a PIN.
+    daemon.stop()
+    let journal = try String(contentsOfFile: daemon.dataDirectory + "/journal.ndjson", encoding: .utf8)
+    let override = try #require(journal.split(separator: "\n").first { $0.contains("price_overridden") })
+    #expect(override.contains(#""operator":"amy""#))
+    #expect(override.contains(#""approved_by":"mo""#))
+    #expect(!journal.contains("9876") && !journal.contains(#""pin":"#))
+  }
+
+  @Test("a catalog edit survives a restart and is written back to the file")
+  func catalogEdits() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let added = try daemon.cli([
+      "product", "add", "SCARF-SILK", "--name", "Silk Scarf", "--category", "Accessories",
+      "--price", "45.00", "--stock", "3", "--colors", "ivory,navy",
+    ])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(try daemon.cli(["product", "update", "SCARF-SILK", "--sale-price", "39.00"]).status == 0)
+    #expect(try daemon.cli(["product", "update", "SCARF-SILK", "--sale-price", "50.00"]).stderr.contains("invalid_product"))
+    #expect(try daemon.cli(["add", "SCARF-SILK", "2"]).status == 0)
+    #expect(try daemon.cli(["stock", "adjust", "SCARF-SILK", "-2", "--reason", "shrink"]).stderr.contains("out_of_stock"))
+    #expect(try daemon.cli(["stock", "adjust", "SCARF-SILK", "5", "--reason", "delivery"]).status == 0)
+    // Lines keep the price they were added at.
+    #expect(try daemon.cli(["product", "update", "SCARF-SILK", "--sale-price", "none", "--price", "60.00"]).status == 0)
+    let order = try daemon.connect().send(#"{"op":"order"}"#).result
+    #expect(order["lines"]?.arrayValue?.first?["unit_price"] == "39.00")
+    let file = try CatalogFile.load(daemon.catalogPath)
+    let scarf = try #require(file.products.first { $0.sku == "SCARF-SILK" })
+    #expect(scarf.price.decimalString == "60.00")
+    #expect(scarf.salePrice == nil)
+    #expect(scarf.stock == 8)
+    daemon.kill9()
+    let logBefore = daemon.log.count
+    try daemon.start()
+    let catalog = try daemon.connect().send(#"{"op":"catalog"}"#).result
+    let product = catalog["products"]?.arrayValue?.first { $0["sku"] == "SCARF-SILK" }
+    #expect(product?["price"] == "60.00")
+    #expect(product?["stock"] == .int(8))
+    #expect(product?["available"] == .int(6))
+    let restartLog = String(daemon.log.dropFirst(logBefore))
+    #expect(restartLog.contains("listening"))
+    #expect(!restartLog.contains("catalog loaded"), "the file is what the register wrote: no reload")
+  }
+
+  @Test("a crash during catalog writes leaves the old or the new file, never a broken one")
+  func catalogWriteCrash() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    for round in 0..<8 {
+      let client = try daemon.connect()
+      let worker = DispatchGroup()
+      worker.enter()
+      DispatchQueue.global().async {
+        defer { worker.leave() }
+        for step in 0..<200 {
+          let price = "\(10 + round).\(String(format: "%02d", step % 100))"
+          guard (try? client.send(#"{"op":"product_update","sku":"CAP-BSB","changes":{"price":"\#(price)"}}"#)) != nil
+          else { return }
+        }
+      }
+      usleep(UInt32.random(in: 20_000...120_000))
+      daemon.kill9()
+      worker.wait()
+      // Whatever moment the kill hit, the file is a whole, valid catalog.
+      let file = try CatalogFile.load(daemon.catalogPath)
+      #expect(file.products.contains { $0.sku == "CAP-BSB" })
+      try daemon.start()
+      // A temporary copy a crash left behind is cleaned up at start-up.
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.directory.url.path)
+        .filter { $0.contains(".tmp-") }
+      #expect(leftovers.isEmpty)
+      // And the register agrees with the journal, whatever the file had.
+      let price = try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?
+        .first { $0["sku"] == "CAP-BSB" }?["price"]
+      let onFile = try CatalogFile.load(daemon.catalogPath).products.first { $0.sku == "CAP-BSB" }
+      #expect(price?.stringValue == onFile?.price.decimalString, "round \(round)")
+    }
+  }
+
+  @Test("SIGHUP reloads a hand-edited catalog and refuses a bad one, keeping the old")
+  func hangupReload() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "TEE-WHT-M", "2"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)  // stock 40 → 38
+    var text = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)
+    text = text.replacingOccurrences(of: #""price": "14.99", "stock": 40"#, with: #""price": "16.99", "stock": 40"#)
+    try text.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    kill(daemon.process.processIdentifier, SIGHUP)
+    usleep(300_000)
+    var tee = try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?.first { $0["sku"] == "TEE-WHT-M" }
+    #expect(tee?["price"] == "16.99")
+    #expect(tee?["stock"] == .int(38), "the register's sold-down stock is kept: the file's stock was not edited")
+    try "{ not a catalog".write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    kill(daemon.process.processIdentifier, SIGHUP)
+    usleep(300_000)
+    #expect(daemon.log.contains("keeping the current catalog"))
+    tee = try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?.first { $0["sku"] == "TEE-WHT-M" }
+    #expect(tee?["price"] == "16.99")
+    #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
+  }
+
+  @Test("drawer arithmetic: float, sales with change, refunds, paid in and out, over/short")
+  func drawer() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    #expect(try client.send(#"{"op":"float","amount":"150.00"}"#).isOK)
+    #expect(try client.send(#"{"op":"add","sku":"CAP-BSB"}"#).isOK)
+    // 22.00 + 1.65 = 23.65; cash 50 → change 26.35.
+    #expect(try client.send(#"{"op":"tender","type":"cash","amount":"50"}"#).result["change_due"] == "26.35")
+    #expect(try client.send(#"{"op":"add","sku":"TOTE-CNV","qty":2}"#).isOK)
+    // 9.98 + 0.75 = 10.73, all cash.
+    _ = try client.send(#"{"op":"tender","type":"cash","amount":"10.73"}"#)
+    #expect(try client.send(#"{"op":"add","sku":"SOCK-3PK"}"#).isOK)
+    // 12.00 + 0.90 = 12.90 on a card: no cash.
+    _ = try client.send(#"{"op":"tender","type":"card","card":\#(visa)}"#)
+    // Return the cap: 23.65 back in cash.
+    #expect(try client.send(#"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"gift"}"#).isOK)
+    #expect(try client.send(#"{"op":"paid_in","amount":"20.00","reason":"change from bank"}"#).isOK)
+    #expect(try client.send(#"{"op":"paid_out","amount":"7.50","reason":"window cleaner"}"#).isOK)
+    #expect(try client.send(#"{"op":"no_sale"}"#).isOK)
+    // Expected: 150 + (50 + 10.73) − 26.35 − 23.65 + 20 − 7.50 = 173.23. Counted 170.00.
+    let z = try client.send(#"{"op":"close_day","counted":{"cash":"170.00"}}"#).result
+    let report = try #require(z["report"])
+    #expect(report["expected_cash"] == "173.23")
+    #expect(report["counted_cash"] == "170.00")
+    #expect(report["over_short"] == "-3.23")
+    #expect(report["drawer"]?["no_sales"] == .int(1))
+    let text = try #require(z["text"]?.stringValue)
+    #expect(text.contains("  Expected cash                   173.23"))
+    #expect(text.contains("  Short                            -3.23"))
+  }
+
+  @Test("customers, and an e-mailed receipt that Python's email package parses strictly")
+  func customersAndEmail() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["customer", "add", "Dana Li", "--email", "dana@example.com", "--phone", "+1 (217) 555-0199"]).status == 0)
+    #expect(try daemon.cli(["customer", "add", "Bad", "--email", "dana@@example"]).stderr.contains("invalid_email"))
+    #expect(try daemon.cli(["customer", "add", "Bad", "--phone", "12ab"]).stderr.contains("invalid_phone"))
+    #expect(try daemon.cli(["customer", "find", "555-0199"]).stdout.contains("C1  Dana Li"))
+    #expect(try daemon.cli(["customer", "find", "DANA@example.com"]).stdout.contains("C1"))
+    #expect(try daemon.cli(["customer", "attach", "C9"]).stderr.contains("customer_not_found"))
+    #expect(try daemon.cli(["customer", "attach", "C1"]).status == 0)
+    #expect(try daemon.cli(["add", "BELT-LTH-M"]).status == 0)
+    let sale = try daemon.cli(["tender", "cash", "50"])
+    #expect(sale.stdout.contains("Customer: Dana Li (C1)"))
+    #expect(try daemon.cli(["return", "1", "1", "--reason", "size"]).status == 0)
+    let history = try daemon.cli(["customer", "history", "C1"])
+    #expect(history.stdout.contains("sale"))
+    #expect(history.stdout.contains("return"))
+    #expect(history.stdout.contains("net 0.00"))
+
+    #expect(try daemon.cli(["email", "1"]).status == 0)
+    #expect(try daemon.cli(["receipt", "2", "--email", "dana.li@example.org"]).status == 0)
+    let outbox = daemon.dataDirectory + "/outbox"
+    let files = try FileManager.default.contentsOfDirectory(atPath: outbox).sorted()
+    #expect(files.count == 2)
+    let check = """
+      import email, sys
+      from email import policy
+      for path in sys.argv[1:]:
+          raw = open(path, 'rb').read()
+          assert b'\\r\\n' in raw and b'\\n' not in raw.replace(b'\\r\\n', b''), 'CRLF line endings'
+          m = email.message_from_bytes(raw, policy=policy.strict)
+          assert not m.defects, m.defects
+          for h in ('From', 'To', 'Subject', 'Date', 'Message-ID', 'MIME-Version'):
+              assert m[h], h
+          assert m.get_content_type() == 'text/plain'
+          print(m['To'], '|', m['Subject'], '|', m['Date'])
+          print(m.get_content())
+      """
+    let python = Process()
+    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    python.arguments = ["python3", "-c", check] + files.map { outbox + "/" + $0 }
+    let output = Pipe()
+    python.standardOutput = output
+    python.standardError = output
+    try python.run()
+    python.waitUntilExit()
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(python.terminationStatus == 0, "\(printed)")
+    #expect(printed.contains("dana@example.com | Your receipt 1 from Lane & Thread Outfitters | Sun, 22 Nov 2026 14:03:05 -0500"))
+    #expect(printed.contains("dana.li@example.org | Your return receipt 2"))
+    #expect(printed.contains("Customer: Dana Li (C1)"))
+    #expect(try daemon.cli(["email", "1", "--to", "not an address"]).stderr.contains("invalid_email"))
+  }
+}
