@@ -14,8 +14,12 @@ struct LifecycleEndToEndTests {
     for round in 0..<20 {
       let version = try #require(try a.send(#"{"op":"order"}"#).result["version"]?.int64Value)
       // Both send before either reads: the daemon takes them in arrival order.
-      try a.sendRaw(Array(#"{"op":"set_qty","line":1,"qty":\#(round % 5 + 2),"expect_version":\#(version)}"#.utf8) + [10])
-      try b.sendRaw(Array(#"{"op":"set_qty","line":1,"qty":1,"expect_version":\#(version)}"#.utf8) + [10])
+      try a.sendRaw(
+        Array(
+          #"{"op":"set_qty","line":1,"qty":\#(round % 5 + 2),"expect_version":\#(version)}"#.utf8)
+          + [10])
+      try b.sendRaw(
+        Array(#"{"op":"set_qty","line":1,"qty":1,"expect_version":\#(version)}"#.utf8) + [10])
       let replies = [try a.read(), try b.read()]
       #expect(replies.filter(\.isOK).count == 1, "round \(round): \(replies.map(\.serialized))")
       let loser = try #require(replies.first { !$0.isOK })
@@ -43,7 +47,9 @@ struct LifecycleEndToEndTests {
     let report = try client.send(#"{"op":"report"}"#).result["report"]
     #expect(report?["sales_count"] == .int(1))
     // The same key for something else is refused.
-    #expect(try client.send(#"{"op":"add","sku":"CAP-BSB","key":"lane1-tender-7"}"#).errorCode == "key_reused")
+    #expect(
+      try client.send(#"{"op":"add","sku":"CAP-BSB","key":"lane1-tender-7"}"#).errorCode
+        == "key_reused")
 
     // Killed while the request may or may not have been applied: the retry settles it once.
     #expect(try client.send(#"{"op":"add","sku":"CAP-BSB"}"#).isOK)

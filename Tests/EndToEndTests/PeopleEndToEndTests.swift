@@ -24,22 +24,39 @@ struct PeopleEndToEndTests {
     defer { daemon.cleanup() }
     // Open until the first operator, who must be a manager.
     #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
-    let cashierFirst = try daemon.cli(["operator", "add", "amy", "--name", "Amy", "--role", "cashier", "--pin", "1234"])
+    let cashierFirst = try daemon.cli([
+      "operator", "add", "amy", "--name", "Amy", "--role", "cashier", "--pin", "1234",
+    ])
     #expect(cashierFirst.stderr.contains("forbidden"))
-    #expect(try daemon.cli(["operator", "add", "mo", "--name", "Mo Reyes", "--role", "manager", "--pin", "9876"]).status == 0)
+    #expect(
+      try daemon.cli([
+        "operator", "add", "mo", "--name", "Mo Reyes", "--role", "manager", "--pin", "9876",
+      ]).status == 0)
     // Now changes need someone signed in; reads do not.
     #expect(try daemon.cli(["add", "CAP-BSB"]).stderr.contains("not_signed_in"))
     #expect(try daemon.cli(["show"]).status == 0)
     #expect(try daemon.cli(["sign-in", "mo", "--pin", "9876"]).status == 0)
-    #expect(try daemon.cli(["operator", "add", "amy", "--name", "Amy Ng", "--role", "cashier", "--pin", "1234"]).status == 0)
+    #expect(
+      try daemon.cli([
+        "operator", "add", "amy", "--name", "Amy Ng", "--role", "cashier", "--pin", "1234",
+      ]).status == 0)
     #expect(try daemon.cli(["sign-in", "amy", "--pin", "1234"]).status == 0)
     // A cashier cannot manage operators or override a price without a manager's approval.
-    #expect(try daemon.cli(["operator", "add", "bo", "--name", "Bo", "--role", "cashier", "--pin", "5555"]).stderr.contains("approval_required"))
-    #expect(try daemon.cli(["override", "1", "9.99", "--reason", "damaged"]).stderr.contains("approval_required"))
-    let wrong = try daemon.cli(["override", "1", "9.99", "--reason", "damaged", "--approve", "mo:0000"])
+    #expect(
+      try daemon.cli([
+        "operator", "add", "bo", "--name", "Bo", "--role", "cashier", "--pin", "5555",
+      ]).stderr.contains("approval_required"))
+    #expect(
+      try daemon.cli(["override", "1", "9.99", "--reason", "damaged"]).stderr.contains(
+        "approval_required"))
+    let wrong = try daemon.cli([
+      "override", "1", "9.99", "--reason", "damaged", "--approve", "mo:0000",
+    ])
     #expect(wrong.stderr.contains("wrong_pin"))
     #expect(!wrong.stderr.contains("0000"))
-    let approved = try daemon.cli(["override", "1", "9.99", "--reason", "damaged", "--approve", "mo:9876"])
+    let approved = try daemon.cli([
+      "override", "1", "9.99", "--reason", "damaged", "--approve", "mo:9876",
+    ])
     #expect(approved.status == 0, "\(approved.stderr)")
     #expect(approved.stdout.contains("override, was 22.00 (damaged)"))
 
@@ -51,7 +68,9 @@ struct PeopleEndToEndTests {
     #expect(try daemon.cli(["sign-in", "amy", "--pin", "1234"]).stderr.contains("operator_locked"))
     daemon.kill9()
     try daemon.start()
-    #expect(try daemon.cli(["sign-in", "amy", "--pin", "1234"]).stderr.contains("operator_locked"), "the lock survives a restart")
+    #expect(
+      try daemon.cli(["sign-in", "amy", "--pin", "1234"]).stderr.contains("operator_locked"),
+      "the lock survives a restart")
     #expect(try daemon.cli(["sign-in", "mo", "--pin", "9876"]).status == 0)
     #expect(try daemon.cli(["operator", "unlock", "amy"]).status == 0)
     #expect(try daemon.cli(["sign-in", "amy", "--pin", "1234"]).status == 0)
@@ -61,8 +80,10 @@ struct PeopleEndToEndTests {
 
     // The journal records who did what, and never a PIN.
     daemon.stop()
-    let journal = try String(contentsOfFile: daemon.dataDirectory + "/journal.ndjson", encoding: .utf8)
-    let override = try #require(journal.split(separator: "\n").first { $0.contains("price_overridden") })
+    let journal = try String(
+      contentsOfFile: daemon.dataDirectory + "/journal.ndjson", encoding: .utf8)
+    let override = try #require(
+      journal.split(separator: "\n").first { $0.contains("price_overridden") })
     #expect(override.contains(#""operator":"amy""#))
     #expect(override.contains(#""approved_by":"mo""#))
     #expect(!journal.contains("9876") && !journal.contains(#""pin":"#))
@@ -77,13 +98,22 @@ struct PeopleEndToEndTests {
       "--price", "45.00", "--stock", "3", "--colors", "ivory,navy",
     ])
     #expect(added.status == 0, "\(added.stderr)")
-    #expect(try daemon.cli(["product", "update", "SCARF-SILK", "--sale-price", "39.00"]).status == 0)
-    #expect(try daemon.cli(["product", "update", "SCARF-SILK", "--sale-price", "50.00"]).stderr.contains("invalid_product"))
+    #expect(
+      try daemon.cli(["product", "update", "SCARF-SILK", "--sale-price", "39.00"]).status == 0)
+    #expect(
+      try daemon.cli(["product", "update", "SCARF-SILK", "--sale-price", "50.00"]).stderr.contains(
+        "invalid_product"))
     #expect(try daemon.cli(["add", "SCARF-SILK", "2"]).status == 0)
-    #expect(try daemon.cli(["stock", "adjust", "SCARF-SILK", "-2", "--reason", "shrink"]).stderr.contains("out_of_stock"))
-    #expect(try daemon.cli(["stock", "adjust", "SCARF-SILK", "5", "--reason", "delivery"]).status == 0)
+    #expect(
+      try daemon.cli(["stock", "adjust", "SCARF-SILK", "-2", "--reason", "shrink"]).stderr.contains(
+        "out_of_stock"))
+    #expect(
+      try daemon.cli(["stock", "adjust", "SCARF-SILK", "5", "--reason", "delivery"]).status == 0)
     // Lines keep the price they were added at.
-    #expect(try daemon.cli(["product", "update", "SCARF-SILK", "--sale-price", "none", "--price", "60.00"]).status == 0)
+    #expect(
+      try daemon.cli([
+        "product", "update", "SCARF-SILK", "--sale-price", "none", "--price", "60.00",
+      ]).status == 0)
     let order = try daemon.connect().send(#"{"op":"order"}"#).result
     #expect(order["lines"]?.arrayValue?.first?["unit_price"] == "39.00")
     let file = try CatalogFile.load(daemon.catalogPath)
@@ -101,7 +131,8 @@ struct PeopleEndToEndTests {
     #expect(product?["available"] == .int(6))
     let restartLog = String(daemon.log.dropFirst(logBefore))
     #expect(restartLog.contains("listening"))
-    #expect(!restartLog.contains("catalog loaded"), "the file is what the register wrote: no reload")
+    #expect(
+      !restartLog.contains("catalog loaded"), "the file is what the register wrote: no reload")
   }
 
   @Test("a crash during catalog writes leaves the old or the new file, never a broken one")
@@ -116,7 +147,9 @@ struct PeopleEndToEndTests {
         defer { worker.leave() }
         for step in 0..<200 {
           let price = "\(10 + round).\(String(format: "%02d", step % 100))"
-          guard (try? client.send(#"{"op":"product_update","sku":"CAP-BSB","changes":{"price":"\#(price)"}}"#)) != nil
+          guard
+            (try? client.send(
+              #"{"op":"product_update","sku":"CAP-BSB","changes":{"price":"\#(price)"}}"#)) != nil
           else { return }
         }
       }
@@ -146,18 +179,24 @@ struct PeopleEndToEndTests {
     #expect(try daemon.cli(["add", "TEE-WHT-M", "2"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)  // stock 40 → 38
     var text = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)
-    text = text.replacingOccurrences(of: #""price": "14.99", "stock": 40"#, with: #""price": "16.99", "stock": 40"#)
+    text = text.replacingOccurrences(
+      of: #""price": "14.99", "stock": 40"#, with: #""price": "16.99", "stock": 40"#)
     try text.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
     kill(daemon.process.processIdentifier, SIGHUP)
     usleep(300_000)
-    var tee = try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?.first { $0["sku"] == "TEE-WHT-M" }
+    var tee = try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?.first
+    { $0["sku"] == "TEE-WHT-M" }
     #expect(tee?["price"] == "16.99")
-    #expect(tee?["stock"] == .int(38), "the register's sold-down stock is kept: the file's stock was not edited")
+    #expect(
+      tee?["stock"] == .int(38),
+      "the register's sold-down stock is kept: the file's stock was not edited")
     try "{ not a catalog".write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
     kill(daemon.process.processIdentifier, SIGHUP)
     usleep(300_000)
     #expect(daemon.log.contains("keeping the current catalog"))
-    tee = try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?.first { $0["sku"] == "TEE-WHT-M" }
+    tee = try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?.first {
+      $0["sku"] == "TEE-WHT-M"
+    }
     #expect(tee?["price"] == "16.99")
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
   }
@@ -170,7 +209,9 @@ struct PeopleEndToEndTests {
     #expect(try client.send(#"{"op":"float","amount":"150.00"}"#).isOK)
     #expect(try client.send(#"{"op":"add","sku":"CAP-BSB"}"#).isOK)
     // 22.00 + 1.65 = 23.65; cash 50 → change 26.35.
-    #expect(try client.send(#"{"op":"tender","type":"cash","amount":"50"}"#).result["change_due"] == "26.35")
+    #expect(
+      try client.send(#"{"op":"tender","type":"cash","amount":"50"}"#).result["change_due"]
+        == "26.35")
     #expect(try client.send(#"{"op":"add","sku":"TOTE-CNV","qty":2}"#).isOK)
     // 9.98 + 0.75 = 10.73, all cash.
     _ = try client.send(#"{"op":"tender","type":"cash","amount":"10.73"}"#)
@@ -178,7 +219,9 @@ struct PeopleEndToEndTests {
     // 12.00 + 0.90 = 12.90 on a card: no cash.
     _ = try client.send(#"{"op":"tender","type":"card","card":\#(visa)}"#)
     // Return the cap: 23.65 back in cash.
-    #expect(try client.send(#"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"gift"}"#).isOK)
+    #expect(
+      try client.send(#"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"gift"}"#)
+        .isOK)
     #expect(try client.send(#"{"op":"paid_in","amount":"20.00","reason":"change from bank"}"#).isOK)
     #expect(try client.send(#"{"op":"paid_out","amount":"7.50","reason":"window cleaner"}"#).isOK)
     #expect(try client.send(#"{"op":"no_sale"}"#).isOK)
@@ -198,9 +241,16 @@ struct PeopleEndToEndTests {
   func customersAndEmail() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
-    #expect(try daemon.cli(["customer", "add", "Dana Li", "--email", "dana@example.com", "--phone", "+1 (217) 555-0199"]).status == 0)
-    #expect(try daemon.cli(["customer", "add", "Bad", "--email", "dana@@example"]).stderr.contains("invalid_email"))
-    #expect(try daemon.cli(["customer", "add", "Bad", "--phone", "12ab"]).stderr.contains("invalid_phone"))
+    #expect(
+      try daemon.cli([
+        "customer", "add", "Dana Li", "--email", "dana@example.com", "--phone", "+1 (217) 555-0199",
+      ]).status == 0)
+    #expect(
+      try daemon.cli(["customer", "add", "Bad", "--email", "dana@@example"]).stderr.contains(
+        "invalid_email"))
+    #expect(
+      try daemon.cli(["customer", "add", "Bad", "--phone", "12ab"]).stderr.contains("invalid_phone")
+    )
     #expect(try daemon.cli(["customer", "find", "555-0199"]).stdout.contains("C1  Dana Li"))
     #expect(try daemon.cli(["customer", "find", "DANA@example.com"]).stdout.contains("C1"))
     #expect(try daemon.cli(["customer", "attach", "C9"]).stderr.contains("customer_not_found"))
@@ -243,9 +293,13 @@ struct PeopleEndToEndTests {
     python.waitUntilExit()
     let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(python.terminationStatus == 0, "\(printed)")
-    #expect(printed.contains("dana@example.com | Your receipt 1 from Lane & Thread Outfitters | Sun, 22 Nov 2026 14:03:05 -0500"))
+    #expect(
+      printed.contains(
+        "dana@example.com | Your receipt 1 from Lane & Thread Outfitters | Sun, 22 Nov 2026 14:03:05 -0500"
+      ))
     #expect(printed.contains("dana.li@example.org | Your return receipt 2"))
     #expect(printed.contains("Customer: Dana Li (C1)"))
-    #expect(try daemon.cli(["email", "1", "--to", "not an address"]).stderr.contains("invalid_email"))
+    #expect(
+      try daemon.cli(["email", "1", "--to", "not an address"]).stderr.contains("invalid_email"))
   }
 }

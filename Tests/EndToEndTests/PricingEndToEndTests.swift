@@ -102,7 +102,8 @@ struct PricingEndToEndTests {
     #expect(order["cash_due"] == "47.45")
     // The card is never rounded; the cash rest of 37.48 rounds up to 37.50.
     let card = try client.send(
-      #"{"op":"tender","type":"card","amount":"9.99","card":\#(visa)}"#).result
+      #"{"op":"tender","type":"card","amount":"9.99","card":\#(visa)}"#
+    ).result
     #expect(card["balance_due"] == "37.48")
     #expect(card["cash_due"] == "37.50")
     // Exactly the unrounded balance in cash would leave nothing due yet the sale unsettled.

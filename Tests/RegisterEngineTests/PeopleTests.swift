@@ -9,15 +9,21 @@ import Testing
 
   @Test(arguments: [
     // RFC 4231 test case 1
-    ([UInt8](repeating: 0x0B, count: 20), Array("Hi There".utf8),
-     "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
+    (
+      [UInt8](repeating: 0x0B, count: 20), Array("Hi There".utf8),
+      "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+    ),
     // RFC 4231 test case 2
-    (Array("Jefe".utf8), Array("what do ya want for nothing?".utf8),
-     "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
+    (
+      Array("Jefe".utf8), Array("what do ya want for nothing?".utf8),
+      "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    ),
     // RFC 4231 test case 6: a key longer than the block is hashed first
-    ([UInt8](repeating: 0xAA, count: 131),
-     Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
-     "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"),
+    (
+      [UInt8](repeating: 0xAA, count: 131),
+      Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+      "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+    ),
   ])
   func hmac(key: [UInt8], message: [UInt8], expected: String) {
     #expect(hexString(PBKDF2.hmacSHA256(key: key, message: message)) == expected)
@@ -72,7 +78,8 @@ struct PeopleLane {
 
   init() throws {
     let catalog = try CatalogFile.parse(Array(Self.catalog.utf8), file: "people.json")
-    service = RegisterService(register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime))
+    service = RegisterService(
+      register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime))
   }
 
   var register: Register { service.register }
@@ -88,9 +95,11 @@ struct PeopleLane {
   /// A manager "mo" (PIN 9876) and a cashier "amy" (PIN 1234), with amy signed in.
   static func staffed() throws -> PeopleLane {
     let lane = try PeopleLane()
-    try lane.ok(#"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
+    try lane.ok(
+      #"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
     try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
-    try lane.ok(#"{"op":"operator_add","operator_id":"amy","name":"Amy","role":"cashier","pin":"1234"}"#)
+    try lane.ok(
+      #"{"op":"operator_add","operator_id":"amy","name":"Amy","role":"cashier","pin":"1234"}"#)
     try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
     return lane
   }
@@ -117,7 +126,8 @@ struct PeopleLane {
         #"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"\#(pin)"}"#)
       #expect(reply.errorCode == "invalid_pin", "\(pin)")
     }
-    try lane.ok(#"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
+    try lane.ok(
+      #"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
     let listed = try lane.ok(#"{"op":"operator_list"}"#).serialized
     #expect(!listed.contains("9876") && !listed.contains("pin"))
     let person = try #require(lane.register.operators.first)
@@ -196,10 +206,13 @@ struct PeopleLane {
 
   @Test func autoSignOutAfterASale() throws {
     let json = PeopleLane.catalog.replacingOccurrences(
-      of: #""pin_hash_iterations": 1000"#, with: #""pin_hash_iterations": 1000, "auto_sign_out": true"#)
+      of: #""pin_hash_iterations": 1000"#,
+      with: #""pin_hash_iterations": 1000, "auto_sign_out": true"#)
     let catalog = try CatalogFile.parse(Array(json.utf8), file: "auto.json")
-    let service = RegisterService(register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime))
-    try service.ok(#"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
+    let service = RegisterService(
+      register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime))
+    try service.ok(
+      #"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
     try service.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
     try service.ok(#"{"op":"add","sku":"HAT"}"#)
     let paid = try service.ok(#"{"op":"tender","type":"cash","amount":"50"}"#)

@@ -56,6 +56,19 @@ public enum JSONValue: Sendable, Equatable {
     return nil
   }
 
+  /// The same value with every object's keys sorted: equal content gives equal bytes, whatever
+  /// order a client wrote the members in.
+  public var canonical: JSONValue {
+    switch self {
+    case .array(let items): return .array(items.map(\.canonical))
+    case .object(let object):
+      var sorted = JSONObject()
+      for key in object.keys.sorted() { sorted[key] = object[key]?.canonical }
+      return .object(sorted)
+    default: return self
+    }
+  }
+
   /// The object payload, if this is an object.
   public var objectValue: JSONObject? {
     if case .object(let object) = self { return object }

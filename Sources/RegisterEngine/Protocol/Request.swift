@@ -313,7 +313,7 @@ public enum RequestDecoder {
       }
       return Request(
         id: id, op: op, command: command, key: key, expectVersion: expectVersion,
-        approval: approval, fingerprint: JSONValue.object(object).serialized)
+        approval: approval, fingerprint: JSONValue.object(object).canonical.serialized)
     } catch let error as RegisterError {
       throw RequestFailure(id: id, error: error)
     } catch {

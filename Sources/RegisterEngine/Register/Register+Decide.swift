@@ -126,7 +126,7 @@ extension Register {
       if amount.minorUnits > base {
         throw RegisterError(
           .invalidDiscount,
-          "the order discount of \(amount.decimalString) would be more than the order's \(money(base).decimalString)"
+          "the order discount of \(amount.decimalString) would be more than the order's \(money(base).decimalString); lower or remove the order discount first"
         )
       }
     }

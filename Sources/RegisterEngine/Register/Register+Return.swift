@@ -98,7 +98,11 @@ extension Register {
     }
     var rounding: Int64 = 0
     if remaining > 0 {
-      let cash = try cashDue(remaining)
+      // Cash is rounded cumulatively over the sale's returns (what has been handed back in all
+      // equals the rounded total of the exact shares), so several small returns never pay out
+      // more, or less, than one return of everything would.
+      let exactBefore = state.cash
+      let cash = try cashDue(exactBefore + remaining) - cashDue(exactBefore)
       rounding = cash - remaining
       if cash > 0 { refunds.append(Tender(type: .cash, amount: money(cash))) }
     }
