@@ -345,4 +345,12 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     }
     #expect(lane.register.order.lines.map(\.sku) == ["TEE", "JEANS", "GIFT", "JEANS"])
   }
+
+  @Test func theFingerprintIgnoresTheOrderOfFields() throws {
+    let lane = try TestLane()
+    try lane.ok(#"{"op":"add","sku":"JEANS","qty":2,"key":"k-order"}"#)
+    let again = try lane.send(#"{"key":"k-order","qty":2,"sku":"JEANS","op":"add"}"#)
+    #expect(again["ok"] == .bool(true))
+    #expect(lane.register.order.lines.count == 1, "the same request in another order is a retry")
+  }
 }

@@ -533,4 +533,21 @@ let nickelCatalogJSON = """
     #expect(report["returns"]?["total"] == .string(total))
     #expect(report["returns"]?["refunds"]?.arrayValue?.map { $0["amount"] } == [.string(cash)])
   }
+
+  @Test func cashRefundsRoundCumulativelyOverSeveralReturns() throws {
+    // 3 × 10.03 = 30.09 paid as 30.10 in cash. Returned one at a time, the exact cash shares
+    // add up 10.03, 20.06, 30.09; rounded: 10.05, 20.05, 30.10; so the refunds are 10.05, then
+    // 10.00, then 10.05 — 30.10 in all, exactly the cash taken (not 3 × 10.05 = 30.15).
+    let lane = try TestLane(lifecycleCatalog: nickelCatalogJSON)
+    try lane.ok(#"{"op":"add","sku":"P3","qty":3}"#)
+    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"40.00"}"#)
+    #expect(sale["change_due"] == "9.90")
+    var handedBack: [JSONValue] = []
+    for _ in 0..<3 {
+      let result = try lane.ok(returnRequest(line: 1, qty: 1))
+      handedBack.append(result["receipt"]?["refunds"]?.arrayValue?.first?["amount"] ?? .null)
+    }
+    #expect(handedBack == ["10.05", "10.00", "10.05"])
+    #expect(lane.register.day.totals.cashRefunds == 3010)
+  }
 }
