@@ -10,7 +10,10 @@ let package = Package(
     .executable(name: "register-cli", targets: ["register-cli"]),
   ],
   targets: [
-    .target(name: "RegisterEngine"),
+    .target(
+      name: "RegisterEngine",
+      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+    ),
     .executableTarget(name: "registerd", dependencies: ["RegisterEngine"]),
     .executableTarget(name: "register-cli", dependencies: ["RegisterEngine"]),
     .executableTarget(name: "register-bench", dependencies: ["RegisterEngine"]),
