@@ -31,13 +31,7 @@ extension Register {
       "discount": order.discount.map(\.json),
       "discount_total": money(totals.discountTotal),
       "tax": money(totals.tax),
-      "taxes": .array(
-        totals.taxLines.map {
-          .object([
-            "class": .string($0.taxClass), "rate": $0.rate.json, "basis": money($0.basis),
-            "tax": money($0.tax),
-          ])
-        }),
+      "taxes": .array(totals.taxLines.map { $0.json(currency: currency) }),
       "tax_included": .bool(totals.taxIncluded),
       "total": money(totals.total),
       "tenders": .array(order.tenders.map(\.json)),
@@ -162,11 +156,7 @@ extension CompletedSale {
       "day": .int(day),
       "at": .string(at.iso8601),
       "order_id": .int(order.id),
-      "store": .object([
-        "name": .string(header.storeName),
-        "address": .array(header.address.map(JSONValue.string)),
-        "phone": header.phone.map(JSONValue.string),
-      ]),
+      "store": header.storeJSON,
       "currency": .string(currency.code),
       "operator": operatorName.map(JSONValue.string),
       "customer": customer.map { .object(["id": .string($0.id), "name": .string($0.name)]) },
@@ -178,13 +168,7 @@ extension CompletedSale {
       "line_discounts": money(totals.lineDiscounts),
       "order_discount": money(totals.orderDiscount),
       "tax_included": .bool(totals.taxIncluded),
-      "taxes": .array(
-        totals.taxLines.map {
-          .object([
-            "class": .string($0.taxClass), "rate": $0.rate.json, "basis": money($0.basis),
-            "tax": money($0.tax),
-          ])
-        }),
+      "taxes": .array(totals.taxLines.map { $0.json(currency: currency) }),
       "tax": money(totals.tax),
       "total": money(totals.total),
       "cash_rounding": money(cashRounding.minorUnits),
@@ -209,17 +193,50 @@ extension CompletedSale {
 extension Register {
   /// The drawer so far today: float, cash in and out, and what it should hold.
   public var drawerJSON: JSONValue {
-    let totals = day.totals
+    guard case .object(var object) = day.totals.drawerJSON(currency: store.currency) else {
+      return .null
+    }
+    object["day"] = .int(day.number)
+    object["expected_cash"] = money(day.totals.expectedCash).json
+    return .object(object)
+  }
+}
+
+extension TaxLine {
+  /// `{class, rate, basis, tax}`, as orders, receipts and reports show tax.
+  func json(currency: Currency) -> JSONValue {
+    .object([
+      "class": .string(taxClass), "rate": rate.json,
+      "basis": Money(minorUnits: basis, currency: currency).json,
+      "tax": Money(minorUnits: tax, currency: currency).json,
+    ])
+  }
+}
+
+extension ReceiptHeader {
+  /// The store as receipts name it.
+  var storeJSON: JSONValue {
+    .object([
+      "name": .string(storeName), "address": .array(address.map(JSONValue.string)),
+      "phone": phone.map(JSONValue.string),
+    ])
+  }
+}
+
+extension DayTotals {
+  /// The drawer's movements, as the drawer ops and the reports show them.
+  func drawerJSON(currency: Currency) -> JSONValue {
+    let money = { (units: Int64) in Money(minorUnits: units, currency: currency).json }
     return .object([
-      "day": .int(day.number),
-      "float": money(totals.float).json,
-      "cash_taken": money(totals.cashTaken).json,
-      "change_given": money(totals.changeGiven).json,
-      "cash_refunds": money(totals.cashRefunds).json,
-      "paid_in": money(totals.paidIn).json,
-      "paid_out": money(totals.paidOut).json,
-      "no_sales": .int(totals.noSales),
-      "expected_cash": money(totals.expectedCash).json,
+      "float": money(float),
+      "cash_taken": money(cashTaken),
+      "change_given": money(changeGiven),
+      "cash_refunds": money(cashRefunds),
+      "paid_in": money(paidIn),
+      "paid_in_count": .int(paidInCount),
+      "paid_out": money(paidOut),
+      "paid_out_count": .int(paidOutCount),
+      "no_sales": .int(noSales),
     ])
   }
 }

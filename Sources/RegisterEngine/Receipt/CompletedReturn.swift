@@ -139,11 +139,7 @@ extension CompletedReturn {
       "original_receipt": .int(originalReceipt),
       "day": .int(day),
       "at": .string(at.iso8601),
-      "store": .object([
-        "name": .string(header.storeName),
-        "address": .array(header.address.map(JSONValue.string)),
-        "phone": header.phone.map(JSONValue.string),
-      ]),
+      "store": header.storeJSON,
       "currency": .string(currency.code),
       "operator": operatorName.map(JSONValue.string),
       "customer": customer.map { .object(["id": .string($0.id), "name": .string($0.name)]) },

@@ -148,13 +148,7 @@ public enum ReportRenderer {
       ]),
       "sale_savings": money(totals.savings),
       "net_sales": money(totals.netSales),
-      "taxes": .array(
-        totals.taxByClass.map {
-          .object([
-            "class": .string($0.taxClass), "rate": $0.rate.json, "basis": money($0.basis),
-            "tax": money($0.tax),
-          ])
-        }),
+      "taxes": .array(totals.taxByClass.map { $0.json(currency: report.currency) }),
       "tax": money(totals.tax),
       "total": money(totals.total),
       "cash_rounding": money(totals.cashRounding),
@@ -184,17 +178,7 @@ public enum ReportRenderer {
       ]),
       "first_receipt": totals.firstReceipt.map { .int($0) },
       "last_receipt": totals.lastReceipt.map { .int($0) },
-      "drawer": .object([
-        "float": money(totals.float),
-        "cash_taken": money(totals.cashTaken),
-        "change_given": money(totals.changeGiven),
-        "cash_refunds": money(totals.cashRefunds),
-        "paid_in": money(totals.paidIn),
-        "paid_in_count": .int(totals.paidInCount),
-        "paid_out": money(totals.paidOut),
-        "paid_out_count": .int(totals.paidOutCount),
-        "no_sales": .int(totals.noSales),
-      ]),
+      "drawer": totals.drawerJSON(currency: report.currency),
       "expected_cash": money(totals.expectedCash),
       "counted_cash": report.countedCash.map { $0.json },
       "over_short": report.countedCash.map { money($0.minorUnits &- totals.expectedCash) },
