@@ -24,6 +24,22 @@ struct DaemonLifecycleTests {
     #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o660)
   }
 
+  @Test(
+    "--socket-group gives the socket to a group; each connection is logged with its uid",
+    .enabled(if: getuid() == 0, "giving a file to another group needs root"))
+  func socketGroup() throws {
+    let group = try #require(getgrnam("nogroup") ?? getgrnam("nobody"))
+    let name = String(cString: group.pointee.gr_name)
+    let daemon = try Daemon(arguments: ["--socket-group", name, "--socket-mode", "660"])
+    defer { daemon.cleanup() }
+    var info = stat()
+    #expect(stat(daemon.socketPath, &info) == 0)
+    #expect(info.st_gid == group.pointee.gr_gid)
+    #expect(info.st_mode & 0o777 == 0o660)
+    _ = try daemon.connect().send(#"{"op":"hello"}"#)
+    #expect(daemon.log.contains("opened (uid \(getuid()))"))
+  }
+
   @Test("SIGINT stops it cleanly too")
   func sigint() throws {
     let daemon = try Daemon()
