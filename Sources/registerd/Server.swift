@@ -250,6 +250,7 @@ final class Server {
   /// after it, so a reconnecting display catches up without a gap.
   private func subscribe(_ connection: Connection, _ subscription: Subscription) {
     connection.subscription = subscription
+    log("connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
     let durable = service.durableSequence
     if subscription.cursor < durable, let journalPath {
       let bytes = (try? FileIO.read(journalPath)) ?? []

@@ -193,7 +193,12 @@ struct LifecycleEndToEndTests {
     watch.standardOutput = output
     watch.standardError = Pipe()
     try watch.run()
-    usleep(400_000)
+    // Wait until the display has subscribed, so it sees every change that follows.
+    let subscribed = Date().addingTimeInterval(15)
+    while !daemon.log.contains("subscribed to live events") && Date() < subscribed {
+      usleep(20_000)
+    }
+    #expect(daemon.log.contains("subscribed to live events"))
     #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
     #expect(try daemon.cli(["add", "TOTE-CNV"]).status == 0)
     #expect(try daemon.cli(["qty", "2", "3"]).status == 0)
