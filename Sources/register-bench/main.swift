@@ -18,16 +18,7 @@ struct BenchOptions {
 }
 
 func parseOptions() -> BenchOptions? {
-  var environment: [String: String] = [:]
-  var pointer = environ
-  while let entry = pointer.pointee {
-    let text = String(cString: entry)
-    if let equals = text.firstIndex(of: "=") {
-      environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-    }
-    pointer += 1
-  }
-  var options = BenchOptions(socketPath: defaultSocketPath(environment: environment))
+  var options = BenchOptions(socketPath: defaultSocketPath(environment: processEnvironment()))
   var arguments = CommandLine.arguments.dropFirst()
   while let flag = arguments.popFirst() {
     guard let value = arguments.popFirst() else {

@@ -105,32 +105,7 @@ enum CLI {
 
 /// 128 random bits as hex, from /dev/urandom: an idempotency key.
 func randomKey() -> String {
-  var bytes = [UInt8](repeating: 0, count: 16)
-  let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-  if fd >= 0 {
-    _ = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
-    close(fd)
-  }
-  var spec = timespec()
-  clock_gettime(CLOCK_REALTIME, &spec)
-  // Mixed with the time and pid, in case /dev/urandom could not be read.
-  bytes[0] ^= UInt8(truncatingIfNeeded: spec.tv_nsec)
-  bytes[1] ^= UInt8(truncatingIfNeeded: getpid())
-  return hexString(bytes)
-}
-
-/// Reads the process environment.
-func readEnvironment() -> [String: String] {
-  var environment: [String: String] = [:]
-  var pointer = environ
-  while let entry = pointer.pointee {
-    let text = String(cString: entry)
-    if let equals = text.firstIndex(of: "=") {
-      environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-    }
-    pointer += 1
-  }
-  return environment
+  hexString(RegisterService.systemRandom(16))
 }
 
 /// A session with the daemon: one connection, opened on first use.
@@ -156,7 +131,7 @@ final class Session {
     case .batch:
       return runBatch()
     case .local(let command):
-      return Offline.run(command, json: json, environment: readEnvironment())
+      return Offline.run(command, json: json, environment: processEnvironment())
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .request(var object, let style):
@@ -262,7 +237,7 @@ final class Session {
 }
 
 func main() -> ExitStatus {
-  let environment = readEnvironment()
+  let environment = processEnvironment()
   var socketPath = defaultSocketPath(environment: environment)
   var json = false
   var words: [String] = []

@@ -6,15 +6,7 @@ import RegisterEngine
   import Darwin
 #endif
 
-var environment: [String: String] = [:]
-var pointer = environ
-while let entry = pointer.pointee {
-  let text = String(cString: entry)
-  if let equals = text.firstIndex(of: "=") {
-    environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-  }
-  pointer += 1
-}
+let environment = processEnvironment()
 
 let options: Options
 do {

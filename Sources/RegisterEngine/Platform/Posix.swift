@@ -187,3 +187,17 @@ extension FileIO {
     return removed
   }
 }
+
+/// The process environment as a dictionary.
+public func processEnvironment() -> [String: String] {
+  var environment: [String: String] = [:]
+  var pointer = environ
+  while let entry = pointer.pointee {
+    let text = String(cString: entry)
+    if let equals = text.firstIndex(of: "=") {
+      environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+    }
+    pointer += 1
+  }
+  return environment
+}
