@@ -263,7 +263,9 @@ public final class RegisterService {
     var got = 0
     let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
     if fd >= 0 {
-      got = bytes.withUnsafeMutableBytes { retryingOnInterrupt { read(fd, $0.baseAddress, count) } }
+      got = bytes.withUnsafeMutableBytes { raw in
+        retryingOnInterrupt { read(fd, raw.baseAddress, count) }
+      }
       close(fd)
     }
     if got < count {
