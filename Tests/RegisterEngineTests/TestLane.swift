@@ -53,18 +53,13 @@ struct TestLane {
   /// Sends one request line and returns the parsed reply.
   @discardableResult
   func send(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
-    let text = service.handle(line: line)
-    #expect(!text.contains("\n"), "a reply is one line", sourceLocation: sourceLocation)
-    return try JSONParser.parse(text)
+    try service.send(line, sourceLocation: sourceLocation)
   }
 
   /// Sends a request that must succeed and returns its `result`.
   @discardableResult
   func ok(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
-    let reply = try send(line, sourceLocation: sourceLocation)
-    #expect(
-      reply["ok"] == .bool(true), "\(line) → \(reply.serialized)", sourceLocation: sourceLocation)
-    return try #require(reply["result"], sourceLocation: sourceLocation)
+    try service.ok(line, sourceLocation: sourceLocation)
   }
 
   /// The state a refused request must leave exactly as it was.
