@@ -18,6 +18,7 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case invalidCard = "invalid_card"
   case cardExpired = "card_expired"
   case tenderExceedsBalance = "tender_exceeds_balance"
+  case insufficientCash = "insufficient_cash"
   // Receipts, days, storage.
   case receiptNotFound = "receipt_not_found"
   case dayNotFound = "day_not_found"
@@ -49,6 +50,8 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case invalidPhone = "invalid_phone"
   case invalidPIN = "invalid_pin"
   case internalError = "internal_error"
+  // Connections.
+  case tooManyConnections = "too_many_connections"
 }
 
 /// An error a request can get: a stable code, a message for people that says what to send
