@@ -163,6 +163,8 @@ let server = Server(
   writer: JournalWriter(journal: journal))
 server.journalPath = JournalFiles.journalPath(in: options.dataDirectory)
 server.subscriberLimit = options.subscriberBacklog
+server.maximumConnections = options.maximumConnections ?? Server.defaultMaximumConnections()
+server.idleTimeout = options.idleTimeoutMilliseconds
 server.onHangup = {
   // Reload the catalog file if it was edited by hand; a bad file is refused, the old one kept.
   do {

@@ -201,3 +201,10 @@ public func processEnvironment() -> [String: String] {
   }
   return environment
 }
+
+/// Milliseconds on the monotonic clock (for timeouts: it never jumps when the wall clock is set).
+public func monotonicMilliseconds() -> Int64 {
+  var spec = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &spec)
+  return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+}
