@@ -260,6 +260,11 @@ final class Server {
       ]).serialized + "\n"
     let bytes = Array(line.utf8)
     _ = bytes.withUnsafeBytes { raw in UnixSocket.send(fd, raw.baseAddress!, raw.count) }
+    // Closing with the client's request unread would reset the connection, and the client
+    // could lose the line above; read what it sent so far first.
+    _ = readBuffer.withUnsafeMutableBytes { raw in
+      retryingOnInterrupt { recv(fd, raw.baseAddress, raw.count, 0) }
+    }
     close(fd)
     refusedCount += 1
   }
