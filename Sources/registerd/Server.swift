@@ -425,7 +425,7 @@ final class Server {
     log("connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
     let durable = service.durableSequence
     if subscription.cursor < durable, let journalPath {
-      let bytes = (try? FileIO.read(journalPath)) ?? []
+      let bytes = (try? FileIO.read(journalPath, followingSymlinks: false)) ?? []
       for record in JournalScanner.scan(bytes).records
       where record.sequence > subscription.cursor && record.sequence <= durable {
         deliver(JournalRecordLine(record), to: connection)

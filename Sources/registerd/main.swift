@@ -62,6 +62,15 @@ if let aside = recovery.setAsidePath {
       + "moved its \(recovery.scan.tailLength) bytes to \(aside) and kept all \(recovery.scan.records.count) complete records"
   )
 }
+// The outbox gets e-mailed receipts: like the data directory it must not be a link or open
+// to others (the data directory and the journal are checked by recovery).
+if let reason = FileIO.unsafeDirectoryReason(
+  options.dataDirectory + "/outbox", what: "the e-mail outbox")
+{
+  log("cannot start: \(reason)")
+  exit(1)
+}
+
 let journal: Journal
 do {
   let storage = try FileJournalStorage(path: JournalFiles.journalPath(in: options.dataDirectory))
@@ -147,7 +156,7 @@ if let group = options.socketGroup {
     unlink(options.socketPath)
     exit(1)
   }
-  guard chown(options.socketPath, uid_t.max, entry.pointee.gr_gid) == 0 else {
+  guard lchown(options.socketPath, uid_t.max, entry.pointee.gr_gid) == 0 else {
     log("cannot give \(options.socketPath) to group \(group): \(SystemError("chown"))")
     unlink(options.socketPath)
     exit(1)
