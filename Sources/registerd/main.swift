@@ -49,6 +49,20 @@ if let fixed = environment["REGISTERD_FIXED_TIME"], !fixed.isEmpty {
   clock = SystemClock()
 }
 
+// One daemon per data directory: a second one (or an offline command that writes) would
+// interleave its records with ours and break the chain. Held until the process exits.
+let dataDirectoryLock: DataDirectoryLock
+do {
+  try FileIO.makeDirectories(options.dataDirectory)
+  dataDirectoryLock = try DataDirectoryLock.acquire(options.dataDirectory)
+} catch let error as DataDirectoryLockError {
+  log("cannot start: \(error)")
+  exit(1)
+} catch {
+  log("cannot start: cannot create the data directory \(options.dataDirectory): \(error)")
+  exit(1)
+}
+
 let recovery: JournalFiles.Recovery
 do {
   recovery = try JournalFiles.recover(directory: options.dataDirectory, now: clock.now())
