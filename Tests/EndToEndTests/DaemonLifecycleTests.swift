@@ -100,7 +100,8 @@ struct DaemonLifecycleTests {
     // Once it stops, the directory is free again.
     daemon.stop()
     try daemon.start()
-    #expect(try daemon.connect().send(#"{"op":"order"}"#)["result"]?["lines"]?.arrayValue?.count == 2)
+    let order = try daemon.connect().send(#"{"op":"order"}"#)
+    #expect(order.result["lines"]?.arrayValue?.count == 2)
   }
 
   @Test("a stale socket file is replaced")

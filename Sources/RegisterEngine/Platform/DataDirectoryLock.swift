@@ -16,7 +16,8 @@ public struct DataDirectoryLockError: Error, Equatable, Sendable, CustomStringCo
   public var description: String {
     if let failure { return "cannot lock the data directory \(directory): \(failure)" }
     let who = holder.map { "registerd (pid \($0))" } ?? "another registerd"
-    return "the data directory \(directory) is in use by \(who); stop it first, or use another --data-dir"
+    return
+      "the data directory \(directory) is in use by \(who); stop it first, or use another --data-dir"
   }
 }
 
