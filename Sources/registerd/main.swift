@@ -47,6 +47,12 @@ if let fixed = environment["REGISTERD_FIXED_TIME"], !fixed.isEmpty {
 
 // One daemon per data directory: a second one (or an offline command that writes) would
 // interleave its records with ours and break the chain. Held until the process exits.
+// Nothing is created in a data directory that is a symbolic link or open to others (the lock
+// file included); recovery checks again once the directory exists.
+if let reason = FileIO.unsafeDirectoryReason(options.dataDirectory, what: "the data directory") {
+  log("cannot start: \(reason). Nothing was changed.")
+  exit(1)
+}
 let dataDirectoryLock: DataDirectoryLock
 do {
   try FileIO.makeDirectories(options.dataDirectory)
