@@ -259,7 +259,10 @@ final class Server {
         ).json,
       ]).serialized + "\n"
     let bytes = Array(line.utf8)
-    _ = bytes.withUnsafeBytes { raw in UnixSocket.send(fd, raw.baseAddress!, raw.count) }
+    _ = bytes.withUnsafeBytes { raw -> Int in
+      guard let base = raw.baseAddress else { return 0 }
+      return UnixSocket.send(fd, base, raw.count)
+    }
     // Closing with the client's request unread would reset the connection, and the client
     // could lose the line above; read what it sent so far first.
     _ = readBuffer.withUnsafeMutableBytes { raw in

@@ -98,7 +98,10 @@ struct ConnectionEndToEndTests {
     var nextHello = Date()
     while Date() < end {
       for fd in flooders {
-        let count = chunk.withUnsafeBytes { UnixSocket.send(fd, $0.baseAddress!, $0.count) }
+        let count = chunk.withUnsafeBytes { raw -> Int in
+          guard let base = raw.baseAddress else { return 0 }
+          return UnixSocket.send(fd, base, raw.count)
+        }
         if count > 0 { sent += count }
       }
       if Date() >= nextHello {
