@@ -149,6 +149,31 @@ struct ConnectionEndToEndTests {
     #expect(daemon.log.contains("request line stayed incomplete"))
   }
 
+  @Test("when the table is nearly full, clients stalled mid-line make room within a second")
+  func stalledClientsMakeRoomUnderPressure() throws {
+    // 4 slots, 1 reserved: the 4th connection puts the table under pressure.
+    let daemon = try Daemon(arguments: ["--max-connections", "4", "--idle-timeout", "30"])
+    defer { daemon.cleanup() }
+    usleep(100_000)  // the harness's start-up probe has come and gone
+    var stalled: [Client] = []
+    for _ in 0..<3 {
+      let client = try daemon.connect()
+      try client.sendRaw(Array(#"{"op":"hel"#.utf8))
+      stalled.append(client)
+    }
+    let waiting = try daemon.connect()  // idle between lines: never timed out
+    #expect(try waiting.send(#"{"op":"hello"}"#).isOK)
+    let began = Date()
+    for client in stalled {
+      #expect(try client.connection.readLine() == nil)
+    }
+    let waited = Date().timeIntervalSince(began)
+    #expect(waited < 5, "stalled clients were closed after \(waited) s, not 30")
+    usleep(100_000)
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+    #expect(try waiting.send(#"{"op":"hello"}"#).isOK)
+  }
+
   @Test("--idle-timeout and --max-connections refuse bad values")
   func badOptions() throws {
     for arguments in [
