@@ -87,6 +87,15 @@ if let reason = FileIO.unsafeDirectoryReason(
   exit(1)
 }
 
+// A crash in the middle of writing an e-mail or setting a torn tail aside leaves its temporary
+// file behind; nothing else writes here while we hold the lock.
+for directory in [options.dataDirectory, options.dataDirectory + "/outbox"] {
+  let removed = FileIO.removeStaleTemporaries(in: directory)
+  if removed > 0 {
+    log("removed \(removed) half-written temporary file(s) left in \(directory) by a crash")
+  }
+}
+
 let journal: Journal
 do {
   let storage = try FileJournalStorage(path: JournalFiles.journalPath(in: options.dataDirectory))

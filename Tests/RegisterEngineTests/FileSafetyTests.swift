@@ -78,6 +78,29 @@ import Testing
     #expect(try FileIO.read(directory + "/outbox/r.eml") == [0x41])
   }
 
+  @Test func staleTemporariesAreRemovedAndNothingElse() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let victim = directory + "/victim"
+    try "victim\n".write(toFile: victim, atomically: false, encoding: .utf8)
+    for name in ["receipt-1-5.eml.tmp-0123456789abcdef", "journal.ndjson.torn-3-1.tmp-77"] {
+      try "half".write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
+    }
+    try FileManager.default.createSymbolicLink(
+      atPath: directory + "/x.eml.tmp-feed", withDestinationPath: victim)
+    for name in ["receipt-1-5.eml", "journal.ndjson", ".tmp-hidden", "tmp-file"] {
+      try "keep".write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
+    }
+    try FileManager.default.createDirectory(
+      atPath: directory + "/dir.tmp-1", withIntermediateDirectories: false)
+    #expect(FileIO.removeStaleTemporaries(in: directory) == 3)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+        ".tmp-hidden", "dir.tmp-1", "journal.ndjson", "receipt-1-5.eml", "tmp-file", "victim",
+      ])
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "victim\n")
+  }
+
   @Test(arguments: [
     (0o700, true), (0o755, true), (0o750, true), (0o775, false), (0o757, false), (0o722, false),
   ])

@@ -255,6 +255,38 @@ extension FileIO {
     }
     return removed
   }
+  /// Removes every temporary file a crashed `writeAtomically(_:to:)` left in `directory`
+  /// (`NAME.tmp-SUFFIX`: a half-written e-mail in the outbox, a torn tail being set aside);
+  /// returns how many. Call it only while holding the directory (its lock), when no write can
+  /// be under way.
+  @discardableResult
+  public static func removeStaleTemporaries(in directory: String) -> Int {
+    guard let handle = opendir(directory) else { return 0 }
+    defer { closedir(handle) }
+    var removed = 0
+    while let entry = readdir(handle) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      // NAME.tmp-SUFFIX, with a NAME: ".tmp-x" alone is not ours.
+      let bytes = Array(name.utf8)
+      let marker = Array(".tmp-".utf8)
+      guard bytes.count > marker.count,
+        (1...(bytes.count - marker.count)).contains(where: {
+          bytes[$0..<$0 + marker.count].elementsEqual(marker)
+        })
+      else { continue }
+      var info = stat()
+      let path = directory + "/" + name
+      // Only regular files (a planted link is removed as a link, never followed).
+      guard lstat(path, &info) == 0,
+        info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK
+      else { continue }
+      if unlink(path) == 0 { removed += 1 }
+    }
+    return removed
+  }
+
 }
 
 /// The process environment as a dictionary.
