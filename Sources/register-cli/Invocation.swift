@@ -29,7 +29,7 @@ enum OutputStyle {
 
 /// Commands that read the data directory directly, without a daemon.
 enum LocalCommand {
-  case verify(dataDirectory: String?)
+  case verify(dataDirectory: String?, anchors: [JournalHead])
   case replay(dataDirectory: String?, day: Int?, receipt: Int?)
 }
 
@@ -240,7 +240,17 @@ enum CommandParser {
       }
       invocation = .request(object, .report)
     case "verify":
-      invocation = .local(.verify(dataDirectory: try arguments.option("--data-dir")))
+      let directory = try arguments.option("--data-dir")
+      var anchors: [JournalHead] = []
+      while let text = try arguments.option("--anchor") {
+        guard let anchor = JournalHead(anchor: text) else {
+          throw UsageError(
+            "--anchor takes SEQ:SUM, a record's sequence number and its 64-hex-digit sum as the Z report prints them, got \"\(text)\""
+          )
+        }
+        anchors.append(anchor)
+      }
+      invocation = .local(.verify(dataDirectory: directory, anchors: anchors))
     case "replay":
       let directory = try arguments.option("--data-dir")
       let day = try arguments.option("--day").map { text throws(UsageError) in
