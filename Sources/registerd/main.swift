@@ -154,8 +154,10 @@ if let group = options.socketGroup {
   }
 }
 
+// The products served are the register's (the journal's), not the file's: products added
+// through the register are served even when the catalog file does not list them.
 log(
-  "serving \(catalog.store.name) (\(catalog.products.count) products from \(options.catalogPath))"
+  "serving \(service.register.store.name) (\(service.register.products.count) products; catalog file \(options.catalogPath))"
 )
 log("listening on \(options.socketPath)")
 let server = Server(
