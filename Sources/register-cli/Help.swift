@@ -116,6 +116,10 @@ struct CommandHelp {
           ["product"], "product update SKU [--price P] [--sale-price S|none] [--stock N] ...",
           "also --fields '{...}'"),
         CommandHelp(["product"], "product remove SKU"),
+        CommandHelp(
+          ["catalog", "products"], "catalog export [--data-dir DIR] [--to FILE]",
+          "the live catalog (current stock included) as a\ncatalog file, from registerd or, with --data-dir,\nfrom the journal offline; registerd never writes\nthe file it imported"
+        ),
         CommandHelp(["stock"], "stock adjust SKU DELTA --reason TEXT"),
         CommandHelp(["float"], "float AMOUNT", "the opening float"),
         CommandHelp(
