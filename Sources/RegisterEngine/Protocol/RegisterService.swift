@@ -372,7 +372,13 @@ public final class RegisterService {
         data: register.orderJSON)
     }
     let now = clock.now()
-    let context = CommandContext(now: now, approval: request.approval, random: random)
+    var context = CommandContext(now: now, approval: request.approval, random: random)
+    if case .closeDay = request.command, let journal {
+      // The Z report anchors the chain at the record before its own (a record cannot hold
+      // its own sum); staged records not encoded yet are chained here as they will be.
+      let head = journal.head(after: openRecords)
+      if head.sequence > 0 { context.journalHead = head }
+    }
     let decided: (events: [Event], approvedBy: String?)
     do {
       decided = try register.decision(request.command, context: context)
@@ -492,7 +498,7 @@ public final class RegisterService {
           .dayNotFound, "day \(number) has not been closed (the open day is \(register.day.number))"
         )
       }
-      return ReportRenderer.reply(DayReport(closed: closed))
+      return ReportRenderer.reply(DayReport(closed: closed, reprint: true))
     default:
       return register.orderJSON
     }
@@ -508,7 +514,7 @@ public final class RegisterService {
         }
         object["receipt"] = sale.receiptReply(reprint: false)
         return .object(object)
-      case .dayClosed(let number, _):
+      case .dayClosed(let number, _, _):
         guard let closed = register.closedDays[number] else { continue }
         return ReportRenderer.reply(DayReport(closed: closed))
       case .returnCompleted(let event):

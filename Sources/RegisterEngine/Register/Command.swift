@@ -92,6 +92,9 @@ public struct CommandContext: Sendable {
   public var approval: Approval?
   /// Random bytes (PIN salts, message ids); injected so tests are repeatable.
   public var random: @Sendable (Int) -> [UInt8]
+  /// The journal's last record before this command's (with its sum), for `close_day`'s Z
+  /// report; nil without a journal.
+  public var journalHead: JournalHead?
 
   public init(
     now: Timestamp, approval: Approval? = nil,
