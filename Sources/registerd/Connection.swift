@@ -1,14 +1,28 @@
 import RegisterEngine
 
-/// One client connection: its framing state, the complete lines waiting to be handled and the
-/// bytes waiting to be written.
+/// One client connection: its framing state, the request lines it sent that have not been
+/// answered yet, and the bytes waiting to be written.
+///
+/// Request lines stay here from the moment they are read until their reply is queued, so that
+/// `heldBytes` counts everything the daemon holds for the client's requests, handled or not.
 final class Connection {
+  /// What one held line is counted as beyond its bytes (the array that holds it), so that a
+  /// flood of tiny lines is bounded as well as a few long ones.
+  static let lineOverhead = 64
+
   let id: Int
   let fd: Int32
   let peerUID: UInt32?
   var framer = LineFramer()
-  /// Complete request lines not yet handled (`nil`: a line that was too long).
-  var queue: [[UInt8]?] = []
+  /// Request lines not yet answered (`nil`: a line that was too long): those before
+  /// `submitted` are being handled by the service, the rest wait to be handed over.
+  private var lines: [[UInt8]?] = []
+  /// The first line not yet answered.
+  private var head = 0
+  /// The first line not yet handed to the service.
+  private var submitted = 0
+  /// Bytes (plus `lineOverhead` each) of the lines in `lines[head...]`.
+  private(set) var heldLineBytes = 0
   private var output: [UInt8] = []
   private var outputStart = 0
   /// The client will send nothing more (it shut down its side or disconnected).
@@ -17,6 +31,9 @@ final class Connection {
   var broken = false
   /// Live events this connection listens to, once it has subscribed.
   var subscription: Subscription?
+  /// When (monotonic milliseconds) the line the client is in the middle of sending began;
+  /// nil between lines.
+  private(set) var partialLineSince: Int64?
 
   init(id: Int, fd: Int32, peerUID: UInt32?) {
     self.id = id
@@ -27,7 +44,70 @@ final class Connection {
   /// Bytes queued for the client and not yet written.
   var pendingOutput: Int { output.count - outputStart }
 
-  /// Queues one line (a newline is added).
+  /// Input held for this client: unanswered lines and the unfinished one.
+  var heldInput: Int { heldLineBytes + framer.pendingCount }
+
+  /// Lines read and not yet handed to the service.
+  var waitingLines: Int { lines.count - submitted }
+
+  /// Lines handed to the service whose replies have not been queued yet.
+  var outstanding: Int { submitted - head }
+
+  /// Frames received bytes into lines; `now` dates the start of an unfinished line.
+  func receive(_ bytes: ArraySlice<UInt8>, now: Int64) {
+    let complete = framer.feed(bytes)
+    append(complete)
+    if !framer.isInsideLine {
+      partialLineSince = nil
+    } else if !complete.isEmpty || partialLineSince == nil {
+      // A new line began in these bytes: its clock starts now. A line that only grows does
+      // not restart it, so trickling a byte at a time does not keep a slot forever.
+      partialLineSince = now
+    }
+  }
+
+  /// The client shut down its side: an unfinished last line is a request too.
+  func receiveEnd() {
+    readClosed = true
+    append(framer.finish())
+    partialLineSince = nil
+  }
+
+  private func append(_ complete: [[UInt8]?]) {
+    for line in complete {
+      lines.append(line)
+      heldLineBytes += (line?.count ?? 0) + Self.lineOverhead
+    }
+  }
+
+  /// Hands up to `limit` waiting lines to the service; they stay held until answered.
+  func takeLines(limit: Int) -> [[UInt8]?] {
+    let end = submitted + min(limit, waitingLines)
+    let taken = Array(lines[submitted..<end])
+    submitted = end
+    return taken
+  }
+
+  /// Queues the reply to the oldest unanswered line (a newline is added).
+  func enqueue(reply line: String) {
+    if head < submitted {
+      heldLineBytes -= (lines[head]?.count ?? 0) + Self.lineOverhead
+      lines[head] = nil
+      head += 1
+      if head == lines.count {
+        lines.removeAll(keepingCapacity: lines.capacity <= 4096)
+        head = 0
+        submitted = 0
+      } else if head > 1024 && head * 2 > lines.count {
+        lines.removeSubrange(0..<head)
+        submitted -= head
+        head = 0
+      }
+    }
+    enqueue(line: line)
+  }
+
+  /// Queues one line that answers no request (an event, a last error) (a newline is added).
   func enqueue(line: String) {
     output.append(contentsOf: line.utf8)
     output.append(UInt8(ascii: "\n"))
@@ -56,9 +136,10 @@ final class Connection {
     }
   }
 
-  /// True when there is nothing left to do and the connection can be closed.
+  /// True when there is nothing left to do and the connection can be closed: the client is
+  /// done sending and every line it sent has been answered and written (or it failed).
   var isFinished: Bool {
-    broken || (readClosed && queue.isEmpty && pendingOutput == 0)
+    broken || (readClosed && lines.count == head && pendingOutput == 0)
   }
 }
 

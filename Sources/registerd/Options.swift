@@ -8,6 +8,10 @@ struct Options {
   var socketMode: UInt32 = 0o600
   var subscriberBacklog = 1 << 20
   var socketGroup: String?
+  /// Connections served at once (nil: 1000, or fewer when the descriptor limit is low).
+  var maximumConnections: Int?
+  /// Milliseconds a request line may stay incomplete before the client is disconnected.
+  var idleTimeoutMilliseconds: Int64 = 30_000
 
   static let usage = """
     usage: registerd [--socket PATH] [--catalog FILE] [--data-dir DIR] [--socket-mode MODE]
@@ -27,6 +31,12 @@ struct Options {
       --max-subscriber-backlog BYTES
                           a live-event listener that falls this far behind is
                           disconnected (default: 1048576)
+      --max-connections N clients served at once; more are answered
+                          too_many_connections (default: 1000, or the open-file
+                          limit minus 16 when that is lower)
+      --idle-timeout SECONDS
+                          disconnect a client whose request line stays incomplete
+                          this long (default: 30; decimals allowed)
       -h, --help          show this help
       --version           print the version
     """
@@ -70,6 +80,18 @@ struct Options {
           throw UsageError("--max-subscriber-backlog must be at least 4096 bytes")
         }
         options.subscriberBacklog = bytes
+      case "--max-connections":
+        let text = try value(for: flag)
+        guard let count = Int(text), (1...100_000).contains(count) else {
+          throw UsageError("--max-connections must be a whole number from 1 to 100000")
+        }
+        options.maximumConnections = count
+      case "--idle-timeout":
+        let text = try value(for: flag)
+        guard let milliseconds = parseSeconds(text), milliseconds >= 100 else {
+          throw UsageError("--idle-timeout must be a number of seconds, at least 0.1, like 30")
+        }
+        options.idleTimeoutMilliseconds = milliseconds
       case "-h", "--help": throw UsageError(nil)
       case "--version": throw UsageError.version
       default: throw UsageError("unknown option \(argument)")
@@ -77,6 +99,23 @@ struct Options {
     }
     return options
   }
+}
+
+/// "30" or "0.5" seconds as milliseconds (at most a day); nil when it is not that.
+func parseSeconds(_ text: String) -> Int64? {
+  let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+  guard let whole = Int64(parts[0]), whole >= 0, whole <= 86_400 else { return nil }
+  var milliseconds = whole * 1000
+  if parts.count == 2 {
+    let fraction = parts[1]
+    guard (1...3).contains(fraction.count), fraction.allSatisfy(\.isASCII),
+      let digits = Int64(fraction), digits >= 0
+    else { return nil }
+    var scale: Int64 = 1
+    for _ in fraction.count..<3 { scale *= 10 }
+    milliseconds += digits * scale
+  }
+  return milliseconds
 }
 
 /// A command-line problem (message nil: just show the help).

@@ -10,12 +10,36 @@ import RegisterEngine
 /// client. Each pass reads what clients sent, hands all complete lines to the service as one
 /// batch (one journal fsync per batch), and writes the replies without blocking.
 final class Server {
-  /// A client whose unread replies pass this many bytes is not read from until it catches up,
-  /// so a client that never reads cannot grow the daemon's memory.
+  /// A client whose unread replies pass this many bytes is not handed more of its requests
+  /// until it catches up, so a client that never reads cannot grow the daemon's memory.
   static let outputLimit = 1 << 20
+  /// A client is not read from while the daemon holds this many bytes of its request lines
+  /// (read and not yet answered, counted with `Connection.lineOverhead` each) plus its
+  /// unfinished line; reading resumes as they are answered. With `outputLimit` this bounds
+  /// what one client can make the daemon hold.
+  static let inputLimit = 1 << 20
   /// Lines taken from one client in one pass, so one busy client cannot starve the others.
   static let linesPerPass = 256
-  static let maximumConnections = 1000
+  /// Requests of one client being handled at once (their replies wait for the journal).
+  static let maximumOutstanding = 256
+  /// Descriptors kept for the daemon's own use (standard streams, the listener, pipes, the
+  /// journal, the spare descriptor, files it reads and writes) when the connection limit is
+  /// derived from the descriptor limit.
+  static let reservedDescriptors = 16
+  /// How long the listener rests after an accept error it cannot answer (descriptors or
+  /// memory exhausted), unless a connection closes first.
+  static let acceptBackOff: Int64 = 100
+  /// How long an incomplete line may wait when fewer than `reservedSlots` slots are free.
+  static let pressureIdleTimeout: Int64 = 1000
+
+  /// Connections served at once; more are answered `too_many_connections` and closed.
+  var maximumConnections = 1000
+  /// When fewer slots than this are free, clients in the middle of a line get only
+  /// `pressureIdleTimeout` to finish it, so slow clients cannot keep new ones out.
+  var reservedSlots: Int { max(1, min(8, maximumConnections / 8)) }
+  /// A client whose line has been incomplete this long (milliseconds) is disconnected
+  /// (`--idle-timeout`, default 30 s).
+  var idleTimeout: Int64 = 30_000
   /// A subscriber whose unread events pass this many bytes is cut off (with a last error line)
   /// rather than growing the daemon's memory (`--max-subscriber-backlog`, default 1 MiB).
   var subscriberLimit = 1 << 20
@@ -32,6 +56,15 @@ final class Server {
   private var stopping = false
   private var readBuffer = [UInt8](repeating: 0, count: 65_536)
   var onHangup: () -> Void = {}
+  /// A descriptor held in reserve (on /dev/null): when accept runs out of descriptors it is
+  /// closed to accept the waiting client, answer it `too_many_connections` and reopened.
+  private var spareFD: Int32 = -1
+  /// While set (monotonic milliseconds), the listener is not polled: accept failed for want
+  /// of resources. A closing connection ends the pause early.
+  private var listenerPausedUntil: Int64?
+  /// Why new clients are being refused (logged once when it starts), and how many were.
+  private var refusing: String?
+  private var refusedCount = 0
 
   init(
     listenFD: Int32, signalFD: Int32, socketPath: String, service: RegisterService,
@@ -44,28 +77,45 @@ final class Server {
     self.writer = writer
   }
 
+  /// The connection limit the descriptor limit leaves room for (at most 1000).
+  static func defaultMaximumConnections() -> Int {
+    var limit = rlimit()
+    #if canImport(Glibc)
+      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+      let resource = RLIMIT_NOFILE
+    #endif
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < 1_000_000 else {
+      return 1000
+    }
+    let available = Int(clamping: limit.rlim_cur) - reservedDescriptors
+    return max(1, min(1000, available))
+  }
+
   /// Runs until SIGINT or SIGTERM.
   func run() {
     UnixSocket.setNonBlocking(listenFD)
+    spareFD = openSpare()
     while !stopping {
+      let now = monotonicMilliseconds()
+      if let until = listenerPausedUntil, until <= now { listenerPausedUntil = nil }
       var fds = [
-        pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
+        pollfd(
+          fd: listenerPausedUntil == nil ? listenFD : -1, events: Int16(POLLIN), revents: 0),
         pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
         pollfd(fd: writer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0),
       ]
       var hasQueuedWork = false
       for connection in connections {
         var events: Int16 = 0
-        if !connection.readClosed && connection.pendingOutput < Self.outputLimit {
-          events |= Int16(POLLIN)
-        }
+        if wantsInput(connection) { events |= Int16(POLLIN) }
         if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
-        if !connection.queue.isEmpty && connection.pendingOutput < Self.outputLimit {
-          hasQueuedWork = true
-        }
-        fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+        if canTakeLines(connection) { hasQueuedWork = true }
+        // Nothing asked: leave it out (a negative fd), or a hung-up peer's POLLHUP would wake
+        // the loop again and again while its replies wait for the journal.
+        fds.append(pollfd(fd: events == 0 ? -1 : connection.fd, events: events, revents: 0))
       }
-      let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : -1)
+      let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : pollTimeout(now: now))
       if ready < 0 {
         if errno == EINTR { continue }
         log("poll failed: \(SystemError("poll"))")
@@ -74,17 +124,72 @@ final class Server {
       if fds[1].revents != 0 { handleSignals() }
       if fds[2].revents != 0 { collectWrites() }
       if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
+      let afterPoll = monotonicMilliseconds()
       for (offset, connection) in connections.enumerated() {
-        let revents = fds.count > offset + 3 ? fds[offset + 3].revents : 0
-        if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
+        let polled = fds.count > offset + 3 ? fds[offset + 3] : pollfd()
+        guard polled.fd >= 0, polled.revents != 0 else { continue }
+        // Only read when reading was asked for: a client at its bound may have hung up, and
+        // that is found out when its replies are written (or when reading resumes).
+        if polled.events & Int16(POLLIN) != 0
+          && polled.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0
+        {
+          read(connection, now: afterPoll)
+        }
       }
       handleQueuedLines()
       startWrite()
       release()
       for connection in connections where connection.pendingOutput > 0 { connection.flush() }
+      closeIdle(now: afterPoll)
       closeFinished()
     }
     shutdown()
+  }
+
+  /// True when the connection may be read from: it is open and below its input and output
+  /// bounds (a client at a bound is left in the kernel's buffers, which slows it down).
+  private func wantsInput(_ connection: Connection) -> Bool {
+    !connection.readClosed && !connection.broken && connection.heldInput < Self.inputLimit
+      && connection.pendingOutput < Self.outputLimit
+  }
+
+  /// True when lines of the connection can be handed to the service now.
+  private func canTakeLines(_ connection: Connection) -> Bool {
+    !connection.broken && connection.waitingLines > 0
+      && connection.pendingOutput < Self.outputLimit
+      && connection.outstanding < Self.maximumOutstanding
+  }
+
+  /// How long poll may sleep: until the listener's pause or the first incomplete line's
+  /// deadline, or for ever.
+  private func pollTimeout(now: Int64) -> Int32 {
+    var deadline = listenerPausedUntil
+    let timeout = currentIdleTimeout
+    for connection in connections {
+      guard let since = connection.partialLineSince, !connection.readClosed else { continue }
+      deadline = min(deadline ?? .max, since + timeout)
+    }
+    guard let deadline else { return -1 }
+    // A millisecond more, so the deadline has passed when poll returns.
+    return Int32(clamping: max(0, deadline - now + 1))
+  }
+
+  /// The idle timeout in force: shorter when the connection table is nearly full.
+  private var currentIdleTimeout: Int64 {
+    maximumConnections - connections.count < reservedSlots
+      ? min(idleTimeout, Self.pressureIdleTimeout) : idleTimeout
+  }
+
+  /// Disconnects clients whose line has stayed incomplete too long.
+  private func closeIdle(now: Int64) {
+    let timeout = currentIdleTimeout
+    for connection in connections where !connection.broken && !connection.readClosed {
+      guard let since = connection.partialLineSince, now - since >= timeout else { continue }
+      connection.broken = true
+      log(
+        "connection \(connection.id) timed out: a request line stayed incomplete for \(timeout) ms"
+      )
+    }
   }
 
   private func handleSignals() {
@@ -107,25 +212,35 @@ final class Server {
     while true {
       let fd = retryingOnInterrupt { accept(listenFD, nil, nil) }
       if fd < 0 {
-        if errno != EAGAIN && errno != EWOULDBLOCK {
-          log("accept failed: \(SystemError("accept"))")
+        let code = errno
+        switch code {
+        case EAGAIN, EWOULDBLOCK:
+          return
+        case ECONNABORTED:
+          continue
+        case EMFILE, ENFILE:
+          // Out of descriptors: the client would wait in the backlog, and poll would report
+          // the listener ready again at once. Use the spare descriptor to answer it.
+          startRefusing("out of file descriptors (\(SystemError("accept", code: code)))")
+          if answerWithSpare() { continue }
+          pauseListener()
+          return
+        default:
+          startRefusing("accept failed: \(SystemError("accept", code: code))")
+          pauseListener()
+          return
         }
-        return
       }
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       UnixSocket.setNonBlocking(fd)
-      let connection = Connection(id: nextConnectionID, fd: fd, peerUID: UnixSocket.peerUID(fd))
-      nextConnectionID += 1
-      if connections.count >= Self.maximumConnections {
-        connection.enqueue(
-          line:
-            #"{"id":null,"ok":false,"error":{"code":"too_many_connections","message":"registerd has too many clients connected; try again later"}}"#
-        )
-        connection.flush()
-        close(fd)
-        log("connection \(connection.id) refused: too many connections")
+      if connections.count >= maximumConnections {
+        startRefusing("\(maximumConnections) clients are connected (the limit)")
+        refuse(fd)
         continue
       }
+      stopRefusing()
+      let connection = Connection(id: nextConnectionID, fd: fd, peerUID: UnixSocket.peerUID(fd))
+      nextConnectionID += 1
       log(
         "connection \(connection.id) opened (uid \(connection.peerUID.map(String.init) ?? "unknown"))"
       )
@@ -133,18 +248,82 @@ final class Server {
     }
   }
 
-  private func read(_ connection: Connection) {
-    // Read what is there now, up to 1 MiB a pass; poll brings us back for the rest.
-    for _ in 0..<16 {
+  /// Answers a client that cannot be served `too_many_connections` and closes it.
+  private func refuse(_ fd: Int32) {
+    UnixSocket.setNonBlocking(fd)
+    let line =
+      JSONValue.object([
+        "id": .null, "ok": false,
+        "error": RegisterError(
+          .tooManyConnections, "registerd has too many clients connected; try again later"
+        ).json,
+      ]).serialized + "\n"
+    let bytes = Array(line.utf8)
+    _ = bytes.withUnsafeBytes { raw -> Int in
+      guard let base = raw.baseAddress else { return 0 }
+      return UnixSocket.send(fd, base, raw.count)
+    }
+    // Closing with the client's request unread would reset the connection, and the client
+    // could lose the line above; read what it sent so far first.
+    _ = readBuffer.withUnsafeMutableBytes { raw in
+      retryingOnInterrupt { recv(fd, raw.baseAddress, raw.count, 0) }
+    }
+    close(fd)
+    refusedCount += 1
+  }
+
+  /// Frees the spare descriptor to accept one waiting client and refuse it, then takes the
+  /// spare back. False when that was not possible (the caller backs off).
+  private func answerWithSpare() -> Bool {
+    guard spareFD >= 0 else {
+      spareFD = openSpare()
+      return false
+    }
+    close(spareFD)
+    spareFD = -1
+    let fd = retryingOnInterrupt { accept(listenFD, nil, nil) }
+    if fd >= 0 { refuse(fd) }
+    spareFD = openSpare()
+    return fd >= 0 && spareFD >= 0
+  }
+
+  private func openSpare() -> Int32 {
+    retryingOnInterrupt { open("/dev/null", O_RDONLY | O_CLOEXEC) }
+  }
+
+  /// Stops polling the listener for a while (a closing connection resumes it sooner).
+  private func pauseListener() {
+    listenerPausedUntil = monotonicMilliseconds() + Self.acceptBackOff
+  }
+
+  /// Logs, once per episode, why new clients are refused.
+  private func startRefusing(_ reason: String) {
+    guard refusing == nil else { return }
+    refusing = reason
+    log("refusing new connections: \(reason); they get too_many_connections")
+  }
+
+  /// Ends an episode of refusals (a client was accepted), saying how many were refused.
+  private func stopRefusing() {
+    guard refusing != nil else { return }
+    log("accepting connections again (\(refusedCount) refused meanwhile)")
+    refusing = nil
+    refusedCount = 0
+  }
+
+  private func read(_ connection: Connection, now: Int64) {
+    // Read what is there now, up to 1 MiB a pass and never past the input bound; poll brings
+    // us back for the rest.
+    for _ in 0..<16 where wantsInput(connection) {
       let count = readBuffer.withUnsafeMutableBytes { raw in
         retryingOnInterrupt { recv(connection.fd, raw.baseAddress, raw.count, 0) }
       }
       if count > 0 {
-        connection.queue.append(contentsOf: connection.framer.feed(readBuffer[0..<count]))
+        connection.receive(readBuffer[0..<count], now: now)
         if count < readBuffer.count { return }
       } else if count == 0 {
-        // A partial line at end of stream is dropped: the client never finished it.
-        connection.readClosed = true
+        // End of stream: answer every line (an unfinished last one included), then close.
+        connection.receiveEnd()
         return
       } else {
         if errno == EAGAIN || errno == EWOULDBLOCK { return }
@@ -157,15 +336,11 @@ final class Server {
 
   private func handleQueuedLines() {
     var batch: [IncomingLine] = []
-    for connection in connections
-    where !connection.broken && !connection.queue.isEmpty
-      && connection.pendingOutput < Self.outputLimit
-    {
-      let take = min(Self.linesPerPass, connection.queue.count)
-      for line in connection.queue.prefix(take) {
+    for connection in connections where canTakeLines(connection) {
+      let room = Self.maximumOutstanding - connection.outstanding
+      for line in connection.takeLines(limit: min(Self.linesPerPass, room)) {
         batch.append(IncomingLine(connection: connection.id, bytes: line))
       }
-      connection.queue.removeFirst(take)
     }
     guard !batch.isEmpty else { return }
     service.submit(batch)
@@ -207,7 +382,7 @@ final class Server {
     for connection in connections { byID[connection.id] = connection }
     for reply in result.replies {
       guard let connection = byID[reply.connection] else { continue }
-      connection.enqueue(line: reply.line)
+      connection.enqueue(reply: reply.line)
       if let subscription = reply.subscription {
         subscribe(connection, subscription)
       }
@@ -253,7 +428,7 @@ final class Server {
     log("connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
     let durable = service.durableSequence
     if subscription.cursor < durable, let journalPath {
-      let bytes = (try? FileIO.read(journalPath)) ?? []
+      let bytes = (try? FileIO.read(journalPath, followingSymlinks: false)) ?? []
       for record in JournalScanner.scan(bytes).records
       where record.sequence > subscription.cursor && record.sequence <= durable {
         deliver(JournalRecordLine(record), to: connection)
@@ -290,6 +465,8 @@ final class Server {
       guard connection.isFinished else { return false }
       close(connection.fd)
       log("connection \(connection.id) closed")
+      // A descriptor is free again: a paused listener can try once more.
+      listenerPausedUntil = nil
       return true
     }
   }
@@ -306,6 +483,7 @@ final class Server {
     }
     connections.removeAll()
     close(listenFD)
+    if spareFD >= 0 { close(spareFD) }
     unlink(socketPath)
     log("stopped; removed \(socketPath)")
   }

@@ -47,6 +47,12 @@ if let fixed = environment["REGISTERD_FIXED_TIME"], !fixed.isEmpty {
 
 // One daemon per data directory: a second one (or an offline command that writes) would
 // interleave its records with ours and break the chain. Held until the process exits.
+// Nothing is created in a data directory that is a symbolic link or open to others (the lock
+// file included); recovery checks again once the directory exists.
+if let reason = FileIO.unsafeDirectoryReason(options.dataDirectory, what: "the data directory") {
+  log("cannot start: \(reason). Nothing was changed.")
+  exit(1)
+}
 let dataDirectoryLock: DataDirectoryLock
 do {
   try FileIO.makeDirectories(options.dataDirectory)
@@ -72,6 +78,24 @@ if let aside = recovery.setAsidePath {
       + "moved its \(recovery.scan.tailLength) bytes to \(aside) and kept all \(recovery.scan.records.count) complete records"
   )
 }
+// The outbox gets e-mailed receipts: like the data directory it must not be a link or open
+// to others (the data directory and the journal are checked by recovery).
+if let reason = FileIO.unsafeDirectoryReason(
+  options.dataDirectory + "/outbox", what: "the e-mail outbox")
+{
+  log("cannot start: \(reason)")
+  exit(1)
+}
+
+// A crash in the middle of writing an e-mail or setting a torn tail aside leaves its temporary
+// file behind; nothing else writes here while we hold the lock.
+for directory in [options.dataDirectory, options.dataDirectory + "/outbox"] {
+  let removed = FileIO.removeStaleTemporaries(in: directory)
+  if removed > 0 {
+    log("removed \(removed) half-written temporary file(s) left in \(directory) by a crash")
+  }
+}
+
 let journal: Journal
 do {
   let storage = try FileJournalStorage(path: JournalFiles.journalPath(in: options.dataDirectory))
@@ -149,7 +173,7 @@ if let group = options.socketGroup {
     unlink(options.socketPath)
     exit(1)
   }
-  guard chown(options.socketPath, uid_t.max, entry.pointee.gr_gid) == 0 else {
+  guard lchown(options.socketPath, uid_t.max, entry.pointee.gr_gid) == 0 else {
     log("cannot give \(options.socketPath) to group \(group): \(SystemError("chown"))")
     unlink(options.socketPath)
     exit(1)
@@ -166,6 +190,8 @@ let server = Server(
   writer: JournalWriter(journal: journal))
 server.journalPath = JournalFiles.journalPath(in: options.dataDirectory)
 server.subscriberLimit = options.subscriberBacklog
+server.maximumConnections = options.maximumConnections ?? Server.defaultMaximumConnections()
+server.idleTimeout = options.idleTimeoutMilliseconds
 server.onHangup = {
   // Reload the catalog file if it was edited by hand; a bad file is refused, the old one kept.
   do {

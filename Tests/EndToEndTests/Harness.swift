@@ -53,12 +53,14 @@ final class Daemon: @unchecked Sendable {
   private let stderrFile: URL
   var environment: [String: String]
   let extraArguments: [String]
+  /// The open-file limit (`ulimit -n`) the daemon runs under, when set.
+  let fileLimit: Int?
 
   /// Starts registerd with the repository's catalog (or `catalog` JSON text) and waits until
   /// it answers.
   init(
     catalog: String? = nil, environment: [String: String] = [:], arguments: [String] = [],
-    directory: TemporaryDirectory? = nil
+    directory: TemporaryDirectory? = nil, fileLimit: Int? = nil
   ) throws {
     self.directory = try directory ?? TemporaryDirectory()
     socketPath = self.directory.path("s.sock")
@@ -81,6 +83,7 @@ final class Daemon: @unchecked Sendable {
     for (key, value) in environment { env[key] = value }
     self.environment = env
     self.extraArguments = arguments
+    self.fileLimit = fileLimit
     process = Process()
     try start()
   }
@@ -97,6 +100,13 @@ final class Daemon: @unchecked Sendable {
     process.arguments =
       ["--socket", socketPath, "--data-dir", dataDirectory, "--catalog", catalogPath]
       + extraArguments
+    if let fileLimit {
+      // The shell sets the limit and then becomes registerd (exec keeps the process id).
+      process.arguments =
+        ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", Binaries.registerd.path]
+        + (process.arguments ?? [])
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    }
     process.environment = environment
     process.standardError = handle
     process.standardOutput = FileHandle.nullDevice

@@ -286,6 +286,33 @@ import Testing
     #expect(chunks == [nil, Array("{}".utf8)])
   }
 
+  @Test func finishReturnsTheLastLineWithoutANewline() {
+    var framer = LineFramer()
+    #expect(strings(framer.feed(Array("a\n{\"op\":\"hello\"}".utf8))) == ["a"])
+    #expect(framer.isInsideLine)
+    #expect(strings(framer.finish()) == [#"{"op":"hello"}"#])
+    #expect(!framer.isInsideLine)
+    #expect(framer.finish().isEmpty)
+  }
+
+  @Test func finishAfterACompleteLineOrBlanksReturnsNothing() {
+    var framer = LineFramer()
+    #expect(strings(framer.feed(Array("a\n".utf8))) == ["a"])
+    #expect(framer.finish().isEmpty)
+    #expect(strings(framer.feed(Array("  \r".utf8))) == [])
+    #expect(framer.finish().isEmpty)
+  }
+
+  @Test func finishInsideAnOverlongLineDoesNotReportItTwice() {
+    var framer = LineFramer(limit: 4)
+    #expect(strings(framer.feed(Array("abcdefgh".utf8))) == [nil])
+    #expect(framer.isInsideLine)
+    #expect(framer.finish().isEmpty)
+    var exact = LineFramer(limit: 4)
+    #expect(strings(exact.feed(Array("abcd".utf8))) == [])
+    #expect(strings(exact.finish()) == ["abcd"])
+  }
+
   @Test func manyLinesInOneFeed() {
     var framer = LineFramer()
     let input = (1...100).map { "line \($0)\n" }.joined()

@@ -24,8 +24,13 @@ public final class FileJournalStorage: JournalStorage {
   /// Opens (creating if needed) the journal file at `path` for appending.
   public init(path: String) throws(SystemError) {
     self.path = path
-    let existed = FileIO.exists(path)
-    let fd = retryingOnInterrupt { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600) }
+    var before = stat()
+    let existed = lstat(path, &before) == 0
+    // Never through a symbolic link: one planted at the journal's name would have the daemon
+    // append to (or, recovering, truncate) whatever it points at.
+    let fd = retryingOnInterrupt {
+      open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    }
     guard fd >= 0 else { throw SystemError("open", path: path) }
     self.fd = fd
     var info = stat()
@@ -99,9 +104,20 @@ public struct FileEffect: Sendable, Equatable {
   public var bytes: [UInt8]
   public var mode: UInt32
 
-  /// Writes it (temporary file, fsync, rename, fsync the directory).
+  /// Writes it (temporary file, fsync, rename, fsync the directory). A directory it goes in
+  /// that is a symbolic link or writable by others (an outbox replaced by a link while the
+  /// daemon runs) is refused with `ELOOP` / `EACCES`, not written through.
   public func perform() throws(SystemError) {
-    try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
+    let directory = FileIO.parentDirectory(of: path)
+    try FileIO.makeDirectories(directory)
+    var info = stat()
+    guard lstat(directory, &info) == 0 else { throw SystemError("lstat", path: directory) }
+    switch info.st_mode & S_IFMT {
+    case S_IFDIR: break
+    case S_IFLNK: throw SystemError("open", path: directory, code: ELOOP)
+    default: throw SystemError("open", path: directory, code: ENOTDIR)
+    }
+    if info.st_mode & 0o022 != 0 { throw SystemError("open", path: directory, code: EACCES) }
     try FileIO.writeAtomically(bytes, to: path, mode: mode_t(mode))
   }
 }

@@ -57,16 +57,27 @@ public enum JournalFiles {
   /// tail aside, and replays every complete record. Damage before the tail is an error that
   /// names the record and says how to repair.
   public static func recover(directory: String, now: Timestamp) throws(RecoveryError) -> Recovery {
+    // The data directory and the journal must be the daemon's own: no symbolic link, nothing
+    // others can write (checked before anything is created, read or written).
+    if let reason = FileIO.unsafeDirectoryReason(directory, what: "the data directory") {
+      throw RecoveryError("\(reason). Nothing was changed.")
+    }
     do {
       try FileIO.makeDirectories(directory)
     } catch {
       throw RecoveryError("cannot create the data directory: \(error)")
     }
+    if let reason = FileIO.unsafeDirectoryReason(directory, what: "the data directory") {
+      throw RecoveryError("\(reason). Nothing was changed.")
+    }
     let path = journalPath(in: directory)
+    if let reason = FileIO.unsafeFileReason(path, what: "the journal") {
+      throw RecoveryError(reason)
+    }
     let bytes: [UInt8]
     if FileIO.exists(path) {
       do {
-        bytes = try FileIO.read(path)
+        bytes = try FileIO.read(path, followingSymlinks: false)
       } catch {
         throw RecoveryError("cannot read the journal: \(error)")
       }

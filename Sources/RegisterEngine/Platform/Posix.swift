@@ -35,9 +35,13 @@ public func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
 
 /// Small POSIX file helpers: whole-file reads, durable writes, atomic replacement.
 public enum FileIO {
-  /// The whole file, or a `SystemError`.
-  public static func read(_ path: String) throws(SystemError) -> [UInt8] {
-    let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+  /// The whole file, or a `SystemError`. With `followingSymlinks` false, a symbolic link at
+  /// `path` is refused (`ELOOP`) rather than read through.
+  public static func read(_ path: String, followingSymlinks: Bool = true) throws(SystemError)
+    -> [UInt8]
+  {
+    let flags = O_RDONLY | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW)
+    let fd = retryingOnInterrupt { open(path, flags) }
     guard fd >= 0 else { throw SystemError("open", path: path) }
     defer { close(fd) }
     var result: [UInt8] = []
@@ -94,13 +98,22 @@ public enum FileIO {
 
   /// Replaces `path` with `bytes` so that a crash leaves either the old file or the new one:
   /// write a temporary file next to it, fsync it, rename it over, fsync the directory.
+  ///
+  /// The temporary file has an unpredictable name (`PATH.tmp-` and 16 random hex digits) and
+  /// is created with `O_EXCL | O_NOFOLLOW`, so a file or symbolic link planted in the directory
+  /// is never written through; the rename replaces a link at `path` itself, never its target.
   public static func writeAtomically(
     _ bytes: [UInt8], to path: String, mode: mode_t = 0o644
   ) throws(SystemError) {
     let directory = parentDirectory(of: path)
-    let temporary = "\(path).tmp-\(getpid())"
-    let fd = retryingOnInterrupt {
-      open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+    var temporary = ""
+    var fd: Int32 = -1
+    for _ in 0..<8 {
+      temporary = "\(path).tmp-\(temporarySuffix())"
+      fd = retryingOnInterrupt {
+        open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+      }
+      if fd >= 0 || errno != EEXIST { break }
     }
     guard fd >= 0 else { throw SystemError("open", path: temporary) }
     do throws(SystemError) {
@@ -118,6 +131,62 @@ public enum FileIO {
       throw failure
     }
     try syncDirectory(directory)
+  }
+
+  /// 64 random bits as hex, for temporary file names nobody can guess in advance.
+  static func temporarySuffix() -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    for byte in RegisterService.systemRandom(8) {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+
+  /// Why `path` is not a safe directory for the daemon to write its files in, or nil when it
+  /// is (or does not exist yet): it must be a real directory, not a symbolic link, and not
+  /// writable by group or others — whoever can write in it could plant a link or a file that
+  /// the daemon would then write through or read as its own. `what` names it in the message.
+  public static func unsafeDirectoryReason(_ path: String, what: String) -> String? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else {
+      if errno == ENOENT { return nil }
+      return "\(what) \(SystemError("cannot be examined:", path: path))"
+    }
+    let type = info.st_mode & S_IFMT
+    if type == S_IFLNK {
+      return
+        "\(what) \(path) is a symbolic link; registerd does not follow links for the files it writes. Name the real directory instead, or replace the link with a directory"
+    }
+    if type != S_IFDIR {
+      return "\(what) \(path) is not a directory"
+    }
+    let mode = info.st_mode & 0o777
+    if mode & 0o022 != 0 {
+      return
+        "\(what) \(path) is writable by group or others (mode \(String(mode, radix: 8))); make it private to registerd's user: chmod go-w \(path)"
+    }
+    return nil
+  }
+
+  /// Why `path` is not a file the daemon may open for writing, or nil when it is a regular
+  /// file (or does not exist yet). A symbolic link is refused, never followed.
+  public static func unsafeFileReason(_ path: String, what: String) -> String? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else {
+      if errno == ENOENT { return nil }
+      return "\(what) \(SystemError("cannot be examined:", path: path))"
+    }
+    let type = info.st_mode & S_IFMT
+    if type == S_IFLNK {
+      return
+        "\(what) \(path) is a symbolic link; registerd does not write through links. Nothing was changed. Remove the link (and put the real file there if it is yours)"
+    }
+    if type != S_IFREG {
+      return "\(what) \(path) is not a regular file; nothing was changed. Move it away"
+    }
+    return nil
   }
 
   /// Creates a directory and its parents when missing.
@@ -170,7 +239,7 @@ public func writeStandardOutput(_ text: String) {
 
 extension FileIO {
   /// Removes temporary files a crashed `writeAtomically(_:to:)` of `path` left behind
-  /// (`PATH.tmp-PID`); returns how many.
+  /// (`PATH.tmp-SUFFIX`); returns how many.
   @discardableResult
   public static func removeStaleTemporaries(of path: String) -> Int {
     let directory = parentDirectory(of: path)
@@ -186,6 +255,38 @@ extension FileIO {
     }
     return removed
   }
+  /// Removes every temporary file a crashed `writeAtomically(_:to:)` left in `directory`
+  /// (`NAME.tmp-SUFFIX`: a half-written e-mail in the outbox, a torn tail being set aside);
+  /// returns how many. Call it only while holding the directory (its lock), when no write can
+  /// be under way.
+  @discardableResult
+  public static func removeStaleTemporaries(in directory: String) -> Int {
+    guard let handle = opendir(directory) else { return 0 }
+    defer { closedir(handle) }
+    var removed = 0
+    while let entry = readdir(handle) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      // NAME.tmp-SUFFIX, with a NAME: ".tmp-x" alone is not ours.
+      let bytes = Array(name.utf8)
+      let marker = Array(".tmp-".utf8)
+      guard bytes.count > marker.count,
+        (1...(bytes.count - marker.count)).contains(where: {
+          bytes[$0..<$0 + marker.count].elementsEqual(marker)
+        })
+      else { continue }
+      var info = stat()
+      let path = directory + "/" + name
+      // Only regular files (a planted link is removed as a link, never followed).
+      guard lstat(path, &info) == 0,
+        info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK
+      else { continue }
+      if unlink(path) == 0 { removed += 1 }
+    }
+    return removed
+  }
+
 }
 
 /// The process environment as a dictionary.
@@ -200,4 +301,11 @@ public func processEnvironment() -> [String: String] {
     pointer += 1
   }
   return environment
+}
+
+/// Milliseconds on the monotonic clock (for timeouts: it never jumps when the wall clock is set).
+public func monotonicMilliseconds() -> Int64 {
+  var spec = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &spec)
+  return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
 }

@@ -18,6 +18,10 @@ public struct LineFramer: Sendable {
   /// Bytes buffered towards an incomplete line.
   public var pendingCount: Int { buffer.count }
 
+  /// True while a line has begun and its newline has not arrived (including an oversized line
+  /// whose rest is being skipped).
+  public var isInsideLine: Bool { discarding || !buffer.isEmpty }
+
   /// Feeds bytes in; returns the complete lines they finish (`nil` for an oversized line).
   public mutating func feed(_ bytes: some Collection<UInt8>) -> [[UInt8]?] {
     var lines: [[UInt8]?] = []
@@ -52,5 +56,18 @@ public struct LineFramer: Sendable {
       }
     }
     return lines
+  }
+
+  /// Ends the stream: the bytes after the last newline are a line too (a client may send its
+  /// last request without a newline and then shut down its side). Returns that line, `nil` for
+  /// one that was too long, or nothing when there was no unfinished line.
+  public mutating func finish() -> [[UInt8]?] {
+    defer {
+      buffer.removeAll()
+      discarding = false
+    }
+    // An oversized line was already reported when it passed the limit.
+    guard !discarding else { return [] }
+    return feed([UInt8(ascii: "\n")])
   }
 }

@@ -1,0 +1,277 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+/// Connections at their edges: clients that half-close, flood, stall mid-line, or come in
+/// greater numbers than the daemon has descriptors for.
+@Suite("registerd connections: half-close, bounds, descriptors, idle lines", .serialized)
+struct ConnectionEndToEndTests {
+  /// Reads reply lines until the daemon closes the connection.
+  private func readAll(_ client: Client) throws -> [JSONValue] {
+    var replies: [JSONValue] = []
+    while let line = try client.connection.readLine() {
+      replies.append(try JSONParser.parse(line))
+    }
+    return replies
+  }
+
+  @Test("a client that shuts down its write side gets every reply, after it is durable")
+  func halfCloseGetsEveryReply() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    // Mutations and queries, then a last line without a newline, then EOF.
+    try client.sendRaw(
+      Array(
+        (#"{"id":1,"op":"add","sku":"TEE-BLK-L"}"# + "\n" + #"{"id":2,"op":"hello"}"# + "\n"
+          + #"{"id":3,"op":"add","sku":"FLN-RED-M","qty":2}"# + "\n" + #"{"id":4,"op":"order"}"#
+          + "\n" + #"{"id":5,"op":"add","sku":"TEE-BLK-L"}"#).utf8))
+    #expect(shutdown(client.connection.fd, Int32(SHUT_WR)) == 0)
+    let replies = try readAll(client)
+    #expect(replies.map { $0["id"] } == [1, 2, 3, 4, 5].map { JSONValue.int($0) })
+    #expect(replies.allSatisfy { $0.isOK }, "\(replies)")
+    let last = try #require(replies.last)
+    #expect(last.result["item_count"] == 4)
+
+    // Every change was durable before its reply: a restart (SIGKILL, no clean shutdown)
+    // brings the same order back.
+    daemon.kill9()
+    try daemon.start()
+    let order = try daemon.connect().send(#"{"op":"order"}"#)
+    #expect(order.result["item_count"] == 4)
+    #expect(order.result["total"] == last.result["total"])
+  }
+
+  @Test("an unfinished last line at EOF is answered, even when it is bad")
+  func unfinishedLastLineIsARequest() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let bad = try daemon.connect()
+    try bad.sendRaw(Array(#"{"id":9,"op":"add","sku":"#.utf8))
+    #expect(shutdown(bad.connection.fd, Int32(SHUT_WR)) == 0)
+    let badReplies = try readAll(bad)
+    #expect(badReplies.count == 1)
+    #expect(badReplies.first?.errorCode == "bad_json")
+
+    let only = try daemon.connect()
+    try only.sendRaw(Array(#"{"id":"x","op":"add","sku":"TEE-BLK-L"}"#.utf8))
+    #expect(shutdown(only.connection.fd, Int32(SHUT_WR)) == 0)
+    let replies = try readAll(only)
+    #expect(replies.count == 1)
+    #expect(replies.first?["id"] == "x")
+    #expect(replies.first?.isOK == true)
+    #expect(try daemon.connect().send(#"{"op":"order"}"#).result["item_count"] == 1)
+  }
+
+  /// The daemon's resident memory in KiB (from /proc).
+  private func residentKiB(_ pid: Int32) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+      return nil
+    }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+      return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+    }
+    return nil
+  }
+
+  @Test(
+    "clients that flood requests and never read keep the daemon's memory flat; others are served",
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
+  func floodWithoutReadingIsBounded() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let pid = daemon.process.processIdentifier
+    let start = try #require(residentKiB(pid))
+    var flooders: [Int32] = []
+    defer { for fd in flooders { close(fd) } }
+    for _ in 0..<8 {
+      let fd = try UnixSocket.connect(to: daemon.socketPath)
+      UnixSocket.setNonBlocking(fd)
+      flooders.append(fd)
+    }
+    let chunk = Array(String(repeating: "{}\n", count: 20_000).utf8)
+    let other = try daemon.connect()
+    var sent = 0
+    var slowestHello = 0.0
+    var peak = start
+    let end = Date().addingTimeInterval(4)
+    var nextHello = Date()
+    while Date() < end {
+      for fd in flooders {
+        let count = chunk.withUnsafeBytes { raw -> Int in
+          guard let base = raw.baseAddress else { return 0 }
+          return UnixSocket.send(fd, base, raw.count)
+        }
+        if count > 0 { sent += count }
+      }
+      if Date() >= nextHello {
+        let asked = Date()
+        #expect(try other.send(#"{"op":"hello"}"#).isOK)
+        slowestHello = max(slowestHello, Date().timeIntervalSince(asked))
+        peak = max(peak, residentKiB(pid) ?? 0)
+        nextHello = Date().addingTimeInterval(0.2)
+      }
+      usleep(500)
+    }
+    peak = max(peak, residentKiB(pid) ?? 0)
+    // Each flooder may make the daemon hold about 2 MiB of lines (counted with their
+    // overhead) and 1 MiB of replies; without the bound this grew by gigabytes.
+    #expect(peak - start < 120 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
+    #expect(slowestHello < 1.0, "slowest hello took \(slowestHello) s")
+    // The flood itself was slowed down: the kernel buffers filled and stayed full.
+    #expect(sent < 64 << 20, "sent \(sent) bytes")
+  }
+
+  @Test("a client whose line stays incomplete is disconnected after --idle-timeout")
+  func incompleteLineTimesOut() throws {
+    let daemon = try Daemon(arguments: ["--idle-timeout", "0.5"])
+    defer { daemon.cleanup() }
+    let idle = try daemon.connect()  // connected, sends nothing: kept
+    let stalled = try daemon.connect()
+    let trickler = try daemon.connect()
+    try stalled.sendRaw(Array(#"{"op":"hel"#.utf8))
+    let began = Date()
+    // A byte every 100 ms does not keep the line alive: it must finish within the timeout.
+    var trickleClosed = false
+    for byte in Array(#"{"op":"hello","id":"slow"}"#.utf8) {
+      if (try? trickler.sendRaw([byte])) == nil {
+        trickleClosed = true
+        break
+      }
+      usleep(100_000)
+    }
+    #expect(try stalled.connection.readLine() == nil)
+    let waited = Date().timeIntervalSince(began)
+    #expect(waited >= 0.4 && waited < 5, "closed after \(waited) s")
+    let trickleEnded = try trickleClosed || trickler.connection.readLine() == nil
+    #expect(trickleEnded)
+    #expect(try idle.send(#"{"op":"hello"}"#).isOK)
+    #expect(daemon.log.contains("request line stayed incomplete"))
+  }
+
+  @Test("when the table is nearly full, clients stalled mid-line make room within a second")
+  func stalledClientsMakeRoomUnderPressure() throws {
+    // 4 slots, 1 reserved: the 4th connection puts the table under pressure.
+    let daemon = try Daemon(arguments: ["--max-connections", "4", "--idle-timeout", "30"])
+    defer { daemon.cleanup() }
+    usleep(100_000)  // the harness's start-up probe has come and gone
+    var stalled: [Client] = []
+    for _ in 0..<3 {
+      let client = try daemon.connect()
+      try client.sendRaw(Array(#"{"op":"hel"#.utf8))
+      stalled.append(client)
+    }
+    let waiting = try daemon.connect()  // idle between lines: never timed out
+    #expect(try waiting.send(#"{"op":"hello"}"#).isOK)
+    let began = Date()
+    for client in stalled {
+      #expect(try client.connection.readLine() == nil)
+    }
+    let waited = Date().timeIntervalSince(began)
+    #expect(waited < 5, "stalled clients were closed after \(waited) s, not 30")
+    usleep(100_000)
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+    #expect(try waiting.send(#"{"op":"hello"}"#).isOK)
+  }
+
+  @Test("--idle-timeout and --max-connections refuse bad values")
+  func badOptions() throws {
+    for arguments in [
+      ["--idle-timeout", "0"], ["--idle-timeout", "-1"], ["--idle-timeout", "1e3"],
+      ["--idle-timeout", "0.0001"], ["--max-connections", "0"], ["--max-connections", "x"],
+    ] {
+      let process = Process()
+      process.executableURL = Binaries.registerd
+      process.arguments = arguments
+      process.standardError = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 2, "\(arguments)")
+    }
+  }
+
+  /// Connects `count` clients, each sending `hello`; returns each one's reply (nil: none).
+  private func crowd(_ daemon: Daemon, _ count: Int) throws -> ([Client], [JSONValue?]) {
+    var clients: [Client] = []
+    for _ in 0..<count {
+      let client = try daemon.connect()
+      client.connection.setReceiveTimeout(milliseconds: 5_000)
+      // A client the daemon refuses at once may find the connection closed before it sends;
+      // the refusal is still there to read.
+      try? client.connection.send(line: #"{"op":"hello"}"#)
+      clients.append(client)
+    }
+    let replies = clients.map { client in
+      (try? client.connection.readLine()).flatMap { $0 }.flatMap { try? JSONParser.parse($0) }
+    }
+    return (clients, replies)
+  }
+
+  @Test("more clients than descriptors: the rest get too_many_connections, the log stays short")
+  func connectionLimitFromDescriptorLimit() throws {
+    let daemon = try Daemon(fileLimit: 40)
+    defer { daemon.cleanup() }
+    let (clients, replies) = try crowd(daemon, 60)
+    let served = replies.filter { $0?.isOK == true }.count
+    let refused = replies.filter { $0?.errorCode == "too_many_connections" }.count
+    // The limit leaves 16 of the 40 descriptors to the daemon (one slot may still be held by
+    // the harness's start-up probe).
+    #expect(served >= 40 - 16 - 1 && served <= 40 - 16, "served \(served)")
+    #expect(served + refused == 60, "every client got an answer: \(replies)")
+    // A refused client is closed after its one line.
+    if let index = replies.firstIndex(where: { $0?.errorCode != nil }) {
+      #expect(try clients[index].connection.readLine() == nil)
+    }
+    // Room again once clients leave.
+    let kept = clients.enumerated().filter { replies[$0.offset]?.isOK == true }.map(\.element)
+    for client in kept.prefix(3) { close(client.connection.fd) }
+    usleep(200_000)
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+    let log = daemon.log
+    #expect(log.components(separatedBy: "refusing new connections").count - 1 == 1)
+    #expect(log.split(separator: "\n").count < 80, "\(log)")
+    withExtendedLifetime(clients) {}
+  }
+
+  @Test("out of descriptors: the spare answers too_many_connections; no busy loop; recovers")
+  func descriptorExhaustion() throws {
+    let daemon = try Daemon(arguments: ["--max-connections", "1000"], fileLimit: 40)
+    defer { daemon.cleanup() }
+    let pid = daemon.process.processIdentifier
+    let cpuBefore = processCPUTicks(pid)
+    let (clients, replies) = try crowd(daemon, 80)
+    let served = replies.filter { $0?.isOK == true }.count
+    let refused = replies.filter { $0?.errorCode == "too_many_connections" }.count
+    #expect(served > 10 && served < 40, "served \(served)")
+    #expect(served + refused == 80, "every client got an answer: \(replies)")
+    // Idle, with every descriptor taken: the loop sleeps instead of spinning on accept.
+    usleep(1_000_000)
+    let cpuAfter = processCPUTicks(pid)
+    if let cpuBefore, let cpuAfter {
+      // Clock ticks are 1/100 s: well under half a second of CPU over the whole test.
+      #expect(cpuAfter - cpuBefore < 50, "daemon used \(cpuAfter - cpuBefore) ticks")
+    }
+    let log = daemon.log
+    #expect(log.components(separatedBy: "out of file descriptors").count - 1 == 1, "\(log)")
+    #expect(log.split(separator: "\n").count < 120)
+    // Descriptors freed: new clients are served again.
+    for client in clients { close(client.connection.fd) }
+    usleep(300_000)
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+    #expect(daemon.log.contains("accepting connections again"))
+  }
+
+  /// User plus system CPU time of a process, in clock ticks (from /proc).
+  private func processCPUTicks(_ pid: Int32) -> Int? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return nil }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // After the command: state is field 3; utime and stime are fields 14 and 15.
+    guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
+      return nil
+    }
+    return user + system
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import RegisterEngine
+
+/// Files are written without following symbolic links, through unpredictable temporary names.
+@Suite struct FileSafetyTests {
+  private func temporaryDirectory() throws -> String {
+    let path = "/tmp/fs-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    return path
+  }
+
+  @Test func temporaryNamesAreUnpredictable() {
+    let names = (0..<64).map { _ in FileIO.temporarySuffix() }
+    #expect(Set(names).count == names.count)
+    for name in names {
+      #expect(name.count == 16)
+      #expect(name.allSatisfy { "0123456789abcdef".contains($0) })
+    }
+    #expect(!names.contains(String(getpid())))
+  }
+
+  @Test func atomicWriteNeverFollowsALinkAtTheOldTemporaryNameOrTheTarget() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let victim = directory + "/victim"
+    try "victim\n".write(toFile: victim, atomically: false, encoding: .utf8)
+    let path = directory + "/file.json"
+    // A link at the name the old code used (PATH.tmp-PID) and one at the file itself.
+    try FileManager.default.createSymbolicLink(
+      atPath: "\(path).tmp-\(getpid())", withDestinationPath: victim)
+    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: victim)
+    try FileIO.writeAtomically(Array("new\n".utf8), to: path, mode: 0o600)
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "victim\n")
+    #expect(try FileIO.read(path, followingSymlinks: false) == Array("new\n".utf8))
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+  }
+
+  @Test func theJournalIsNeverOpenedThroughALink() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let victim = directory + "/victim"
+    try "victim\n".write(toFile: victim, atomically: false, encoding: .utf8)
+    let path = directory + "/journal.ndjson"
+    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: victim)
+    #expect(throws: SystemError.self) { try FileJournalStorage(path: path) }
+    #expect(throws: SystemError.self) { try FileIO.read(path, followingSymlinks: false) }
+    #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: testTime)
+    }
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "victim\n")
+  }
+
+  @Test func aFileEffectRefusesAnOutboxThatIsALinkOrOpenToOthers() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let elsewhere = directory + "/elsewhere"
+    try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+    try FileManager.default.createSymbolicLink(
+      atPath: directory + "/outbox", withDestinationPath: elsewhere)
+    let effect = FileEffect(path: directory + "/outbox/r.eml", bytes: [0x41], mode: 0o600)
+    #expect(throws: SystemError("open", path: directory + "/outbox", code: ELOOP)) {
+      try effect.perform()
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+
+    try FileManager.default.removeItem(atPath: directory + "/outbox")
+    try FileManager.default.createDirectory(
+      atPath: directory + "/outbox", withIntermediateDirectories: false)
+    #expect(chmod(directory + "/outbox", 0o777) == 0)
+    #expect(throws: SystemError("open", path: directory + "/outbox", code: EACCES)) {
+      try effect.perform()
+    }
+    #expect(chmod(directory + "/outbox", 0o700) == 0)
+    try effect.perform()
+    #expect(try FileIO.read(directory + "/outbox/r.eml") == [0x41])
+  }
+
+  @Test func staleTemporariesAreRemovedAndNothingElse() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let victim = directory + "/victim"
+    try "victim\n".write(toFile: victim, atomically: false, encoding: .utf8)
+    for name in ["receipt-1-5.eml.tmp-0123456789abcdef", "journal.ndjson.torn-3-1.tmp-77"] {
+      try "half".write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
+    }
+    try FileManager.default.createSymbolicLink(
+      atPath: directory + "/x.eml.tmp-feed", withDestinationPath: victim)
+    for name in ["receipt-1-5.eml", "journal.ndjson", ".tmp-hidden", "tmp-file"] {
+      try "keep".write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
+    }
+    try FileManager.default.createDirectory(
+      atPath: directory + "/dir.tmp-1", withIntermediateDirectories: false)
+    #expect(FileIO.removeStaleTemporaries(in: directory) == 3)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+        ".tmp-hidden", "dir.tmp-1", "journal.ndjson", "receipt-1-5.eml", "tmp-file", "victim",
+      ])
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "victim\n")
+  }
+
+  @Test(arguments: [
+    (0o700, true), (0o755, true), (0o750, true), (0o775, false), (0o757, false), (0o722, false),
+  ])
+  func directoryModes(mode: Int, safe: Bool) throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    #expect(chmod(directory, mode_t(mode)) == 0)
+    #expect((FileIO.unsafeDirectoryReason(directory, what: "it") == nil) == safe)
+    #expect(FileIO.unsafeDirectoryReason(directory + "/missing", what: "it") == nil)
+  }
+}
