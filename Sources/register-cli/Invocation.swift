@@ -41,6 +41,9 @@ enum Invocation {
   case batch
   /// Work on the journal offline.
   case local(LocalCommand)
+  /// Write the live catalog as a catalog file: from the daemon, or replayed from a data
+  /// directory offline; to standard output or (atomically) to a file.
+  case exportCatalog(dataDirectory: String?, to: String?)
   /// Follow the order live (the customer display).
   case watch(topics: [String], count: Int?)
   case help
@@ -62,7 +65,15 @@ enum CommandParser {
     case "hello", "status":
       invocation = .request(request("hello"), .hello)
     case "catalog", "products":
-      invocation = .request(request("catalog"), .catalog)
+      switch arguments.optionalPositional() {
+      case nil:
+        invocation = .request(request("catalog"), .catalog)
+      case "export":
+        let directory = try arguments.option("--data-dir")
+        invocation = .exportCatalog(dataDirectory: directory, to: try arguments.option("--to"))
+      case let other?:
+        throw UsageError("catalog takes no argument but export, not \"\(other)\"")
+      }
     case "show", "order":
       invocation = .request(request("order"), .order)
     case "add":

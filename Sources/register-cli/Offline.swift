@@ -33,6 +33,24 @@ enum Offline {
     }
   }
 
+  /// The register as the journal in `directory` leaves it (nil, with the reason printed,
+  /// when the journal cannot be read or replayed).
+  static func register(_ directory: String) -> Register? {
+    guard let (path, bytes) = read(directory) else { return nil }
+    let scan = JournalScanner.scan(bytes)
+    if let damage = scan.damage {
+      _ = CLI.fail(
+        .refused, "journal \(path) is damaged: \(damage.description); run register-cli verify")
+      return nil
+    }
+    do {
+      return try Register.replaying(scan.records)
+    } catch {
+      _ = CLI.fail(.refused, "cannot replay \(path): \(error)")
+      return nil
+    }
+  }
+
   static func verify(_ directory: String, json: Bool) -> ExitStatus {
     guard let (path, bytes) = read(directory) else { return .refused }
     let scan = JournalScanner.scan(bytes)

@@ -71,6 +71,11 @@ enum CLI {
                   [--tax-class T] [--description D] [--json '{...}']
       product update SKU [--price P] [--sale-price S|none] [--stock N] ... 
       product remove SKU
+      catalog export [--data-dir DIR] [--to FILE]
+                                       the live catalog (current stock included) as a
+                                       catalog file, from registerd or, with --data-dir,
+                                       from the journal offline; registerd never writes
+                                       the file it imported
       stock adjust SKU DELTA --reason TEXT
       float AMOUNT                     the opening float
       paid-in AMOUNT --reason TEXT | paid-out AMOUNT --reason TEXT
@@ -132,6 +137,8 @@ final class Session {
       return runBatch()
     case .local(let command):
       return Offline.run(command, json: json, environment: processEnvironment())
+    case .exportCatalog(let directory, let path):
+      return exportCatalog(dataDirectory: directory, to: path)
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .request(var object, let style):
@@ -186,6 +193,51 @@ final class Session {
       usleep(250_000)
       waited += 250
     }
+  }
+
+  /// `catalog export`: the live catalog as a file a store can edit and import again.
+  private func exportCatalog(dataDirectory: String?, to path: String?) -> ExitStatus {
+    let catalog: Catalog
+    if let dataDirectory {
+      guard let replayed = Offline.register(dataDirectory) else { return .refused }
+      catalog = replayed.catalogDocument
+    } else {
+      let line = JSONValue.object(["id": .int(nextID), "op": "catalog_export"]).serialized
+      nextID += 1
+      let reply: JSONValue
+      switch exchange(line) {
+      case .success(let text):
+        guard let parsed = try? JSONParser.parse(text) else {
+          return CLI.fail(.unreachable, "registerd sent a reply that is not JSON: \(text)")
+        }
+        reply = parsed
+      case .failure(let failure):
+        return CLI.fail(.unreachable, failure.message)
+      }
+      guard reply["ok"] == .bool(true), let document = reply["result"]?["catalog"] else {
+        let message = reply["error"]?["message"]?.stringValue ?? "no catalog in the reply"
+        return CLI.fail(.refused, "catalog export refused: \(message)")
+      }
+      do {
+        catalog = try Catalog(json: document)
+      } catch {
+        return CLI.fail(.refused, "registerd sent a catalog that does not validate: \(error)")
+      }
+    }
+    let bytes = CatalogFile.serialize(catalog)
+    guard let path else {
+      writeStandardOutput(String(decoding: bytes, as: UTF8.self))
+      return .done
+    }
+    do {
+      try FileIO.writeAtomically(bytes, to: path)
+    } catch {
+      return CLI.fail(.refused, "cannot write \(path): \(error)")
+    }
+    if !json {
+      writeStandardOutput("Wrote \(catalog.products.count) products to \(path).\n")
+    }
+    return .done
   }
 
   private func connect() throws(SystemError) -> LineConnection {

@@ -583,6 +583,23 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(lane.register.products["TEE"]?.stock == 1)
   }
 
+  @Test func anImportKeepsProductsAddedRemovedAndEditedThroughTheProtocol() throws {
+    let lane = try Self.laneAfterSellingTwoTees()
+    try lane.ok(
+      #"{"op":"product_add","product":{"sku":"SCARF","name":"Scarf","description":"","category":"Accessories","price":"45.00","stock":3}}"#
+    )
+    try lane.ok(#"{"op":"product_remove","sku":"JEANS"}"#)
+    try lane.ok(#"{"op":"product_update","sku":"HAT","changes":{"price":"30.00"}}"#)
+    // The file changes one product only: TEE's price.
+    let edited = try Self.catalog(#""price": "20.00""#, #""price": "21.00""#)
+    _ = try Self.start(lane, with: edited)
+    #expect(lane.register.products["TEE"]?.price.decimalString == "21.00")
+    #expect(lane.register.products["TEE"]?.stock == 1)
+    #expect(lane.register.products["SCARF"]?.stock == 3)
+    #expect(lane.register.products["JEANS"] == nil)
+    #expect(lane.register.products["HAT"]?.price.decimalString == "30.00")
+  }
+
   @Test func changedStoreSettingsAreConfigured() throws {
     let lane = try Self.laneAfterSellingTwoTees()
     let receipt = try #require(lane.register.receipts[1])

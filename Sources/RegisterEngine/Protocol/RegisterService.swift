@@ -73,8 +73,6 @@ public final class RegisterService {
   public private(set) var storageFailure: String?
   /// Called with a message when storage fails (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }
-  /// Where the catalog file is rewritten after an edit (nil: not rewritten).
-  public var catalogPath: String?
   /// Where e-mailed receipts are written (nil: e-mail is refused).
   public var outboxDirectory: String?
   /// Random bytes for PIN salts and message ids.
@@ -220,21 +218,10 @@ public final class RegisterService {
     }
   }
 
-  /// The files a group's events call for, built from the state after the group: the catalog
-  /// file after an edit, and each e-mailed receipt.
+  /// The files a group's events call for, built from the state after the group: each e-mailed
+  /// receipt. (The catalog file is never written: it is an import source.)
   private func effects(of records: [PendingRecord]) -> [FileEffect] {
     var effects: [FileEffect] = []
-    let edited = records.contains {
-      switch $0.event {
-      case .productAdded, .productUpdated, .productRemoved: true
-      default: false
-      }
-    }
-    if edited, let catalogPath {
-      effects.append(
-        FileEffect(
-          path: catalogPath, bytes: CatalogFile.serialize(register.catalogDocument), mode: 0o644))
-    }
     for record in records {
       guard case .receiptEmailed(let number, let to, let messageID) = record.event,
         let outboxDirectory,
@@ -482,6 +469,8 @@ public final class RegisterService {
       ])
     case .catalog:
       return register.catalogJSON
+    case .catalogExport:
+      return .object(["catalog": register.catalogDocument.json])
     case .showOrder:
       return register.orderJSON
     case .receipt(let number):

@@ -29,8 +29,8 @@ extension Register {
   {
     let events: [Event]
     switch command {
-    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe, .operatorList,
-      .customerFind, .customerHistory:
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .report, .listParked, .subscribe,
+      .operatorList, .customerFind, .customerHistory:
       return []
     case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
       .customerAdd, .attachCustomer:
