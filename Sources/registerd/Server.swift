@@ -25,6 +25,8 @@ final class Server {
   private let socketPath: String
   private let service: RegisterService
   private let writer: JournalWriter?
+  /// Hashes PINs off this thread (nil if its pipe could not be made: then `decide` hashes).
+  private let pinChecks = PINChecks()
   /// The journal file, read to catch a reconnecting subscriber up.
   var journalPath: String?
   private var connections: [Connection] = []
@@ -56,15 +58,21 @@ final class Server {
       var hasQueuedWork = false
       for connection in connections {
         var events: Int16 = 0
-        if !connection.readClosed && connection.pendingOutput < Self.outputLimit {
+        if !connection.readClosed && connection.pendingOutput < Self.outputLimit
+          && !isCheckingPIN(connection)
+        {
           events |= Int16(POLLIN)
         }
         if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
-        if !connection.queue.isEmpty && connection.pendingOutput < Self.outputLimit {
+        if !connection.queue.isEmpty && connection.pendingOutput < Self.outputLimit
+          && !isCheckingPIN(connection)
+        {
           hasQueuedWork = true
         }
         fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
       }
+      // Last, so the connections' offsets stay as they are.
+      fds.append(pollfd(fd: pinChecks?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
       let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : -1)
       if ready < 0 {
         if errno == EINTR { continue }
@@ -156,19 +164,49 @@ final class Server {
   }
 
   private func handleQueuedLines() {
+    // Lines whose PINs were hashed meanwhile go first: their connections waited for them.
+    // (Always drained: a wake-up byte may arrive after its line was taken.)
+    if let pinChecks {
+      let checked = pinChecks.takeFinished()
+      if !checked.isEmpty { service.submit(checked) }
+    }
     var batch: [IncomingLine] = []
     for connection in connections
     where !connection.broken && !connection.queue.isEmpty
-      && connection.pendingOutput < Self.outputLimit
+      && connection.pendingOutput < Self.outputLimit && !isCheckingPIN(connection)
     {
       let take = min(Self.linesPerPass, connection.queue.count)
+      var taken = 0
       for line in connection.queue.prefix(take) {
+        taken += 1
+        if handOffPINCheck(line, of: connection, after: &batch) { break }
         batch.append(IncomingLine(connection: connection.id, bytes: line))
       }
-      connection.queue.removeFirst(take)
+      connection.queue.removeFirst(taken)
     }
     guard !batch.isEmpty else { return }
     service.submit(batch)
+  }
+
+  /// True while a line of `connection` has its PIN hashed: its later lines wait (order), and it
+  /// is not read from (the cap on PIN checks in flight).
+  private func isCheckingPIN(_ connection: Connection) -> Bool {
+    pinChecks?.isBusy(connection.id) ?? false
+  }
+
+  /// Hands `line` to the PIN workers when it carries a PIN to hash; true when it did. The lines
+  /// taken before it are submitted first, so its work is worked out against current state.
+  private func handOffPINCheck(
+    _ line: [UInt8]?, of connection: Connection, after batch: inout [IncomingLine]
+  ) -> Bool {
+    guard let pinChecks, let line, service.pinWork(for: line) != nil else { return false }
+    if !batch.isEmpty {
+      service.submit(batch)
+      batch = []
+    }
+    guard let work = service.pinWork(for: line) else { return false }
+    pinChecks.start(IncomingLine(connection: connection.id, bytes: line), work: work)
+    return true
   }
 
   /// Hands the next group of journal records to the writer thread when it is idle (without
@@ -287,7 +325,8 @@ final class Server {
 
   private func closeFinished() {
     connections.removeAll { connection in
-      guard connection.isFinished else { return false }
+      // A PIN check in flight still owes the connection a reply.
+      guard connection.isFinished && !isCheckingPIN(connection) else { return false }
       close(connection.fd)
       log("connection \(connection.id) closed")
       return true
@@ -295,7 +334,12 @@ final class Server {
   }
 
   private func shutdown() {
-    // Let the write in flight finish, so the replies it owes can still go out.
+    // Finish the PIN checks in flight and the write in flight, so the replies they owe can
+    // still go out.
+    if let pinChecks {
+      pinChecks.waitUntilIdle()
+      service.submit(pinChecks.takeFinished())
+    }
     writer?.waitUntilIdle()
     collectWrites(startNext: false)
     service.flush()
