@@ -59,6 +59,8 @@ enum CLI {
     People (once an operator exists, changes need someone signed in):
       operator add ID --name NAME --role cashier|manager --pin PIN
       operator list | remove ID | set-pin ID --pin PIN | unlock ID
+      operator unlock ID --data-dir DIR  with registerd stopped: the owner's way to unlock
+                                       (e.g. the last manager), journaled offline
       sign-in ID --pin PIN             sign in at the register
       sign-out
       --approve MANAGER:PIN            (on any command) a manager's approval, for voids,
