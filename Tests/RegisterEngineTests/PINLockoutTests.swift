@@ -206,10 +206,15 @@ struct PINLane {
     #expect(work(#"{"op":"sign_in","operator":"nobody","pin":"1234"}"#) == nil)
     #expect(work(#"{"op":"hello"}"#) == nil)
     #expect(work("not json") == nil)
-    // An approval only when it will be checked: amy (a cashier) needs one for no_sale…
+    // An approval on any change, needed or not (that can change before the line is handled)…
     #expect(work(PINLockoutTests.rightApproval)?.checks.count == 1)
-    // …but not for adding an item.
-    #expect(work(#"{"op":"add","sku":"HAT","approve":{"operator":"mo","pin":"9876"}}"#) == nil)
+    #expect(
+      work(#"{"op":"add","sku":"HAT","approve":{"operator":"mo","pin":"9876"}}"#)?.checks.count
+        == 1)
+    // …but not on a read, and not for a non-manager or a malformed PIN.
+    #expect(work(#"{"op":"order","approve":{"operator":"mo","pin":"9876"}}"#) == nil)
+    #expect(work(#"{"op":"no_sale","approve":{"operator":"amy","pin":"1234"}}"#) == nil)
+    #expect(work(#"{"op":"no_sale","approve":{"operator":"mo","pin":"98"}}"#) == nil)
     let fresh = try #require(
       work(#"{"op":"operator_set_pin","operator_id":"amy","pin":"4321"}"#))
     #expect(fresh.fresh.count == 1 && fresh.fresh[0].iterations == 1000)

@@ -128,7 +128,7 @@ public final class RegisterService {
   public func pinWork(for bytes: [UInt8]) -> PINWork? {
     guard let request = try? RequestDecoder.decode(bytes, currency: register.store.currency)
     else { return nil }
-    let work = register.pinWork(for: request, now: clock.now(), random: random)
+    let work = register.pinWork(for: request, random: random)
     return work.isEmpty ? nil : work
   }
 

@@ -140,15 +140,17 @@ extension Register {
   }
 
   /// The PBKDF2 work `request` will need, so that the daemon can do it off its event loop
-  /// before handing the request in (see `PINWork`). Only PINs that will really be hashed are
-  /// listed: a PIN of the wrong shape, an unknown or locked operator, or an approval that is not
-  /// needed costs nothing. New PINs get their fresh salt from `random` here.
-  public func pinWork(for request: Request, now: Timestamp, random: (Int) -> [UInt8]) -> PINWork {
+  /// before handing the request in (see `PINWork`). A PIN of the wrong shape, or one of an unknown
+  /// operator (or, in an approval, of a non-manager) is never hashed and costs nothing. A locked
+  /// operator's PIN is prepared all the same: a line handled before this one may unlock them,
+  /// and a wrong guess would put the hash back on the event loop. New PINs get their fresh salt
+  /// from `random` here.
+  public func pinWork(for request: Request, random: (Int) -> [UInt8]) -> PINWork {
     var work = PINWork()
     func check(_ pin: String, of id: String, managerOnly: Bool) {
       guard (try? PINHash.validate(pin)) != nil,
         let person = operators.first(where: { $0.id == id }),
-        !managerOnly || person.role == .manager, !isLocked(person, at: now)
+        !managerOnly || person.role == .manager
       else { return }
       work.checks.append(
         PINDerivation(pin: pin, salt: person.pin.salt, iterations: person.pin.iterations))
@@ -157,10 +159,11 @@ extension Register {
       guard (try? PINHash.validate(pin)) != nil else { return }
       work.fresh.append(PINDerivation(pin: pin, salt: random(16), iterations: store.pinIterations))
     }
-    if let approval = request.approval, requiresSignIn, request.command.isMutation,
-      let current = currentOperator, current.role != .manager,
-      managerNeeded(for: request.command, by: current) != nil
-    {
+    // An approval is prepared whenever a change carries one, even if it turns out not to be
+    // needed: whether it is needed can change with the lines handled before this one (who is
+    // signed in, the order's amounts), and guessing "not needed" wrongly would put the hash
+    // back on the event loop. Hashing one for nothing costs only a worker's time.
+    if let approval = request.approval, requiresSignIn, request.command.isMutation {
       check(approval.pin, of: approval.operatorID, managerOnly: true)
     }
     switch request.command {
