@@ -233,11 +233,12 @@ struct CLIBehaviourTests {
     #expect(error.errorCode == "line_not_found")
   }
 
-  @Test("a batch keeps going after a refusal and exits 1")
+  @Test("with --keep-going a batch carries on after a refusal and exits 1")
   func batchFailure() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
-    let result = try daemon.cli(["batch"], stdin: "add NOPE\nadd CAP-BSB\nshow\n")
+    let result = try daemon.cli(
+      ["batch", "--keep-going"], stdin: "add NOPE\nadd CAP-BSB\nshow\n")
     #expect(result.status == 1)
     #expect(result.stderr.contains("unknown_sku"))
     #expect(result.stdout.contains("Baseball Cap"))

@@ -394,7 +394,8 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(ReportRenderer.json(DayReport(closed: closedDay)) == zJSON)
     #expect(zText.contains("Z REPORT - DAY 1"))
 
-    // The day after: day 2, all totals zero; the Z report of day 1 reprints the same.
+    // The day after: day 2, all totals zero; the Z report of day 1 reprints the same, marked
+    // as a reprint.
     #expect(recovered.day.number == 2)
     #expect(recovered.day.totals == DayTotals())
     clock.advance(milliseconds: 60_000)
@@ -407,7 +408,11 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(x["tenders"] == [])
     #expect(x["change_given"] == "0.00")
     let z = try lane.service.ok(#"{"op":"report","kind":"z","day":1}"#)
-    #expect(z["text"]?.stringValue == zText)
+    #expect(
+      z["text"]?.stringValue
+        == zText.replacingOccurrences(
+          of: "Z REPORT - DAY 1\n", with: "Z REPORT - DAY 1\n            *** REPRINT ***\n"))
+    #expect(z["report"]?["reprint"] == .bool(true))
     let hello = try lane.service.ok(#"{"op":"hello"}"#)
     #expect(hello["day"] == .int(2))
   }

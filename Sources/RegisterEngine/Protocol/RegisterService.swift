@@ -390,8 +390,14 @@ public final class RegisterService {
         data: register.orderJSON)
     }
     let now = clock.now()
-    let context = CommandContext(
+    var context = CommandContext(
       now: now, approval: request.approval, random: random, prepared: prepared)
+    if case .closeDay = request.command, let journal {
+      // The Z report anchors the chain at the record before its own (a record cannot hold
+      // its own sum); staged records not encoded yet are chained here as they will be.
+      let head = journal.head(after: openRecords)
+      if head.sequence > 0 { context.journalHead = head }
+    }
     let decided: (events: [Event], approvedBy: String?)
     do {
       decided = try register.decision(request.command, context: context)
@@ -511,7 +517,7 @@ public final class RegisterService {
           .dayNotFound, "day \(number) has not been closed (the open day is \(register.day.number))"
         )
       }
-      return ReportRenderer.reply(DayReport(closed: closed))
+      return ReportRenderer.reply(DayReport(closed: closed, reprint: true))
     default:
       return register.orderJSON
     }
@@ -527,7 +533,7 @@ public final class RegisterService {
         }
         object["receipt"] = sale.receiptReply(reprint: false)
         return .object(object)
-      case .dayClosed(let number, _):
+      case .dayClosed(let number, _, _):
         guard let closed = register.closedDays[number] else { continue }
         return ReportRenderer.reply(DayReport(closed: closed))
       case .returnCompleted(let event):

@@ -94,6 +94,9 @@ public struct CommandContext: Sendable {
   public var random: @Sendable (Int) -> [UInt8]
   /// PIN hashing already done off the event loop for this request (see `PINWork`).
   public var prepared: PreparedPINs
+  /// The journal's last record before this command's (with its sum), for `close_day`'s Z
+  /// report; nil without a journal.
+  public var journalHead: JournalHead?
 
   public init(
     now: Timestamp, approval: Approval? = nil,

@@ -95,7 +95,9 @@ extension Register {
           .orderNotEmpty,
           "order \(order.id) is still open; complete, park or void it before closing the day")
       }
-      events = [.dayClosed(day: day.number, countedCash: counted)]
+      events = [
+        .dayClosed(day: day.number, countedCash: counted, journalHead: context.journalHead)
+      ]
     }
     try checkOutcome(of: events)
     return events

@@ -170,13 +170,14 @@ public struct Register: Sendable {
       day.totals.noSales += 1
     case .receiptEmailed:
       break
-    case .dayClosed(let number, let counted):
+    case .dayClosed(let number, let counted, let head):
       guard number == day.number else { return }
       // Keys are remembered for the day they were used and the day after.
       keys = keys.filter { $0.value.day >= number }
       closedDays[number] = ClosedDay(
         number: number, openedAt: day.openedAt, closedAt: time, totals: day.totals,
-        countedCash: counted, sequence: lastSequence, header: ReceiptHeader(store: store),
+        countedCash: counted, sequence: lastSequence, journalHead: head,
+        header: ReceiptHeader(store: store),
         currency: store.currency)
       day = BusinessDay(number: number + 1)
     }
