@@ -123,8 +123,8 @@ extension Register {
       throw RegisterError(
         .operatorLocked,
         "\(person.id) is locked after too many wrong PINs\(until); a manager can unlock them sooner"
-          + " (operator_unlock), or the machine's owner with registerd stopped:"
-          + " register-cli operator unlock \(person.id) --data-dir DIR")
+          + " (register-cli operator unlock \(person.id)), or, with registerd stopped, the"
+          + " machine's owner (register-cli operator unlock \(person.id) --data-dir DIR)")
     }
     guard person.pin.matches(pin, prepared: context.prepared) else {
       // After an expired lock the count starts again.
