@@ -93,6 +93,10 @@ struct CommandHelp {
         CommandHelp(["operator"], "operator add ID --name NAME --role cashier|manager --pin PIN"),
         CommandHelp(["operator"], "operator list | remove ID | set-pin ID --pin PIN | unlock ID"),
         CommandHelp(
+          ["operator"], "operator unlock ID --data-dir DIR",
+          "with registerd stopped: the owner's way to unlock\n(e.g. the last manager), journaled offline"
+        ),
+        CommandHelp(
           ["sign-in", "signin", "login"], "sign-in ID --pin PIN", "sign in at the register"),
         CommandHelp(["sign-out", "signout", "logout"], "sign-out"),
         CommandHelp(

@@ -37,6 +37,8 @@ enum OutputStyle {
 enum LocalCommand {
   case verify(dataDirectory: String?, anchors: [JournalHead])
   case replay(dataDirectory: String?, day: Int?, receipt: Int?)
+  /// The owner's recovery, with registerd stopped: journal an operator's unlock.
+  case unlockOperator(id: String, dataDirectory: String)
 }
 
 /// What one command line asks for.
@@ -389,6 +391,9 @@ enum CommandParser {
         .message("PIN of \(id) changed."))
     case "unlock":
       let id = try arguments.positional("ID")
+      if let directory = try arguments.option("--data-dir") {
+        return .local(.unlockOperator(id: id, dataDirectory: directory))
+      }
       return .request(
         request("operator_unlock", ["operator_id": .string(id)]),
         .message("Operator \(id) unlocked."))

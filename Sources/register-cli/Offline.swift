@@ -16,7 +16,37 @@ enum Offline {
     case .replay(let directory, let day, let receipt):
       return replay(
         directory ?? defaultDataDirectory(environment), day: day, receipt: receipt, json: json)
+    case .unlockOperator(let id, let directory):
+      return unlock(id, directory: directory, json: json)
     }
+  }
+
+  /// `operator unlock ID --data-dir DIR`: with registerd stopped, journal the unlock.
+  static func unlock(_ id: String, directory: String, json: Bool) -> ExitStatus {
+    let outcome: OfflineUnlock.Outcome
+    do {
+      outcome = try OfflineUnlock.unlock(
+        operatorID: id, directory: directory, now: SystemClock().now())
+    } catch {
+      return CLI.fail(.refused, error.description)
+    }
+    let sequence: Int64?
+    switch outcome {
+    case .unlocked(let seq): sequence = seq
+    case .notLocked: sequence = nil
+    }
+    if json {
+      writeStandardOutput(
+        JSONValue.object([
+          "unlocked": .string(id), "journaled": .bool(sequence != nil),
+          "seq": sequence.map { .int($0) },
+        ]).serialized + "\n")
+    } else if let sequence {
+      writeStandardOutput("Operator \(id) unlocked (journal record \(sequence)).\n")
+    } else {
+      writeStandardOutput("Operator \(id) was not locked; nothing written.\n")
+    }
+    return .done
   }
 
   static func defaultDataDirectory(_ environment: [String: String]) -> String {

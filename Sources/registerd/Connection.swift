@@ -80,12 +80,12 @@ final class Connection {
     }
   }
 
-  /// Hands up to `limit` waiting lines to the service; they stay held until answered.
-  func takeLines(limit: Int) -> [[UInt8]?] {
-    let end = submitted + min(limit, waitingLines)
-    let taken = Array(lines[submitted..<end])
-    submitted = end
-    return taken
+  /// Hands the next waiting line to the service (nil: none waiting; `.some(nil)`: a line that
+  /// was too long); it stays held until answered.
+  func takeLine() -> [UInt8]?? {
+    guard waitingLines > 0 else { return nil }
+    submitted += 1
+    return .some(lines[submitted - 1])
   }
 
   /// Queues the reply to the oldest unanswered line (a newline is added).

@@ -49,6 +49,8 @@ final class Server {
   private let socketPath: String
   private let service: RegisterService
   private let writer: JournalWriter?
+  /// Hashes PINs off this thread (nil if its pipe could not be made: then `decide` hashes).
+  private let pinChecks = PINChecks()
   /// The journal file, read to catch a reconnecting subscriber up.
   var journalPath: String?
   private var connections: [Connection] = []
@@ -115,6 +117,8 @@ final class Server {
         // the loop again and again while its replies wait for the journal.
         fds.append(pollfd(fd: events == 0 ? -1 : connection.fd, events: events, revents: 0))
       }
+      // Last, so the connections' offsets stay as they are.
+      fds.append(pollfd(fd: pinChecks?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
       let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : pollTimeout(now: now))
       if ready < 0 {
         if errno == EINTR { continue }
@@ -150,14 +154,14 @@ final class Server {
   /// bounds (a client at a bound is left in the kernel's buffers, which slows it down).
   private func wantsInput(_ connection: Connection) -> Bool {
     !connection.readClosed && !connection.broken && connection.heldInput < Self.inputLimit
-      && connection.pendingOutput < Self.outputLimit
+      && connection.pendingOutput < Self.outputLimit && !isCheckingPIN(connection)
   }
 
   /// True when lines of the connection can be handed to the service now.
   private func canTakeLines(_ connection: Connection) -> Bool {
     !connection.broken && connection.waitingLines > 0
       && connection.pendingOutput < Self.outputLimit
-      && connection.outstanding < Self.maximumOutstanding
+      && connection.outstanding < Self.maximumOutstanding && !isCheckingPIN(connection)
   }
 
   /// How long poll may sleep: until the listener's pause or the first incomplete line's
@@ -335,15 +339,45 @@ final class Server {
   }
 
   private func handleQueuedLines() {
+    // Lines whose PINs were hashed meanwhile go first: their connections waited for them.
+    // (Always drained: a wake-up byte may arrive after its line was taken.)
+    if let pinChecks {
+      let checked = pinChecks.takeFinished()
+      if !checked.isEmpty { service.submit(checked) }
+    }
     var batch: [IncomingLine] = []
     for connection in connections where canTakeLines(connection) {
       let room = Self.maximumOutstanding - connection.outstanding
-      for line in connection.takeLines(limit: min(Self.linesPerPass, room)) {
+      for _ in 0..<min(Self.linesPerPass, room) {
+        guard let line = connection.takeLine() else { break }
+        // A line with a PIN to hash stops this connection's lines here: the rest wait for it.
+        if handOffPINCheck(line, of: connection, after: &batch) { break }
         batch.append(IncomingLine(connection: connection.id, bytes: line))
       }
     }
     guard !batch.isEmpty else { return }
     service.submit(batch)
+  }
+
+  /// True while a line of `connection` has its PIN hashed: its later lines wait (order), and it
+  /// is not read from (the cap on PIN checks in flight).
+  private func isCheckingPIN(_ connection: Connection) -> Bool {
+    pinChecks?.isBusy(connection.id) ?? false
+  }
+
+  /// Hands `line` to the PIN workers when it carries a PIN to hash; true when it did. The lines
+  /// taken before it are submitted first, so its work is worked out against current state.
+  private func handOffPINCheck(
+    _ line: [UInt8]?, of connection: Connection, after batch: inout [IncomingLine]
+  ) -> Bool {
+    guard let pinChecks, let line, service.pinWork(for: line) != nil else { return false }
+    if !batch.isEmpty {
+      service.submit(batch)
+      batch = []
+    }
+    guard let work = service.pinWork(for: line) else { return false }
+    pinChecks.start(IncomingLine(connection: connection.id, bytes: line), work: work)
+    return true
   }
 
   /// Hands the next group of journal records to the writer thread when it is idle (without
@@ -462,7 +496,8 @@ final class Server {
 
   private func closeFinished() {
     connections.removeAll { connection in
-      guard connection.isFinished else { return false }
+      // A PIN check in flight still owes the connection a reply.
+      guard connection.isFinished && !isCheckingPIN(connection) else { return false }
       close(connection.fd)
       log("connection \(connection.id) closed")
       // A descriptor is free again: a paused listener can try once more.
@@ -472,7 +507,12 @@ final class Server {
   }
 
   private func shutdown() {
-    // Let the write in flight finish, so the replies it owes can still go out.
+    // Finish the PIN checks in flight and the write in flight, so the replies they owe can
+    // still go out.
+    if let pinChecks {
+      pinChecks.waitUntilIdle()
+      service.submit(pinChecks.takeFinished())
+    }
     writer?.waitUntilIdle()
     collectWrites(startNext: false)
     service.flush()

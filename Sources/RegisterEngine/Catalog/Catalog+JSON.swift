@@ -154,6 +154,15 @@ extension StoreSettings {
       throw JSONShapeError(
         path: fields.pathOf("pin_hash_iterations"), message: "must be between 1000 and 10000000")
     }
+    let lockout =
+      try fields.optional("lockout_minutes", as: Int.self) ?? Self.defaultLockoutMinutes
+    guard Self.lockoutMinutesRange.contains(lockout) else {
+      throw JSONShapeError(
+        path: fields.pathOf("lockout_minutes"),
+        message:
+          "must be between \(Self.lockoutMinutesRange.lowerBound) and \(Self.lockoutMinutesRange.upperBound)"
+      )
+    }
     // The default, receipts@localhost, is for the store's own mail system to rewrite.
     let emailFrom = try fields.optional("email_from", as: String.self) ?? "receipts@localhost"
     if fields.has("email_from") {
@@ -168,7 +177,7 @@ extension StoreSettings {
       name: name, address: address, phone: phone, currency: currency, tax: tax,
       cashRounding: cashRounding, receiptWidth: width, receiptFooter: footer,
       discountApprovalLimit: approvalLimit, autoSignOut: autoSignOut, pinIterations: iterations,
-      emailFrom: emailFrom)
+      lockoutMinutes: lockout, emailFrom: emailFrom)
   }
 
   /// The `store` section as JSON, in the catalog file's shape.
@@ -185,6 +194,7 @@ extension StoreSettings {
       "discount_approval_limit": discountApprovalLimit?.json,
       "auto_sign_out": autoSignOut ? .bool(true) : nil,
       "pin_hash_iterations": pinIterations == Self.defaultPINIterations ? nil : .int(pinIterations),
+      "lockout_minutes": lockoutMinutes == Self.defaultLockoutMinutes ? nil : .int(lockoutMinutes),
       "email_from": emailFrom == "receipts@localhost" ? nil : .string(emailFrom),
     ])
   }

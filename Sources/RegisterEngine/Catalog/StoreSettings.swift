@@ -54,6 +54,9 @@ public struct StoreSettings: Sendable, Equatable {
   public var autoSignOut: Bool
   /// PBKDF2 iterations for new PIN hashes.
   public var pinIterations: Int
+  /// How long a lock after too many wrong PINs lasts, in minutes (from the journaled time of
+  /// the wrong PIN that locked).
+  public var lockoutMinutes: Int
   /// The From address of e-mailed receipts.
   public var emailFrom: String
 
@@ -62,6 +65,7 @@ public struct StoreSettings: Sendable, Equatable {
     tax: TaxSettings, cashRounding: Money? = nil, receiptWidth: Int = 40,
     receiptFooter: String? = nil, discountApprovalLimit: Percent? = nil, autoSignOut: Bool = false,
     pinIterations: Int = StoreSettings.defaultPINIterations,
+    lockoutMinutes: Int = StoreSettings.defaultLockoutMinutes,
     emailFrom: String = "receipts@localhost"
   ) {
     self.name = name
@@ -75,11 +79,18 @@ public struct StoreSettings: Sendable, Equatable {
     self.discountApprovalLimit = discountApprovalLimit
     self.autoSignOut = autoSignOut
     self.pinIterations = pinIterations
+    self.lockoutMinutes = lockoutMinutes
     self.emailFrom = emailFrom
   }
 
   /// The default PBKDF2 iteration count for PIN hashes.
   public static let defaultPINIterations = 120_000
+
+  /// How long a PIN lock lasts unless the store says otherwise.
+  public static let defaultLockoutMinutes = 15
+
+  /// The shortest and longest PIN locks a store may set (a minute to a day).
+  public static let lockoutMinutesRange = 1...1440
 
   /// The narrowest and widest receipts we print.
   public static let receiptWidths = 32...80

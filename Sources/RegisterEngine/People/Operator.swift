@@ -30,9 +30,13 @@ public struct PINHash: Sendable, Equatable {
     self.hash = hash
   }
 
-  /// True when `pin` is the PIN this hash was made from (compared in constant time).
-  public func matches(_ pin: String) -> Bool {
-    let candidate = PBKDF2.deriveKey(password: Array(pin.utf8), salt: salt, iterations: iterations)
+  /// True when `pin` is the PIN this hash was made from (compared in constant time). A key
+  /// already derived off the event loop for this PIN, salt and iteration count is used when
+  /// `prepared` has one; otherwise it is derived here.
+  public func matches(_ pin: String, prepared: PreparedPINs = PreparedPINs()) -> Bool {
+    let candidate =
+      prepared.derivedKey(PINDerivation(pin: pin, salt: salt, iterations: iterations))
+      ?? PBKDF2.deriveKey(password: Array(pin.utf8), salt: salt, iterations: iterations)
     return PBKDF2.constantTimeEqual(candidate, hash)
   }
 
@@ -81,7 +85,11 @@ public struct Operator: Sendable, Equatable {
   public var pin: PINHash
   /// Wrong PINs in a row since the last right one.
   public var failedAttempts: Int
+  /// Locked by too many wrong PINs (see `Register.isLocked(_:at:)`: a lock expires).
   public var locked: Bool
+  /// When the wrong PIN that locked the operator was journaled: the lock expires the store's
+  /// `lockout_minutes` after this event time, so replay and recovery agree without a clock.
+  public var lockedAt: Timestamp?
 
   /// Wrong PINs in a row that lock an operator until a manager unlocks them.
   public static let attemptsBeforeLock = 5
@@ -93,14 +101,14 @@ public struct Operator: Sendable, Equatable {
     self.pin = pin
     failedAttempts = 0
     locked = false
+    lockedAt = nil
   }
 
-  /// What `operator_list` shows (never the hash).
-  var publicJSON: JSONValue {
-    .object([
-      "id": .string(id), "name": .string(name), "role": .string(role.rawValue),
-      "locked": .bool(locked), "failed_attempts": .int(failedAttempts),
-    ])
+  /// No wrong PINs counted and no lock (a right PIN, an unlock).
+  mutating func clearLock() {
+    failedAttempts = 0
+    locked = false
+    lockedAt = nil
   }
 
   var eventJSON: JSONValue {
@@ -125,6 +133,7 @@ public struct Operator: Sendable, Equatable {
     pin = hash
     failedAttempts = 0
     locked = false
+    lockedAt = nil
     try fields.rejectUnknown()
   }
 }

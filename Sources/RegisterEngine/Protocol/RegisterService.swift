@@ -12,10 +12,13 @@ public struct IncomingLine: Sendable {
   public var connection: Int
   /// The line without its newline, or `nil` when the line was too long and has been dropped.
   public var bytes: [UInt8]?
+  /// PIN hashing done for this line off the event loop (see `RegisterService.pinWork(for:)`).
+  public var prepared: PreparedPINs?
 
-  public init(connection: Int, bytes: [UInt8]?) {
+  public init(connection: Int, bytes: [UInt8]?, prepared: PreparedPINs? = nil) {
     self.connection = connection
     self.bytes = bytes
+    self.prepared = prepared
   }
 }
 
@@ -116,6 +119,18 @@ public final class RegisterService {
   }
 
   // MARK: - Staged use (the daemon: a writer thread does the fsyncs)
+
+  /// The PIN hashing a request line will need, or nil when it needs none (or cannot be
+  /// decoded). The daemon does this work on another thread and then submits the line with the
+  /// result in `IncomingLine.prepared`, so the event loop never stops for a PBKDF2. Computed
+  /// against the state now; if that changes before the line is handled, `decide` falls back to
+  /// hashing itself.
+  public func pinWork(for bytes: [UInt8]) -> PINWork? {
+    guard let request = try? RequestDecoder.decode(bytes, currency: register.store.currency)
+    else { return nil }
+    let work = register.pinWork(for: request, random: random)
+    return work.isEmpty ? nil : work
+  }
 
   /// Handles lines now (state changes in memory); their replies are held until durable.
   public func submit(_ batch: [IncomingLine]) {
@@ -337,13 +352,16 @@ public final class RegisterService {
       return Self.failure(id: error.id, error.error)
     }
     do {
-      return Self.success(id: request.id, try execute(request))
+      return Self.success(
+        id: request.id, try execute(request, prepared: incoming.prepared ?? PreparedPINs()))
     } catch {
       return Self.failure(id: request.id, error)
     }
   }
 
-  private func execute(_ request: Request) throws(RegisterError) -> JSONValue {
+  private func execute(_ request: Request, prepared: PreparedPINs) throws(RegisterError)
+    -> JSONValue
+  {
     guard request.command.isMutation else { return try query(request.command) }
     // A repeated key gets the original reply and changes nothing — even after a restart.
     var fingerprint = ""
@@ -372,7 +390,8 @@ public final class RegisterService {
         data: register.orderJSON)
     }
     let now = clock.now()
-    var context = CommandContext(now: now, approval: request.approval, random: random)
+    var context = CommandContext(
+      now: now, approval: request.approval, random: random, prepared: prepared)
     if case .closeDay = request.command, let journal {
       // The Z report anchors the chain at the record before its own (a record cannot hold
       // its own sum); staged records not encoded yet are chained here as they will be.
@@ -470,7 +489,7 @@ public final class RegisterService {
     case .listParked:
       return .object(["parked": .array(register.parked.map(register.parkedJSON))])
     case .operatorList:
-      return register.operatorsJSON
+      return register.operatorsJSON(at: clock.now())
     case .customerFind(let query):
       return .object(["customers": .array(register.findCustomers(query).map(\.json))])
     case .customerHistory(let id):
@@ -527,12 +546,13 @@ public final class RegisterService {
         object["reversed_tenders"] = .array(reversed.map(\.json))
         return .object(object)
       case .operatorAdded(let person):
-        return .object(["operator": person.publicJSON])
+        return .object(["operator": register.publicJSON(of: person, at: clock.now())])
       case .operatorRemoved(let id):
         return .object(["removed": .string(id)])
       case .operatorPINSet(let id, _), .operatorUnlocked(let id):
-        return register.operators.first { $0.id == id }.map { .object(["operator": $0.publicJSON]) }
-          ?? .null
+        return register.operators.first { $0.id == id }.map {
+          .object(["operator": register.publicJSON(of: $0, at: clock.now())])
+        } ?? .null
       case .signedIn(let id):
         return .object([
           "signed_in": .string(id), "name": register.operatorName(id).map(JSONValue.string),

@@ -17,7 +17,7 @@ public enum Topics {
     "drawer": ["float_set", "paid_in", "paid_out", "no_sale", "day_closed"],
     "people": [
       "operator_added", "operator_removed", "operator_pin_set", "operator_unlocked", "pin_failed",
-      "signed_in", "signed_out", "customer_added",
+      "pin_accepted", "signed_in", "signed_out", "customer_added",
     ],
   ]
 

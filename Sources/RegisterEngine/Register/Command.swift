@@ -92,17 +92,21 @@ public struct CommandContext: Sendable {
   public var approval: Approval?
   /// Random bytes (PIN salts, message ids); injected so tests are repeatable.
   public var random: @Sendable (Int) -> [UInt8]
+  /// PIN hashing already done off the event loop for this request (see `PINWork`).
+  public var prepared: PreparedPINs
   /// The journal's last record before this command's (with its sum), for `close_day`'s Z
   /// report; nil without a journal.
   public var journalHead: JournalHead?
 
   public init(
     now: Timestamp, approval: Approval? = nil,
-    random: @escaping @Sendable (Int) -> [UInt8] = { count in [UInt8](repeating: 7, count: count) }
+    random: @escaping @Sendable (Int) -> [UInt8] = { count in [UInt8](repeating: 7, count: count) },
+    prepared: PreparedPINs = PreparedPINs()
   ) {
     self.now = now
     self.approval = approval
     self.random = random
+    self.prepared = prepared
   }
 }
 

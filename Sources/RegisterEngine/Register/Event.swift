@@ -32,6 +32,9 @@ public enum Event: Sendable, Equatable {
   case operatorUnlocked(id: String)
   /// A wrong PIN for this operator; the fifth in a row locks them.
   case pinFailed(id: String)
+  /// A right PIN for this operator outside a sign-in (a manager's approval): it resets their
+  /// count of wrong PINs, as a sign-in does. Journaled only when there was a count to reset.
+  case pinAccepted(id: String)
   case signedIn(id: String)
   case signedOut(id: String)
   case customerAdded(Customer)
@@ -75,6 +78,7 @@ public enum Event: Sendable, Equatable {
     case .operatorPINSet: "operator_pin_set"
     case .operatorUnlocked: "operator_unlocked"
     case .pinFailed: "pin_failed"
+    case .pinAccepted: "pin_accepted"
     case .signedIn: "signed_in"
     case .signedOut: "signed_out"
     case .customerAdded: "customer_added"
@@ -135,7 +139,7 @@ public enum Event: Sendable, Equatable {
       refund.json
     case .operatorAdded(let person): person.eventJSON
     case .operatorRemoved(let id), .operatorUnlocked(let id), .pinFailed(let id),
-      .signedIn(let id), .signedOut(let id):
+      .pinAccepted(let id), .signedIn(let id), .signedOut(let id):
       .object(["operator_id": .string(id)])
     case .operatorPINSet(let id, let pin):
       .object(["operator_id": .string(id), "pin_hash": .string(pin.encoded)])
@@ -250,6 +254,7 @@ public enum Event: Sendable, Equatable {
     case "operator_removed": event = .operatorRemoved(id: try fields.required("operator_id"))
     case "operator_unlocked": event = .operatorUnlocked(id: try fields.required("operator_id"))
     case "pin_failed": event = .pinFailed(id: try fields.required("operator_id"))
+    case "pin_accepted": event = .pinAccepted(id: try fields.required("operator_id"))
     case "signed_in": event = .signedIn(id: try fields.required("operator_id"))
     case "signed_out": event = .signedOut(id: try fields.required("operator_id"))
     case "operator_pin_set":

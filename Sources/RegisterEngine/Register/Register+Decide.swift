@@ -12,8 +12,16 @@ extension Register {
   public func decision(
     _ command: Command, context: CommandContext
   ) throws(RegisterError) -> (events: [Event], approvedBy: String?) {
-    let approvedBy = try authorize(command, context: context)
-    return (try decideEvents(command, context: context), approvedBy)
+    let authorization = try authorize(command, context: context)
+    do {
+      let events = try decideEvents(command, context: context)
+      return (authorization.events + events, authorization.approvedBy)
+    } catch {
+      // The approval's PIN was right even if the request is refused: its reset still counts.
+      var refusal = error
+      refusal.events = authorization.events + refusal.events
+      throw refusal
+    }
   }
 
   private func decideEvents(_ command: Command, context: CommandContext) throws(RegisterError)

@@ -14,25 +14,35 @@ extension Register {
     return person
   }
 
+  /// Who approved a request, and the events a right approval PIN leaves behind.
+  struct Authorization {
+    /// The manager who approved, when approval was needed.
+    var approvedBy: String?
+    /// `pin_accepted` when an approval's right PIN resets a count of wrong ones.
+    var events: [Event] = []
+  }
+
   /// Checks who may do `command`. Returns the manager who approved it, when approval was
   /// needed. With no operators defined the register runs open (anyone may do anything); after
   /// that every change needs someone signed in, and some need a manager: either signed in, or
   /// giving `approve: {operator, pin}` with the request.
-  func authorize(_ command: Command, context: CommandContext) throws(RegisterError) -> String? {
+  func authorize(_ command: Command, context: CommandContext) throws(RegisterError)
+    -> Authorization
+  {
     guard requiresSignIn else {
       if case .operatorAdd(_, _, let role, _) = command, role != .manager {
         throw RegisterError(
           .forbidden, "the first operator must be a manager (role \"manager\")")
       }
-      return nil
+      return Authorization()
     }
-    guard command.isMutation else { return nil }
-    if case .signIn = command { return nil }
+    guard command.isMutation else { return Authorization() }
+    if case .signIn = command { return Authorization() }
     guard let current = currentOperator else {
       throw RegisterError(.notSignedIn, "nobody is signed in; sign in first (op sign_in)")
     }
-    guard let reason = managerNeeded(for: command, by: current) else { return nil }
-    if current.role == .manager { return current.id }
+    guard let reason = managerNeeded(for: command, by: current) else { return Authorization() }
+    if current.role == .manager { return Authorization(approvedBy: current.id) }
     guard let approval = context.approval else {
       throw RegisterError(
         .approvalRequired,
@@ -43,8 +53,12 @@ extension Register {
       throw RegisterError(
         .approvalRequired, "\(manager.id) is not a manager and cannot approve \(reason)")
     }
-    try checkPIN(approval.pin, of: manager)
-    return manager.id
+    try checkPIN(approval.pin, of: manager, context: context)
+    // Any right PIN resets the count, not only a sign-in's: otherwise a manager who approves
+    // between wrong PINs drifts toward a lock that a right PIN should have prevented.
+    let reset = manager.failedAttempts > 0 || manager.locked
+    return Authorization(
+      approvedBy: manager.id, events: reset ? [.pinAccepted(id: manager.id)] : [])
   }
 
   /// Why `command` needs a manager, or nil when it does not.
@@ -79,23 +93,85 @@ extension Register {
     }
   }
 
-  /// Refuses a locked operator or a wrong PIN; a wrong PIN is counted (the refusal carries a
-  /// `pin_failed` event, and the fifth in a row locks the operator).
-  func checkPIN(_ pin: String, of person: Operator) throws(RegisterError) {
-    guard !person.locked else {
+  /// When `person`'s lock ends: the store's `lockout_minutes` after the journaled time of the
+  /// wrong PIN that locked them (nil: not locked, or locked with no time — until unlocked).
+  public func lockExpiry(of person: Operator) -> Timestamp? {
+    guard person.locked, let lockedAt = person.lockedAt else { return nil }
+    let (millis, overflow) = Int64(store.lockoutMinutes).multipliedReportingOverflow(by: 60_000)
+    let (end, later) = lockedAt.epochMilliseconds.addingReportingOverflow(millis)
+    guard !overflow && !later else { return nil }
+    return Timestamp(epochMilliseconds: end, utcOffsetSeconds: lockedAt.utcOffsetSeconds)
+  }
+
+  /// True while `person` is locked at `now`: locked by wrong PINs and the lock has not expired.
+  public func isLocked(_ person: Operator, at now: Timestamp) -> Bool {
+    guard person.locked else { return false }
+    guard person.lockedAt != nil, let expiry = lockExpiry(of: person) else {
+      // Locked with no usable time: only an unlock ends it.
+      return true
+    }
+    return now < expiry
+  }
+
+  /// Refuses a PIN of the wrong shape (not hashed, not counted), a locked operator or a wrong
+  /// PIN; a wrong PIN is counted (the refusal carries a `pin_failed` event, and the fifth in a
+  /// row locks the operator for the store's `lockout_minutes`).
+  func checkPIN(_ pin: String, of person: Operator, context: CommandContext) throws(RegisterError) {
+    try PINHash.validate(pin)
+    guard !isLocked(person, at: context.now) else {
+      let until = lockExpiry(of: person).map { " until \($0.local.timeString)" } ?? ""
       throw RegisterError(
         .operatorLocked,
-        "\(person.id) is locked after too many wrong PINs; a manager must unlock them")
+        "\(person.id) is locked after too many wrong PINs\(until); a manager can unlock them sooner"
+          + " (register-cli operator unlock \(person.id)), or, with registerd stopped, the"
+          + " machine's owner (register-cli operator unlock \(person.id) --data-dir DIR)")
     }
-    guard person.pin.matches(pin) else {
-      let left = Operator.attemptsBeforeLock - person.failedAttempts - 1
+    guard person.pin.matches(pin, prepared: context.prepared) else {
+      // After an expired lock the count starts again.
+      let counted = person.locked ? 0 : person.failedAttempts
+      let left = Operator.attemptsBeforeLock - counted - 1
       let warning =
         left > 0
         ? "\(left) more wrong PIN\(left == 1 ? "" : "s") will lock \(person.id)"
-        : "\(person.id) is now locked"
+        : "\(person.id) is now locked for \(store.lockoutMinutes) minutes"
       throw RegisterError(
         .wrongPIN, "wrong PIN for \(person.id); \(warning)", events: [.pinFailed(id: person.id)])
     }
+  }
+
+  /// The PBKDF2 work `request` will need, so that the daemon can do it off its event loop
+  /// before handing the request in (see `PINWork`). A PIN of the wrong shape, or one of an unknown
+  /// operator (or, in an approval, of a non-manager) is never hashed and costs nothing. A locked
+  /// operator's PIN is prepared all the same: a line handled before this one may unlock them,
+  /// and a wrong guess would put the hash back on the event loop. New PINs get their fresh salt
+  /// from `random` here.
+  public func pinWork(for request: Request, random: (Int) -> [UInt8]) -> PINWork {
+    var work = PINWork()
+    func check(_ pin: String, of id: String, managerOnly: Bool) {
+      guard (try? PINHash.validate(pin)) != nil,
+        let person = operators.first(where: { $0.id == id }),
+        !managerOnly || person.role == .manager
+      else { return }
+      work.checks.append(
+        PINDerivation(pin: pin, salt: person.pin.salt, iterations: person.pin.iterations))
+    }
+    func fresh(_ pin: String) {
+      guard (try? PINHash.validate(pin)) != nil else { return }
+      work.fresh.append(PINDerivation(pin: pin, salt: random(16), iterations: store.pinIterations))
+    }
+    // An approval is prepared whenever a change carries one, even if it turns out not to be
+    // needed: whether it is needed can change with the lines handled before this one (who is
+    // signed in, the order's amounts), and guessing "not needed" wrongly would put the hash
+    // back on the event loop. Hashing one for nothing costs only a worker's time.
+    if let approval = request.approval, requiresSignIn, request.command.isMutation {
+      check(approval.pin, of: approval.operatorID, managerOnly: true)
+    }
+    switch request.command {
+    case .signIn(let id, let pin): check(pin, of: id, managerOnly: false)
+    case .operatorAdd(_, _, _, let pin), .operatorSetPIN(_, let pin): fresh(pin)
+    default: break
+    }
+    return work
   }
 
   func decidePeople(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
@@ -106,7 +182,8 @@ extension Register {
         throw RegisterError(.operatorExists, "operator \"\(id)\" already exists")
       }
       try PINHash.validate(pin)
-      let hash = PINHash(pin: pin, salt: context.random(16), iterations: store.pinIterations)
+      let hash = context.prepared.newHash(
+        pin: pin, iterations: store.pinIterations, random: context.random)
       return [.operatorAdded(Operator(id: id, name: name, role: role, pin: hash))]
     case .operatorRemove(let id):
       let person = try operatorNamed(id)
@@ -119,16 +196,15 @@ extension Register {
     case .operatorSetPIN(let id, let pin):
       _ = try operatorNamed(id)
       try PINHash.validate(pin)
-      return [
-        .operatorPINSet(
-          id: id, pin: PINHash(pin: pin, salt: context.random(16), iterations: store.pinIterations))
-      ]
+      let hash = context.prepared.newHash(
+        pin: pin, iterations: store.pinIterations, random: context.random)
+      return [.operatorPINSet(id: id, pin: hash)]
     case .operatorUnlock(let id):
       _ = try operatorNamed(id)
       return [.operatorUnlocked(id: id)]
     case .signIn(let id, let pin):
       let person = try operatorNamed(id)
-      try checkPIN(pin, of: person)
+      try checkPIN(pin, of: person, context: context)
       return [.signedIn(id: id)]
     case .signOut:
       guard let current = signedIn else {
@@ -206,11 +282,24 @@ extension Register {
     ])
   }
 
-  /// Operators as `operator_list` shows them (never their PIN hashes).
-  public var operatorsJSON: JSONValue {
+  /// Operators as `operator_list` shows them at `now` (never their PIN hashes).
+  public func operatorsJSON(at now: Timestamp) -> JSONValue {
     .object([
-      "operators": .array(operators.map(\.publicJSON)),
+      "operators": .array(operators.map { publicJSON(of: $0, at: now) }),
       "signed_in": signedIn.map(JSONValue.string) ?? .null,
+    ])
+  }
+
+  /// One operator as replies show them at `now`: a lock that has expired shows as unlocked with
+  /// no wrong PINs, as the next PIN check treats it; a lock in force shows when it ends.
+  func publicJSON(of person: Operator, at now: Timestamp) -> JSONValue {
+    let locked = isLocked(person, at: now)
+    let expired = person.locked && !locked
+    return .object([
+      "id": .string(person.id), "name": .string(person.name),
+      "role": .string(person.role.rawValue), "locked": .bool(locked),
+      "failed_attempts": .int(expired ? 0 : person.failedAttempts),
+      "locked_until": locked ? lockExpiry(of: person).map { .string($0.iso8601) } : nil,
     ])
   }
 }

@@ -149,8 +149,8 @@ public struct Register: Sendable {
     case .returnCompleted(let refund):
       completeReturn(refund, at: time, operatorID: operatorID)
     case .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
-      .signedIn, .signedOut, .customerAdded:
-      applyPeople(event)
+      .pinAccepted, .signedIn, .signedOut, .customerAdded:
+      applyPeople(event, at: time)
     case .productAdded(let product), .productUpdated(let product):
       products.upsert(product)
     case .productRemoved(let sku):
@@ -250,7 +250,7 @@ public struct Register: Sendable {
     return operators.first { $0.id == id }?.name ?? id
   }
 
-  private mutating func applyPeople(_ event: Event) {
+  private mutating func applyPeople(_ event: Event, at time: Timestamp) {
     switch event {
     case .operatorAdded(let person):
       operators.removeAll { $0.id == person.id }
@@ -262,21 +262,29 @@ public struct Register: Sendable {
       guard let index = operators.firstIndex(where: { $0.id == id }) else { return }
       operators[index].pin = pin
       operators[index].failedAttempts = 0
-    case .operatorUnlocked(let id):
+    case .operatorUnlocked(let id), .pinAccepted(let id):
+      // A right PIN resets the count and ends an expired lock, as an unlock does.
       guard let index = operators.firstIndex(where: { $0.id == id }) else { return }
-      operators[index].locked = false
-      operators[index].failedAttempts = 0
+      operators[index].clearLock()
     case .pinFailed(let id):
       guard let index = operators.firstIndex(where: { $0.id == id }) else { return }
-      operators[index].failedAttempts += 1
-      if operators[index].failedAttempts >= Operator.attemptsBeforeLock {
-        operators[index].locked = true
-        if signedIn == id { signedIn = nil }
+      // A wrong PIN after the lock expired starts a new count (the event time decides, so
+      // replay agrees with what the register did live).
+      if operators[index].locked && !isLocked(operators[index], at: time) {
+        operators[index].clearLock()
       }
+      operators[index].failedAttempts = min(
+        operators[index].failedAttempts + 1, Operator.attemptsBeforeLock)
+      if operators[index].failedAttempts >= Operator.attemptsBeforeLock && !operators[index].locked
+      {
+        operators[index].locked = true
+        operators[index].lockedAt = time
+      }
+      if operators[index].locked && signedIn == id { signedIn = nil }
     case .signedIn(let id):
       signedIn = id
       if let index = operators.firstIndex(where: { $0.id == id }) {
-        operators[index].failedAttempts = 0
+        operators[index].clearLock()
       }
     case .signedOut(let id):
       if signedIn == id { signedIn = nil }

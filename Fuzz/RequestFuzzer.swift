@@ -1,0 +1,49 @@
+// libFuzzer entry point for the request path: every input is split into lines, and each line is
+// handed, in order, to a fresh in-memory register (the real decoder, decide and apply; no
+// journal). A trap, an overflow, an out-of-bounds access or a leak found by AddressSanitizer is
+// a crash the daemon would have had on that request line. Built and run by Fuzz/run.sh.
+
+let fuzzCatalog = """
+  {
+    "store": {
+      "name": "Fuzz Lane", "address": ["1 Main St"], "currency": "USD",
+      "tax": {"classes": {"standard": "7.5", "exempt": "0"}, "default_class": "standard"},
+      "receipt_footer": "Thanks", "cash_rounding": "0.05", "pin_hash_iterations": 1,
+      "discount_approval_limit": "20"
+    },
+    "products": [
+      {"sku": "TEE", "name": "Tee", "description": "", "category": "Tops", "price": "20.00",
+       "sale_price": "15.00", "stock": 3},
+      {"sku": "JEANS", "name": "Jeans", "description": "", "category": "Bottoms",
+       "price": "49.99"},
+      {"sku": "GIFT", "name": "Gift Card", "description": "", "category": "Gift",
+       "price": "25.00", "tax_class": "exempt"},
+      {"sku": "PRINT", "name": "Print", "description": "", "category": "Art", "price": "10.00",
+       "options": {"size": {"8x10": "0.00", "11x14": "5.00"}}}
+    ]
+  }
+  """
+
+let fuzzStart = Timestamp(epochMilliseconds: 1_773_601_385_000, utcOffsetSeconds: -18_000)
+let fuzzRegister: Register = {
+  guard let catalog = try? CatalogFile.parse(Array(fuzzCatalog.utf8), file: "fuzz") else {
+    fatalError("the fuzz catalog does not load")
+  }
+  return Register(catalog: catalog, at: fuzzStart)
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  let service = RegisterService(register: fuzzRegister, clock: ManualClock(fuzzStart))
+  service.random = { count in [UInt8](repeating: 7, count: count) }
+  let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+  for line in lines.prefix(64) {
+    let replies = service.handle([IncomingLine(connection: 1, bytes: Array(line))])
+    // Exactly one reply per line, and it is itself valid JSON.
+    guard replies.count == 1, (try? JSONParser.parse(Array(replies[0].line.utf8))) != nil else {
+      fatalError("a request line did not get exactly one JSON reply")
+    }
+  }
+  return 0
+}
