@@ -57,24 +57,6 @@ extension Register {
     case .operatorAdd, .operatorRemove, .operatorUnlock: return "managing operators"
     case .operatorSetPIN(let id, _):
       return id == current.id ? nil : "setting another operator's PIN"
-    case .discount(let line, let value, _):
-      guard let limit = store.discountApprovalLimit, let value else { return nil }
-      switch value {
-      case .percent(let percent):
-        return percent > limit ? "a discount over \(limit.decimalString)%" : nil
-      case .amount(let amount):
-        // Compare with what the discount applies to: the line, or the order.
-        let base: Int64
-        if let line, let found = totals.lines.first(where: { $0.line == line }) {
-          base = found.gross
-        } else {
-          base = totals.subtotal - totals.lineDiscounts
-        }
-        let over =
-          Int128(amount.minorUnits) * 100 * Int128(Percent.unit)
-          > Int128(limit.millionths) * Int128(base)
-        return over ? "a discount over \(limit.decimalString)%" : nil
-      }
     default: return nil
     }
   }

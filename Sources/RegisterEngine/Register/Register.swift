@@ -122,32 +122,16 @@ public struct Register: Sendable {
       loadCatalog(list)
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
       .lineVoided, .customerAttached:
-      if case .lineVoided(let orderID, let number) = event, orderID == order.id,
-        let line = order.lines.first(where: { $0.line == number }), !line.voided
-      {
-        day.totals.voidedLines += 1
-        day.totals.voidedLinesAmount &+= line.chargedUnitPrice.minorUnits &* line.quantity
-      }
-      if case .lineRemoved(let orderID, let number) = event, orderID == order.id,
-        let line = order.lines.first(where: { $0.line == number }), !line.voided
-      {
-        // Taking a rung-up line off counts as a line void in the day's report.
-        day.totals.voidedLines += 1
-        day.totals.voidedLinesAmount &+= line.chargedUnitPrice.minorUnits &* line.quantity
-      }
+      recordInDayTotals(event)
       guard order.apply(event, at: time) else { return }
       if day.openedAt == nil { day.openedAt = time }
     case .saleCompleted(let orderID, let receipt, let rounding, let change):
       guard orderID == order.id else { return }
       completeSale(
         receipt: receipt, rounding: rounding, change: change, at: time, operatorID: operatorID)
-    case .orderVoided(let orderID, _, let reversed):
+    case .orderVoided(let orderID, _, _):
       guard orderID == order.id else { return }
-      day.totals.voidedOrders += 1
-      day.totals.voidedOrdersAmount &+= totals.total
-      for tender in reversed {
-        day.totals.addReversal(day.totals.tenderKey(tender), amount: tender.amount.minorUnits)
-      }
+      recordInDayTotals(event)
       if day.openedAt == nil { day.openedAt = time }
       openNextOrder()
     case .orderParked(let orderID, let note):
@@ -182,17 +166,11 @@ public struct Register: Sendable {
       noteCatalogWritten()
     case .stockAdjusted(let sku, let delta, _):
       products.adjustStock(sku: sku, by: delta)
-    case .floatSet(let amount):
-      day.totals.float = amount.minorUnits
+    case .floatSet:
+      recordInDayTotals(event)
       if day.openedAt == nil { day.openedAt = time }
-    case .paidIn(let amount, _):
-      day.totals.paidInCount += 1
-      day.totals.paidIn &+= amount.minorUnits
-    case .paidOut(let amount, _):
-      day.totals.paidOutCount += 1
-      day.totals.paidOut &+= amount.minorUnits
-    case .noSale:
-      day.totals.noSales += 1
+    case .paidIn, .paidOut, .noSale:
+      recordInDayTotals(event)
     case .receiptEmailed:
       break
     case .dayClosed(let number, let counted):
@@ -239,7 +217,22 @@ public struct Register: Sendable {
     state.cash &-= event.cashRounding.minorUnits
     refunded[event.original] = state
     if day.openedAt == nil { day.openedAt = time }
-    day.totals.record(refund)
+    recordInDayTotals(.returnCompleted(event), refund: refund)
+  }
+
+  /// Folds `event` into the day's totals. `decide` has refused any change the totals could
+  /// not hold; should a journal that passed its checksums say otherwise, the totals are left as
+  /// they were rather than wrapped or trapped on.
+  private mutating func recordInDayTotals(
+    _ event: Event, sale: CompletedSale? = nil, refund: CompletedReturn? = nil
+  ) {
+    var updated = day.totals
+    do {
+      try updated.apply(event, order: order, orderTotals: totals, sale: sale, refund: refund)
+      day.totals = updated
+    } catch {
+      return
+    }
   }
 
   /// Takes a new product list from the catalog file. A product's stock is kept as the register
@@ -315,7 +308,9 @@ public struct Register: Sendable {
       if signedIn == id { signedIn = nil }
     case .customerAdded(let customer):
       customers.append(customer)
-      if let number = Int(customer.id.dropFirst()), customer.id.hasPrefix("C") {
+      if let number = Int(customer.id.dropFirst()), customer.id.hasPrefix("C"),
+        number < IntegerRanges.maximumCounter
+      {
         nextCustomerNumber = max(nextCustomerNumber, number + 1)
       }
     default:
@@ -348,7 +343,10 @@ public struct Register: Sendable {
       products.adjustStock(sku: line.sku, by: -line.quantity)
     }
     if day.openedAt == nil { day.openedAt = time }
-    day.totals.record(sale)
+    recordInDayTotals(
+      .saleCompleted(
+        order: order.id, receipt: receipt, cashRounding: rounding, change: change),
+      sale: sale)
     openNextOrder()
   }
 
