@@ -15,23 +15,15 @@ public enum IntegerRanges {
   /// The range of any integer field not named in `byField`.
   public static let fallback: ClosedRange<Int64> = -maximumCounter...maximumCounter
 
-  /// Ranges by field name.
+  /// Ranges by field name. Identifiers that are only looked up (line, receipt, order numbers,
+  /// days, versions) keep the fallback, so that `0` or `-1` is "not found" rather than a
+  /// malformed request.
   public static let byField: [String: ClosedRange<Int64>] = [
     "qty": 1...Register.maximumQuantity,
-    "line": 1...1_000_000,
-    "receipt": 1...maximumCounter,
-    "original_receipt": 1...maximumCounter,
-    "number": 1...maximumCounter,
-    "order_id": 1...maximumCounter,
-    "replacing": 1...maximumCounter,
-    "day": 1...1_000_000_000,
     "delta": -maximumStock...maximumStock,
     "stock": 0...maximumStock,
     "after": 0...maximumCounter,
-    "expect_version": 0...maximumCounter,
     "seq": 1...maximumCounter,
-    "exp_month": 0...99,
-    "exp_year": 0...9999,
   ]
 
   /// The range of the field `key`.

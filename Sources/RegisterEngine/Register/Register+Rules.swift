@@ -74,7 +74,8 @@ extension Register {
   /// its share of the order discount, as a percentage of the line's amount before any of them
   /// (its unit price × quantity). Only a line whose percentage the change raised is judged, so
   /// a discount a manager approved earlier does not need approving again for every later
-  /// change. The order discount's spread over the lines may add a minor unit; that is allowed.
+  /// change. Spreading the order discount over several lines may add a minor unit to a line's
+  /// share; that is allowed.
   func discountOverLimit(_ after: (order: Order, totals: OrderTotals)) -> String? {
     guard let limit = store.discountApprovalLimit else { return nil }
     let before = Dictionary(
@@ -91,7 +92,7 @@ extension Register {
         continue
       }
       guard var allowed = try? limit.of(base) else { continue }
-      if lineTotals.orderDiscount > 0 { allowed += 1 }
+      if lineTotals.orderDiscount > 0 && after.totals.lines.count > 1 { allowed += 1 }
       guard reduction > allowed else { continue }
       let tenths = Int128(reduction) * 1000 / Int128(base)
       return

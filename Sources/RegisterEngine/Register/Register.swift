@@ -29,7 +29,7 @@ public struct Register: Sendable {
   /// Per sale receipt: what has been refunded so far, to each card and in cash.
   public internal(set) var refunded: [Int: RefundState]
   /// Idempotency keys of the current and the previous business day.
-  public internal(set) var keys: [String: StoredKey]
+  public internal(set) var keys: KeyTable
   /// Operators in the order they were added.
   public internal(set) var operators: [Operator]
   /// Who is signed in at the register.
@@ -62,7 +62,7 @@ public struct Register: Sendable {
     returns = ReceiptBook()
     returnedQuantities = [:]
     refunded = [:]
-    keys = [:]
+    keys = KeyTable()
     operators = []
     customers = []
     nextCustomerNumber = 1
@@ -176,7 +176,7 @@ public struct Register: Sendable {
     case .dayClosed(let number, let counted):
       guard number == day.number else { return }
       // Keys are remembered for the day they were used and the day after.
-      keys = keys.filter { $0.value.day >= number }
+      keys.expire(before: number)
       closedDays[number] = ClosedDay(
         number: number, openedAt: day.openedAt, closedAt: time, totals: day.totals,
         countedCash: counted, sequence: lastSequence, header: ReceiptHeader(store: store),
@@ -361,7 +361,10 @@ public struct Register: Sendable {
 
   /// Remembers an idempotency key with the reply its request got.
   public mutating func remember(_ key: KeyRecord) {
-    keys[key.key] = StoredKey(fingerprint: key.fingerprint, reply: key.reply, day: day.number)
+    keys.insert(
+      key.key,
+      StoredKey(
+        fingerprint: key.fingerprint, reply: key.reply, day: day.number, sequence: lastSequence))
   }
 
   /// Money in the store currency.
@@ -380,5 +383,63 @@ public struct RefundState: Sendable, Equatable {
 public struct StoredKey: Sendable, Equatable {
   public var fingerprint: String
   public var reply: JSONValue
+  /// The business day the key was used in.
   public var day: Int
+  /// The journal sequence number of the request's last record.
+  public var sequence: Int64 = 0
+}
+
+/// The idempotency keys the register remembers, grouped by the business day they were used in.
+///
+/// A key is found in O(1) (one hash lookup per day held, and at most two days are held). Keys
+/// expire when the day after the one they were used in is closed (`expire(before:)`, driven by
+/// the journaled `day_closed`, so a replay expires exactly the same keys), and an expired day's
+/// keys are dropped from memory as a whole.
+///
+/// Grouping by day also keeps keyed requests cheap while changes wait to be made durable: the
+/// service's rollback checkpoint shares the closed days' keys and leaves out the open day's
+/// (`checkpointCopy(openDay:)`), so the open day's table is never shared and a new key is
+/// inserted in place instead of copying every key the day has seen.
+public struct KeyTable: Sendable, Equatable {
+  private var days: [Int: [String: StoredKey]] = [:]
+
+  public init() {}
+
+  /// The stored key, if it has not expired.
+  public subscript(key: String) -> StoredKey? {
+    for table in days.values {
+      if let stored = table[key] { return stored }
+    }
+    return nil
+  }
+
+  /// How many keys are held.
+  public var count: Int { days.values.reduce(0) { $0 + $1.count } }
+
+  /// The business days whose keys are held.
+  public var heldDays: [Int] { days.keys.sorted() }
+
+  mutating func insert(_ key: String, _ stored: StoredKey) {
+    days[stored.day, default: [:]][key] = stored
+  }
+
+  /// Forgets the keys of every day before `day`.
+  mutating func expire(before day: Int) {
+    for held in days.keys where held < day { days[held] = nil }
+  }
+
+  /// A copy for a rollback checkpoint: every day's keys but `openDay`'s, which the live table
+  /// goes on changing (see `restoreOpenDay`).
+  func checkpointCopy(openDay: Int) -> KeyTable {
+    var copy = self
+    copy.days[openDay] = nil
+    return copy
+  }
+
+  /// Puts back, into a checkpoint copy, the keys of `openDay` that `live` holds from records
+  /// up to `sequence`: the open day's keys as they were when the checkpoint was taken.
+  mutating func restoreOpenDay(_ openDay: Int, from live: KeyTable, upTo sequence: Int64) {
+    guard let table = live.days[openDay] else { return }
+    days[openDay] = table.filter { $0.value.sequence <= sequence }
+  }
 }
