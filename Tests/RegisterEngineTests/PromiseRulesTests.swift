@@ -31,7 +31,8 @@ private let extremeCases: [ExtremeCase] = {
   }
   // Quantities on add, set_qty and return lines.
   for qty in [int64Min, int64Max, huge, "-0", "10000", "-1"] {
-    cases.append(ExtremeCase(request: #"{"op":"add","sku":"JEANS","qty":\#(qty)}"#, code: "invalid_quantity"))
+    cases.append(
+      ExtremeCase(request: #"{"op":"add","sku":"JEANS","qty":\#(qty)}"#, code: "invalid_quantity"))
     cases.append(
       ExtremeCase(request: #"{"op":"set_qty","line":1,"qty":\#(qty)}"#, code: "invalid_quantity"))
     cases.append(
@@ -42,7 +43,8 @@ private let extremeCases: [ExtremeCase] = {
   // Line, receipt and order numbers, days, versions, sequence cursors.
   for number in [int64Min, int64Max, huge] {
     cases.append(ExtremeCase(request: #"{"op":"remove","line":\#(number)}"#, code: "bad_request"))
-    cases.append(ExtremeCase(request: #"{"op":"void_line","line":\#(number)}"#, code: "bad_request"))
+    cases.append(
+      ExtremeCase(request: #"{"op":"void_line","line":\#(number)}"#, code: "bad_request"))
     cases.append(
       ExtremeCase(
         request: #"{"op":"override_price","line":\#(number),"unit_price":"1.00","reason":"x"}"#,
@@ -51,18 +53,23 @@ private let extremeCases: [ExtremeCase] = {
       ExtremeCase(
         request: #"{"op":"discount","line":\#(number),"percent":"10","reason":"x"}"#,
         code: "bad_request"))
-    cases.append(ExtremeCase(request: #"{"op":"receipt","number":\#(number)}"#, code: "bad_request"))
-    cases.append(ExtremeCase(request: #"{"op":"resume","order_id":\#(number)}"#, code: "bad_request"))
+    cases.append(
+      ExtremeCase(request: #"{"op":"receipt","number":\#(number)}"#, code: "bad_request"))
+    cases.append(
+      ExtremeCase(request: #"{"op":"resume","order_id":\#(number)}"#, code: "bad_request"))
     cases.append(
       ExtremeCase(request: #"{"op":"email_receipt","receipt":\#(number)}"#, code: "bad_request"))
     cases.append(
       ExtremeCase(
         request: #"{"op":"return","receipt":\#(number),"lines":[{"line":1,"qty":1}],"reason":"x"}"#,
         code: "bad_request"))
-    cases.append(ExtremeCase(request: #"{"op":"report","kind":"z","day":\#(number)}"#, code: "bad_request"))
     cases.append(
-      ExtremeCase(request: #"{"op":"add","sku":"JEANS","expect_version":\#(number)}"#, code: "bad_request"))
-    cases.append(ExtremeCase(request: #"{"op":"subscribe","after":\#(number)}"#, code: "bad_request"))
+      ExtremeCase(request: #"{"op":"report","kind":"z","day":\#(number)}"#, code: "bad_request"))
+    cases.append(
+      ExtremeCase(
+        request: #"{"op":"add","sku":"JEANS","expect_version":\#(number)}"#, code: "bad_request"))
+    cases.append(
+      ExtremeCase(request: #"{"op":"subscribe","after":\#(number)}"#, code: "bad_request"))
   }
   // Percentages and amounts.
   for percent in [huge, "100.000001", "1000000", "-5", "1e3"] {
@@ -73,9 +80,11 @@ private let extremeCases: [ExtremeCase] = {
   }
   for amount in [huge, "-0.01", "1e30", int64Max] {
     cases.append(
-      ExtremeCase(request: #"{"op":"paid_in","amount":"\#(amount)","reason":"x"}"#, code: "invalid_amount"))
+      ExtremeCase(
+        request: #"{"op":"paid_in","amount":"\#(amount)","reason":"x"}"#, code: "invalid_amount"))
     cases.append(
-      ExtremeCase(request: #"{"op":"tender","type":"cash","amount":"\#(amount)"}"#, code: "invalid_amount"))
+      ExtremeCase(
+        request: #"{"op":"tender","type":"cash","amount":"\#(amount)"}"#, code: "invalid_amount"))
   }
   return cases
 }()
@@ -111,15 +120,22 @@ private let extremeCases: [ExtremeCase] = {
 
   @Test(arguments: [int64Min, int64Max, "1000000001", "-1"])
   func aCatalogStockOutOfRangeIsRefused(_ stock: String) {
-    let json = testCatalogJSON.replacingOccurrences(of: #""stock": 3"#, with: #""stock": \#(stock)"#)
+    let json = testCatalogJSON.replacingOccurrences(
+      of: #""stock": 3"#, with: #""stock": \#(stock)"#)
     #expect(throws: (any Error).self) {
       try CatalogFile.parse(Array(json.utf8), file: "catalog.json")
     }
   }
 
   @Test(arguments: [
-    ("line_added", #"{"order_id":1,"line":{"line":9223372036854775807,"sku":"TEE","name":"T","qty":1,"unit_price":"1.00","regular_price":"1.00","tax_class":"standard","tax_rate":"0"}}"#),
-    ("line_added", #"{"order_id":1,"line":{"line":1,"sku":"TEE","name":"T","qty":9223372036854775807,"unit_price":"1.00","regular_price":"1.00","tax_class":"standard","tax_rate":"0"}}"#),
+    (
+      "line_added",
+      #"{"order_id":1,"line":{"line":9223372036854775807,"sku":"TEE","name":"T","qty":1,"unit_price":"1.00","regular_price":"1.00","tax_class":"standard","tax_rate":"0"}}"#
+    ),
+    (
+      "line_added",
+      #"{"order_id":1,"line":{"line":1,"sku":"TEE","name":"T","qty":9223372036854775807,"unit_price":"1.00","regular_price":"1.00","tax_class":"standard","tax_rate":"0"}}"#
+    ),
     ("quantity_set", #"{"order_id":1,"line":1,"qty":-9223372036854775808}"#),
     ("stock_adjusted", #"{"sku":"TEE","delta":9223372036854775807,"reason":"x"}"#),
     ("sale_completed", #"{"order_id":1,"receipt":9223372036854775807}"#),
@@ -205,7 +221,8 @@ private let extremeCases: [ExtremeCase] = {
 
     // With a manager's approval it goes through.
     let approved = try lane.ok(
-      #"{"op":"discount","percent":"20","reason":"promo","approve":{"operator":"mo","pin":"9876"}}"#)
+      #"{"op":"discount","percent":"20","reason":"promo","approve":{"operator":"mo","pin":"9876"}}"#
+    )
     #expect(approved["discount"] != nil)
     #expect(lane.register.order.discount != nil)
     // Later changes that do not raise a line's discount need no approval again.
@@ -216,10 +233,12 @@ private let extremeCases: [ExtremeCase] = {
     let lane = try PeopleLane.staffed()
     try lane.ok(#"{"op":"add","sku":"HAT"}"#)
     try lane.ok(#"{"op":"discount","percent":"20","reason":"promo"}"#)
-    #expect(try lane.send(#"{"op":"discount","percent":"21","reason":"promo"}"#).errorCode
-      == "approval_required")
-    #expect(try lane.send(#"{"op":"discount","amount":"4.01","reason":"promo"}"#).errorCode
-      == "approval_required")
+    #expect(
+      try lane.send(#"{"op":"discount","percent":"21","reason":"promo"}"#).errorCode
+        == "approval_required")
+    #expect(
+      try lane.send(#"{"op":"discount","amount":"4.01","reason":"promo"}"#).errorCode
+        == "approval_required")
   }
 
   @Test func anOverrideCountsTowardsTheLimit() throws {
@@ -272,8 +291,9 @@ private let extremeCases: [ExtremeCase] = {
     #expect(message.contains("10.05"))
     #expect(lane.register.order.tenders.isEmpty)
     // A part payment must be whole steps too.
-    #expect(try lane.send(#"{"op":"tender","type":"cash","amount":"5.01"}"#).errorCode
-      == "invalid_amount")
+    #expect(
+      try lane.send(#"{"op":"tender","type":"cash","amount":"5.01"}"#).errorCode
+        == "invalid_amount")
     let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.10"}"#)
     #expect(done["change_due"] == "0.05")
     #expect(done["cash_rounding"] == "-0.02")
@@ -350,8 +370,9 @@ private let extremeCases: [ExtremeCase] = {
     let lane = try PeopleLane.staffed()
     try lane.ok(#"{"op":"float","amount":"10.00"}"#)
     try lane.ok(#"{"op":"paid_out","amount":"10.00","reason":"supplies"}"#)
-    #expect(try lane.send(#"{"op":"paid_out","amount":"0.01","reason":"more"}"#).errorCode
-      == "insufficient_cash")
+    #expect(
+      try lane.send(#"{"op":"paid_out","amount":"0.01","reason":"more"}"#).errorCode
+        == "insufficient_cash")
   }
 
   @Test func withNoOperatorsThereIsNobodyToApprove() throws {
@@ -436,7 +457,8 @@ private let extremeCases: [ExtremeCase] = {
 
   @Test(arguments: [
     "4242424242424241", "order 12345", "phone 555-123-4567", "42424242424",
-    "42424242424242424242424", "4000 1234 5678 9011", "5105-1051-0510-5101", "2026-03-15T14:03:05.000Z",
+    "42424242424242424242424", "4000 1234 5678 9011", "5105-1051-0510-5101",
+    "2026-03-15T14:03:05.000Z",
   ])
   func digitsThatAreNoCardNumberAreLeftAlone(_ text: String) {
     #expect(CardNumberMask.mask(text) == text)
@@ -490,6 +512,7 @@ private let extremeCases: [ExtremeCase] = {
     #expect(journal.contains("customer read out ****4444"))
     // Digits that fail the check are kept as they were typed.
     try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"invoice 4242424242424241"}"#)
-    #expect(String(decoding: lane.storage.bytes, as: UTF8.self).contains("invoice 4242424242424241"))
+    #expect(
+      String(decoding: lane.storage.bytes, as: UTF8.self).contains("invoice 4242424242424241"))
   }
 }

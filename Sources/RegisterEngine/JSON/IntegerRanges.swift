@@ -49,7 +49,8 @@ public enum IntegerRanges {
     guard range.contains(number) else {
       throw JSONShapeError(
         path: path,
-        message: "must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(number)"
+        message:
+          "must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(number)"
       )
     }
   }

@@ -29,8 +29,7 @@ public enum CardNumberMask {
       while true {
         while cursor < scalars.count && isDigit(scalars[cursor]) { cursor += 1 }
         groups.append(start..<cursor)
-        if cursor + 1 < scalars.count, isSeparator(scalars[cursor]), isDigit(scalars[cursor + 1])
-        {
+        if cursor + 1 < scalars.count, isSeparator(scalars[cursor]), isDigit(scalars[cursor + 1]) {
           start = cursor + 1
           cursor += 1
         } else {

@@ -238,8 +238,13 @@ extension Register {
     var unit = product.unitPrice.minorUnits
     var regular = product.price.minorUnits
     for option in chosen {
-      unit += option.priceDelta.minorUnits
-      regular += option.priceDelta.minorUnits
+      // A catalog may list any number of option groups; their sum is checked, not trusted.
+      do {
+        unit = try Checked.add(unit, option.priceDelta.minorUnits)
+        regular = try Checked.add(regular, option.priceDelta.minorUnits)
+      } catch {
+        throw RegisterError.overflow("those options")
+      }
     }
     guard unit >= 0 else {
       throw RegisterError(.invalidOption, "those options would make the price negative")

@@ -85,7 +85,8 @@ extension Register {
         let (reduction, base) = Self.reduction(of: line, totals: lineTotals), base > 0,
         reduction > 0
       else { continue }
-      if let old = before[line.line], let oldLine = order.lines.first(where: { $0.line == line.line }),
+      if let old = before[line.line],
+        let oldLine = order.lines.first(where: { $0.line == line.line }),
         let (oldReduction, oldBase) = Self.reduction(of: oldLine, totals: old), oldBase > 0,
         Int128(reduction) * Int128(oldBase) <= Int128(oldReduction) * Int128(base)
       {
