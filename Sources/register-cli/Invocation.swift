@@ -1,11 +1,15 @@
 import RegisterEngine
 
-/// A command-line problem: exit status 2, with the message (nil: print the help).
+/// A command-line problem: exit status 2, with the message and the command it concerns (whose
+/// usage is printed with it).
 struct UsageError: Error {
-  var message: String?
+  var message: String
+  /// The command word, when it is one the parser knows.
+  var command: String?
 
-  init(_ message: String?) {
+  init(_ message: String, command: String? = nil) {
     self.message = message
+    self.command = command
   }
 }
 
@@ -23,13 +27,15 @@ enum OutputStyle {
   case history
   case product
   case drawer
+  /// An e-mail written to registerd's outbox (sending it is the mail system's job).
+  case emailQueued
   case message(String)
   case plain(String)
 }
 
 /// Commands that read the data directory directly, without a daemon.
 enum LocalCommand {
-  case verify(dataDirectory: String?)
+  case verify(dataDirectory: String?, anchors: [JournalHead])
   case replay(dataDirectory: String?, day: Int?, receipt: Int?)
 }
 
@@ -37,32 +43,75 @@ enum LocalCommand {
 enum Invocation {
   /// A request to the daemon, and how to print its result.
   case request(JSONObject, OutputStyle)
-  /// Read commands from standard input.
-  case batch
+  /// Read commands from standard input; stop at the first refused line unless `keepGoing`.
+  case batch(keepGoing: Bool)
   /// Work on the journal offline.
   case local(LocalCommand)
+  /// Write the live catalog as a catalog file: from the daemon, or replayed from a data
+  /// directory offline; to standard output or (atomically) to a file.
+  case exportCatalog(dataDirectory: String?, to: String?)
   /// Follow the order live (the customer display).
   case watch(topics: [String], count: Int?)
-  case help
+  /// The full help, or one command's.
+  case help(command: String?)
+  /// register-cli's version.
+  case version
 }
 
 /// Turns words into an invocation. The command names and their arguments are listed in
-/// `CLI.usage`.
+/// `CommandHelp.sections`.
 enum CommandParser {
+  /// Parses a command line (global options already taken out). A usage error names the
+  /// command, so that its usage can be shown with the message.
   static func parse(_ words: [String]) throws(UsageError) -> Invocation {
     guard let name = words.first else { throw UsageError("no command given") }
-    var arguments = ArgumentList(Array(words.dropFirst()), command: name)
+    let isKnown = !CommandHelp.entries(for: name).isEmpty
+    // `COMMAND --help` is the help of that command, whatever else is on the line.
+    if isKnown, words.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+      return .help(command: name)
+    }
+    do {
+      return try parseCommand(name, ArgumentList(Array(words.dropFirst()), command: name))
+    } catch {
+      var error = error
+      // (An unknown topic of `help` is about the topic, not about `help`.)
+      if error.command == nil && isKnown && name != "help" { error.command = name }
+      throw error
+    }
+  }
+
+  private static func parseCommand(
+    _ name: String, _ arguments: ArgumentList
+  ) throws(UsageError) -> Invocation {
+    var arguments = arguments
     var invocation: Invocation
     switch name {
     case "help", "-h", "--help":
-      return .help
-    case "-", "batch":
+      let topic = arguments.optionalPositional()
       try arguments.finish()
-      return .batch
+      if let topic, CommandHelp.entries(for: topic).isEmpty {
+        throw unknownCommand(topic)
+      }
+      return .help(command: topic)
+    case "--version", "version":
+      try arguments.finish()
+      return .version
+    case "-", "batch":
+      let keepGoing = arguments.flag("--keep-going")
+      try arguments.finish()
+      return .batch(keepGoing: keepGoing)
     case "hello", "status":
       invocation = .request(request("hello"), .hello)
     case "catalog", "products":
-      invocation = .request(request("catalog"), .catalog)
+      switch arguments.optionalPositional() {
+      case nil:
+        invocation = .request(request("catalog"), .catalog)
+      case "export":
+        let directory = try arguments.option("--data-dir")
+        invocation = .exportCatalog(dataDirectory: directory, to: try arguments.option("--to"))
+      case let other?:
+        throw UsageError("catalog takes no argument but export, not \"\(other)\"")
+      }
     case "show", "order":
       invocation = .request(request("order"), .order)
     case "add":
@@ -104,7 +153,7 @@ enum CommandParser {
         }
         invocation = .request(
           request("email_receipt", ["receipt": number, "to": .string(address)]),
-          .message("E-mailed."))
+          .emailQueued)
       } else {
         invocation = .request(object, .receipt)
       }
@@ -185,7 +234,7 @@ enum CommandParser {
       let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT")
       var object = request("email_receipt", ["receipt": receipt])
       if let to = try arguments.option("--to") { object["to"] = .string(to) }
-      invocation = .request(object, .message("E-mailed."))
+      invocation = .request(object, .emailQueued)
     case "void-line", "void_line":
       let line = try integer(try arguments.positional("LINE"), name: "LINE")
       invocation = .request(request("void_line", ["line": line]), .order)
@@ -240,7 +289,17 @@ enum CommandParser {
       }
       invocation = .request(object, .report)
     case "verify":
-      invocation = .local(.verify(dataDirectory: try arguments.option("--data-dir")))
+      let directory = try arguments.option("--data-dir")
+      var anchors: [JournalHead] = []
+      while let text = try arguments.option("--anchor") {
+        guard let anchor = JournalHead(anchor: text) else {
+          throw UsageError(
+            "--anchor takes SEQ:SUM, a record's sequence number and its 64-hex-digit sum as the Z report prints them, got \"\(text)\""
+          )
+        }
+        anchors.append(anchor)
+      }
+      invocation = .local(.verify(dataDirectory: directory, anchors: anchors))
     case "replay":
       let directory = try arguments.option("--data-dir")
       let day = try arguments.option("--day").map { text throws(UsageError) in
@@ -257,7 +316,7 @@ enum CommandParser {
       }
       invocation = .local(.replay(dataDirectory: directory, day: day, receipt: receipt))
     default:
-      throw UsageError("unknown command \"\(name)\"; run register-cli help")
+      throw unknownCommand(name)
     }
     if let approval = try arguments.option("--approve"),
       case .request(var object, let style) = invocation
@@ -273,6 +332,17 @@ enum CommandParser {
     }
     try arguments.finish()
     return invocation
+  }
+
+  /// An unknown command word, with the nearest known one when it looks like a typo.
+  static func unknownCommand(_ name: String) -> UsageError {
+    if name.hasPrefix("-") {
+      return UsageError("unknown option \"\(name)\" before the command")
+    }
+    if let near = CommandHelp.suggestion(for: name) {
+      return UsageError("unknown command \"\(name)\"; did you mean \"\(near)\"?")
+    }
+    return UsageError("unknown command \"\(name)\"")
   }
 
   /// Ops that change the register: they carry an idempotency key so a retry happens once.
@@ -368,9 +438,12 @@ enum CommandParser {
     case "add", "update":
       let sku = try arguments.positional("SKU")
       var fields = JSONObject()
-      if let json = try arguments.option("--json") {
+      // Not --json: that is the global output option, and goes anywhere on the line.
+      if let json = try arguments.option("--fields") {
         guard case .object(let object)? = try? JSONParser.parse(json) else {
-          throw UsageError("--json must be a JSON object of product fields")
+          throw UsageError(
+            "--fields must be a JSON object of product fields, like '{\"name\":\"Tee\",\"price\":\"9.99\"}'"
+          )
         }
         fields = object
       }
@@ -493,7 +566,9 @@ struct ArgumentList {
   }
 
   /// Options that take no value.
-  static let booleanFlags: Set<String> = ["--json", "--reprint", "--progress", "--no-progress"]
+  static let booleanFlags: Set<String> = [
+    "--json", "--reprint", "--progress", "--no-progress", "--keep-going",
+  ]
 
   /// The next positional argument, if any. A word that follows a `--name` option is that
   /// option's value, not a positional.

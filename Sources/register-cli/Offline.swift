@@ -11,8 +11,8 @@ enum Offline {
   static func run(_ command: LocalCommand, json: Bool, environment: [String: String]) -> ExitStatus
   {
     switch command {
-    case .verify(let directory):
-      return verify(directory ?? defaultDataDirectory(environment), json: json)
+    case .verify(let directory, let anchors):
+      return verify(directory ?? defaultDataDirectory(environment), anchors: anchors, json: json)
     case .replay(let directory, let day, let receipt):
       return replay(
         directory ?? defaultDataDirectory(environment), day: day, receipt: receipt, json: json)
@@ -33,7 +33,25 @@ enum Offline {
     }
   }
 
-  static func verify(_ directory: String, json: Bool) -> ExitStatus {
+  /// The register as the journal in `directory` leaves it (nil, with the reason printed,
+  /// when the journal cannot be read or replayed).
+  static func register(_ directory: String) -> Register? {
+    guard let (path, bytes) = read(directory) else { return nil }
+    let scan = JournalScanner.scan(bytes)
+    if let damage = scan.damage {
+      _ = CLI.fail(
+        .refused, "journal \(path) is damaged: \(damage.description); run register-cli verify")
+      return nil
+    }
+    do {
+      return try Register.replaying(scan.records)
+    } catch {
+      _ = CLI.fail(.refused, "cannot replay \(path): \(error)")
+      return nil
+    }
+  }
+
+  static func verify(_ directory: String, anchors: [JournalHead], json: Bool) -> ExitStatus {
     guard let (path, bytes) = read(directory) else { return .refused }
     let scan = JournalScanner.scan(bytes)
     var problem: String?
@@ -51,6 +69,12 @@ enum Offline {
         problem = error.description
       }
     }
+    // An intact chain can still be short: records cut off at a request boundary leave no
+    // trace in the file. A head printed on paper (the Z report) says what must be there.
+    let anchorProblems = anchors.compactMap { anchorProblem($0, in: scan) }
+    if problem == nil, let first = anchorProblems.first {
+      problem = first + (anchorProblems.count > 1 ? " (and \(anchorProblems.count - 1) more)" : "")
+    }
     if json {
       writeStandardOutput(
         JSONValue.object([
@@ -64,6 +88,15 @@ enum Offline {
             ])
           },
           "problem": problem.map(JSONValue.string),
+          "anchors": anchors.isEmpty
+            ? nil
+            : .array(
+              anchors.map { anchor in
+                .object([
+                  "seq": .int(anchor.sequence), "sum": .string(anchor.sum),
+                  "problem": anchorProblem(anchor, in: scan).map(JSONValue.string),
+                ])
+              }),
         ]).serialized + "\n")
     }
     if let problem {
@@ -73,8 +106,32 @@ enum Offline {
       writeStandardOutput(
         "journal \(path) is intact: \(scan.records.count) records, last seq \(scan.lastSequence), last sum \(scan.lastSum)\n"
       )
+      for anchor in anchors {
+        writeStandardOutput("anchor \(anchor.sequence): record present with that sum\n")
+      }
     }
     return .done
+  }
+
+  /// Why the journal does not hold `anchor` (nil when it holds that record with that sum).
+  static func anchorProblem(_ anchor: JournalHead, in scan: JournalScan) -> String? {
+    // Intact records are numbered 1, 2, 3, … so the record is found by position; a damaged
+    // journal is searched (it has failed already, this only adds detail).
+    let index = Int(clamping: anchor.sequence) - 1
+    let record =
+      scan.records.indices.contains(index) && scan.records[index].sequence == anchor.sequence
+      ? scan.records[index] : scan.records.first { $0.sequence == anchor.sequence }
+    guard let record else {
+      return
+        "anchor \(anchor.sequence): the journal has no record \(anchor.sequence) (it ends at seq \(scan.lastSequence)); "
+        + "records after it were cut off or the journal is not the one that printed the anchor"
+    }
+    guard record.sum == anchor.sum else {
+      return
+        "anchor \(anchor.sequence): record \(anchor.sequence) has sum \(record.sum), not \(anchor.sum); "
+        + "the journal was rewritten from there on or the anchor was mistyped"
+    }
+    return nil
   }
 
   static func replay(_ directory: String, day: Int?, receipt: Int?, json: Bool) -> ExitStatus {
@@ -107,14 +164,10 @@ enum Offline {
     }
 
     if let receipt {
-      guard let sale = register.receipts[receipt] else {
+      guard let printed = PrintedReceipt(number: receipt, in: register) else {
         return CLI.fail(.refused, "receipt_not_found: there is no receipt \(receipt) in \(path)")
       }
-      if json {
-        writeStandardOutput(sale.receiptReply(reprint: false).serialized + "\n")
-      } else {
-        writeStandardOutput(ReceiptRenderer.text(sale))
-      }
+      writeStandardOutput(json ? printed.reply.serialized + "\n" : printed.text)
       return .done
     }
 
@@ -131,20 +184,18 @@ enum Offline {
         "day_not_found: there is no day \(chosenDay) in the journal (days 1-\(register.day.number))"
       )
     }
-    let sales = register.receipts.values.filter { $0.day == chosenDay }.sorted {
-      $0.receiptNumber < $1.receiptNumber
-    }
+    let printed = PrintedReceipt.all(ofDay: chosenDay, in: register)
     if json {
       writeStandardOutput(
         JSONValue.object([
           "day": .int(chosenDay),
           "closed": .bool(register.closedDays[chosenDay] != nil),
-          "receipts": .array(sales.map { $0.receiptReply(reprint: false) }),
+          "receipts": .array(printed.map(\.reply)),
           "report": ReportRenderer.reply(report),
         ]).serialized + "\n")
     } else {
-      for sale in sales {
-        writeStandardOutput(ReceiptRenderer.text(sale) + "\n")
+      for receipt in printed {
+        writeStandardOutput(receipt.text + "\n")
       }
       writeStandardOutput(ReportRenderer.text(report))
     }
@@ -160,5 +211,53 @@ enum Offline {
       return open.number
     }
     return register.closedDays.keys.max() ?? open.number
+  }
+}
+
+/// A receipt as it was printed at the time: a sale's or a return's (they share one number
+/// sequence, so replay must print both kinds to reproduce the day's paper roll).
+enum PrintedReceipt {
+  case sale(CompletedSale)
+  case refund(CompletedReturn)
+
+  /// The receipt with this number, of either kind.
+  init?(number: Int, in register: Register) {
+    if let sale = register.receipts[number] {
+      self = .sale(sale)
+    } else if let refund = register.returns[number] {
+      self = .refund(refund)
+    } else {
+      return nil
+    }
+  }
+
+  /// Every receipt of `day`, sales and returns, in number order.
+  static func all(ofDay day: Int, in register: Register) -> [PrintedReceipt] {
+    let sales = register.receipts.values.filter { $0.day == day }.map(PrintedReceipt.sale)
+    let refunds = register.returns.values.filter { $0.day == day }.map(PrintedReceipt.refund)
+    return (sales + refunds).sorted { $0.number < $1.number }
+  }
+
+  var number: Int {
+    switch self {
+    case .sale(let sale): sale.receiptNumber
+    case .refund(let refund): refund.receiptNumber
+    }
+  }
+
+  /// The text exactly as printed when the receipt was made (not marked as a reprint).
+  var text: String {
+    switch self {
+    case .sale(let sale): ReceiptRenderer.text(sale)
+    case .refund(let refund): ReceiptRenderer.text(refund)
+    }
+  }
+
+  /// The `receipt` member of the reply that printed it.
+  var reply: JSONValue {
+    switch self {
+    case .sale(let sale): sale.receiptReply(reprint: false)
+    case .refund(let refund): refund.receiptReply(reprint: false)
+    }
   }
 }

@@ -31,8 +31,17 @@ enum Output {
         let note = parkedOrder["note"]?.stringValue.map { " — \($0)" } ?? ""
         return "Parked order \(text(parkedOrder["order_id"]))\(note): "
           + "\(text(parkedOrder["item_count"])) items, total \(text(parkedOrder["total"])), "
-          + "parked \(text(parkedOrder["parked_at"]))\n"
+          + "parked \(localTime(parkedOrder["parked_at"]))\n"
       }.joined()
+    case .emailQueued:
+      // registerd writes the message to its outbox; whether it is sent is up to the mail
+      // system that picks it up, so do not claim it was e-mailed.
+      let emailed = result["emailed"] ?? result
+      if let file = emailed["file"]?.stringValue {
+        return "Queued for e-mail: \(file) (to \(text(emailed["to"])))\n"
+      }
+      return
+        "Queued for e-mail to \(text(emailed["to"])) (message \(text(emailed["message_id"])))\n"
     case .plain(let message):
       return message + "\n"
     case .message(let message):
@@ -60,7 +69,7 @@ enum Output {
       for entry in result["receipts"]?.arrayValue ?? [] {
         out +=
           "  receipt \(right(text(entry["receipt"]), 5))  \(left(text(entry["kind"]), 6)) "
-          + "\(text(entry["at"]))  \(right(text(entry["total"]), 10))\n"
+          + "\(localTime(entry["at"]))  \(right(text(entry["total"]), 10))\n"
       }
       out +=
         "  spent \(text(result["spent"])), refunded \(text(result["refunded"])), net \(text(result["net"]))\n"
@@ -90,6 +99,13 @@ enum Output {
   }
 
   static func text(_ value: JSONValue?) -> String { value.map(describe) ?? "" }
+
+  /// A timestamp from a reply in the store's local time, as receipts print it
+  /// (`2026-11-22 14:03:05`); anything that is not a timestamp is shown as it is.
+  static func localTime(_ value: JSONValue?) -> String {
+    guard let iso = value?.stringValue, let time = Timestamp.parse(iso) else { return text(value) }
+    return "\(time.local.dateString) \(time.local.timeString)"
+  }
 
   /// Right-aligns `text` in `width` columns.
   static func right(_ text: String, _ width: Int) -> String {

@@ -15,87 +15,8 @@ enum ExitStatus: Int32 {
 }
 
 enum CLI {
-  static let usage = """
-    usage: register-cli [--socket PATH] [--json] COMMAND [ARGS]
-
-    Talks to registerd over its Unix socket (default: $REGISTER_SOCKET, else
-    $XDG_RUNTIME_DIR/registerd.sock, else /tmp/registerd-UID.sock).
-
-    Ringing up:
-      catalog                          list products, prices and stock
-      show                             the open order
-      add SKU [QTY] [--option GROUP=CHOICE ...]
-                                       ring up a product (each add is a new line)
-      remove LINE                      take a line off the order
-      qty LINE QTY                     change a line's quantity
-      tender cash AMOUNT               take cash (change is given when over)
-      tender card NUMBER --exp MM/YY --cvv CVV [--amount AMOUNT]
-                                       take a card (amount defaults to the balance)
-      discount [LINE] (--percent P | --amount A) --reason TEXT
-                                       discount a line, or the whole order without LINE
-                                       (0 removes the discount)
-      override LINE PRICE --reason TEXT
-                                       replace a line's unit price
-      void [--reason TEXT]             cancel the open order and hand back its tenders
-      void-line LINE                   void a line: it stays on the order, marked VOID
-      park [--note TEXT]               set the open order aside and open a new one
-      parked                           list parked orders
-      resume ORDER                     bring a parked order back as the open order
-      return RECEIPT LINE[:QTY]... --reason TEXT
-                                       refund items of an earlier receipt to the tenders
-                                       they were paid with
-      watch [--topics order,sale,day] [--count N]
-                                       the customer display: print the order as it
-                                       changes; reconnects when registerd restarts
-      receipt [NUMBER]                 reprint a receipt (default: the last one)
-      hello                            check the daemon is there
-
-    The business day:
-      report [x]                       X report: the day's totals so far
-      report z [--day N]               reprint the Z report of a closed day
-      close-day [--counted-cash AMOUNT]
-                                       Z report: print the totals and close the day
-
-    People (once an operator exists, changes need someone signed in):
-      operator add ID --name NAME --role cashier|manager --pin PIN
-      operator list | remove ID | set-pin ID --pin PIN | unlock ID
-      sign-in ID --pin PIN             sign in at the register
-      sign-out
-      --approve MANAGER:PIN            (on any command) a manager's approval, for voids,
-                                       overrides, returns, no-sales, large discounts
-      customer add NAME [--email E] [--phone P]
-      customer find QUERY | attach ID | history ID
-
-    Catalog and drawer:
-      product add SKU --name N --category C --price P [--sale-price S] [--stock N]
-                  [--tax-class T] [--description D] [--json '{...}']
-      product update SKU [--price P] [--sale-price S|none] [--stock N] ... 
-      product remove SKU
-      stock adjust SKU DELTA --reason TEXT
-      float AMOUNT                     the opening float
-      paid-in AMOUNT --reason TEXT | paid-out AMOUNT --reason TEXT
-      no-sale [--reason TEXT]          open the drawer without a sale (needs a manager)
-      email RECEIPT [--to ADDRESS]     e-mail a receipt (to the customer's address by
-                                       default); also: receipt N --email ADDRESS
-
-    The journal, offline (no daemon needed):
-      verify [--data-dir DIR]          check every record's checksum and the hash chain;
-                                       exit 0 only when the journal is intact
-      replay [--data-dir DIR] [--day N] [--receipt N]
-                                       print a day's receipts exactly as printed at sale
-                                       time, then its Z report (X report if still open)
-    (DIR defaults to $REGISTER_DATA_DIR, else .registerd)
-
-    Every change is sent with a fresh idempotency key; if the connection breaks before the
-    reply, register-cli reconnects and retries with the same key, so it happens once.
-
-    Scripting:
-      batch, -                         read commands from standard input, one per line
-      --json                           print each reply's JSON instead of text
-
-    Exit status: 0 done, 1 the register refused (message on stderr), 2 usage error,
-    3 registerd cannot be reached.
-    """
+  /// The full help (from the command table).
+  static var usage: String { CommandHelp.full }
 
   static func fail(_ status: ExitStatus, _ message: String) -> ExitStatus {
     writeStandardError("register-cli: \(message)\n")
@@ -125,13 +46,18 @@ final class Session {
   /// Runs one invocation and returns its exit status.
   func run(_ invocation: Invocation) -> ExitStatus {
     switch invocation {
-    case .help:
-      writeStandardOutput(CLI.usage + "\n")
+    case .help(let command):
+      writeStandardOutput(command.flatMap(CommandHelp.usage(of:)) ?? CLI.usage)
       return .done
-    case .batch:
-      return runBatch()
+    case .version:
+      writeStandardOutput("register-cli \(registerdVersion)\n")
+      return .done
+    case .batch(let keepGoing):
+      return runBatch(keepGoing: keepGoing)
     case .local(let command):
       return Offline.run(command, json: json, environment: processEnvironment())
+    case .exportCatalog(let directory, let path):
+      return exportCatalog(dataDirectory: directory, to: path)
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .request(var object, let style):
@@ -188,6 +114,51 @@ final class Session {
     }
   }
 
+  /// `catalog export`: the live catalog as a file a store can edit and import again.
+  private func exportCatalog(dataDirectory: String?, to path: String?) -> ExitStatus {
+    let catalog: Catalog
+    if let dataDirectory {
+      guard let replayed = Offline.register(dataDirectory) else { return .refused }
+      catalog = replayed.catalogDocument
+    } else {
+      let line = JSONValue.object(["id": .int(nextID), "op": "catalog_export"]).serialized
+      nextID += 1
+      let reply: JSONValue
+      switch exchange(line) {
+      case .success(let text):
+        guard let parsed = try? JSONParser.parse(text) else {
+          return CLI.fail(.unreachable, "registerd sent a reply that is not JSON: \(text)")
+        }
+        reply = parsed
+      case .failure(let failure):
+        return CLI.fail(.unreachable, failure.message)
+      }
+      guard reply["ok"] == .bool(true), let document = reply["result"]?["catalog"] else {
+        let message = reply["error"]?["message"]?.stringValue ?? "no catalog in the reply"
+        return CLI.fail(.refused, "catalog export refused: \(message)")
+      }
+      do {
+        catalog = try Catalog(json: document)
+      } catch {
+        return CLI.fail(.refused, "registerd sent a catalog that does not validate: \(error)")
+      }
+    }
+    let bytes = CatalogFile.serialize(catalog)
+    guard let path else {
+      writeStandardOutput(String(decoding: bytes, as: UTF8.self))
+      return .done
+    }
+    do {
+      try FileIO.writeAtomically(bytes, to: path)
+    } catch {
+      return CLI.fail(.refused, "cannot write \(path): \(error)")
+    }
+    if !json {
+      writeStandardOutput("Wrote \(catalog.products.count) products to \(path).\n")
+    }
+    return .done
+  }
+
   private func connect() throws(SystemError) -> LineConnection {
     if let connection { return connection }
     let made = try LineConnection(path: socketPath)
@@ -206,11 +177,13 @@ final class Session {
     }
     let code = reply["error"]?["code"]?.stringValue ?? "error"
     let message = reply["error"]?["message"]?.stringValue ?? "the register refused the request"
-    return CLI.fail(.refused, "\(code): \(message)")
+    return CLI.fail(.refused, "\(code): \(Phrasebook.translate(message))")
   }
 
-  /// Runs commands from standard input; the status is the first failure's, or 0.
-  private func runBatch() -> ExitStatus {
+  /// Runs commands from standard input. By default it stops at the first line that fails —
+  /// a later line (a tender, say) must not land on an order an earlier refusal left short;
+  /// with `keepGoing` it runs every line. The status is the first failure's, or 0.
+  private func runBatch(keepGoing: Bool) -> ExitStatus {
     var worst = ExitStatus.done
     var lineNumber = 0
     while let line = readLine(strippingNewline: true) {
@@ -218,8 +191,14 @@ final class Session {
       let trimmed = line.drop { $0 == " " || $0 == "\t" }
       if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
       let status: ExitStatus
-      do {
-        let words = try splitWords(String(trimmed))
+      do throws(UsageError) {
+        var words = try splitWords(String(trimmed))
+        let globals = try GlobalOptions.extract(from: &words)
+        guard globals.isEmpty else {
+          throw UsageError(
+            "global options (--socket, --json) go on the register-cli command line, not on a batch line"
+          )
+        }
         let invocation = try CommandParser.parse(words)
         if case .batch = invocation {
           status = CLI.fail(.usage, "line \(lineNumber): batch cannot be nested")
@@ -227,56 +206,83 @@ final class Session {
           status = run(invocation)
         }
       } catch {
-        status = CLI.fail(.usage, "line \(lineNumber): \(error.message ?? "bad command")")
+        status = CLI.fail(.usage, "line \(lineNumber): \(error.message)")
       }
       if status == .unreachable { return status }
       if worst == .done { worst = status }
+      if status != .done && !keepGoing {
+        writeStandardError(
+          "register-cli: stopped at input line \(lineNumber) (\(trimmed)); the lines after it were not run (--keep-going runs them anyway)\n"
+        )
+        return status
+      }
     }
     return worst
   }
 }
 
+/// The options that apply to the whole run, wherever they appear on the command line.
+struct GlobalOptions {
+  var socketPath: String?
+  var json = false
+
+  var isEmpty: Bool { socketPath == nil && !json }
+
+  /// Takes `--socket PATH`, `--socket=PATH` and `--json` out of `words`, wherever they are:
+  /// `show --socket P` works like `--socket P show`. A word after `--` is left alone.
+  static func extract(from words: inout [String]) throws(UsageError) -> GlobalOptions {
+    var options = GlobalOptions()
+    var kept: [String] = []
+    var index = 0
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if word == "--" {
+        kept.append(contentsOf: words[index...])
+        break
+      } else if word == "--socket" {
+        guard index < words.count else { throw UsageError("--socket needs a path") }
+        options.socketPath = words[index]
+        index += 1
+      } else if word.hasPrefix("--socket=") {
+        options.socketPath = String(word.dropFirst("--socket=".count))
+      } else if word == "--json" {
+        options.json = true
+      } else {
+        kept.append(word)
+      }
+    }
+    words = kept
+    return options
+  }
+}
+
+/// Prints a usage error: the one-line cause, the usage of the command it concerns, and where
+/// to read more — not the whole help, which would bury the cause.
+func reportUsageError(_ error: UsageError) -> ExitStatus {
+  var out = "register-cli: \(error.message)\n"
+  if let command = error.command, let usage = CommandHelp.usage(of: command) {
+    out += usage + "Run `register-cli help \(command)` for this command's usage.\n"
+  } else {
+    out += "Run `register-cli help` for the list of commands.\n"
+  }
+  writeStandardError(out)
+  return .usage
+}
+
 func main() -> ExitStatus {
   let environment = processEnvironment()
-  var socketPath = defaultSocketPath(environment: environment)
-  var json = false
-  var words: [String] = []
-  var arguments = Array(CommandLine.arguments.dropFirst())[...]
-  // Global options come before the command.
-  while let first = arguments.first, first.hasPrefix("--") || first == "-h" {
-    if first == "--socket" {
-      arguments.removeFirst()
-      guard let path = arguments.popFirst() else {
-        return CLI.fail(.usage, "--socket needs a path")
-      }
-      socketPath = path
-    } else if first.hasPrefix("--socket=") {
-      socketPath = String(first.dropFirst("--socket=".count))
-      arguments.removeFirst()
-    } else if first == "--json" {
-      json = true
-      arguments.removeFirst()
-    } else {
-      break
-    }
-  }
-  words = Array(arguments)
-  if let index = words.firstIndex(of: "--json") {
-    json = true
-    words.remove(at: index)
-  }
+  var words = Array(CommandLine.arguments.dropFirst())
   let invocation: Invocation
+  let globals: GlobalOptions
   do {
+    globals = try GlobalOptions.extract(from: &words)
     invocation = try CommandParser.parse(words)
   } catch {
-    guard let message = error.message else {
-      writeStandardOutput(CLI.usage + "\n")
-      return .done
-    }
-    writeStandardError("register-cli: \(message)\n\n\(CLI.usage)\n")
-    return .usage
+    return reportUsageError(error)
   }
-  return Session(socketPath: socketPath, json: json).run(invocation)
+  let socketPath = globals.socketPath ?? defaultSocketPath(environment: environment)
+  return Session(socketPath: socketPath, json: globals.json).run(invocation)
 }
 
 exit(main().rawValue)

@@ -25,10 +25,6 @@ do {
   exit(0)
 }
 
-if FileIO.removeStaleTemporaries(of: options.catalogPath) > 0 {
-  log("removed a half-written temporary copy of \(options.catalogPath) left by a crash")
-}
-
 let catalog: Catalog
 do {
   catalog = try CatalogFile.load(options.catalogPath)
@@ -47,6 +43,20 @@ if let fixed = environment["REGISTERD_FIXED_TIME"], !fixed.isEmpty {
   clock = ManualClock(start)
 } else {
   clock = SystemClock()
+}
+
+// One daemon per data directory: a second one (or an offline command that writes) would
+// interleave its records with ours and break the chain. Held until the process exits.
+let dataDirectoryLock: DataDirectoryLock
+do {
+  try FileIO.makeDirectories(options.dataDirectory)
+  dataDirectoryLock = try DataDirectoryLock.acquire(options.dataDirectory)
+} catch let error as DataDirectoryLockError {
+  log("cannot start: \(error)")
+  exit(1)
+} catch {
+  log("cannot start: cannot create the data directory \(options.dataDirectory): \(error)")
+  exit(1)
 }
 
 let recovery: JournalFiles.Recovery
@@ -83,28 +93,20 @@ let service = RegisterService(register: recovered, clock: clock, journal: journa
 service.onStorageFailure = { message in
   log("STORAGE FAILED: \(message); refusing all changes until restarted")
 }
-service.catalogPath = options.catalogPath
 service.outboxDirectory = options.dataDirectory + "/outbox"
 journal.onEffectFailure = { path, error in
   log("could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
 }
 
-/// Brings the register in line with the catalog file: journals store or product changes, or
-/// rewrites the file when it only missed a write-back.
+/// The events that import what changed in the catalog file since the register last imported
+/// it. The file is an import source: registerd never writes it (`register-cli catalog export`
+/// writes the live catalog to a file on request).
 func catalogChanges(_ catalog: Catalog, current: Register?) -> [Event] {
-  let (events, stale) = Register.catalogChanges(for: catalog, current: current)
-  if stale, let current {
-    do {
-      try CatalogFile.save(current.catalogDocument, to: options.catalogPath)
-      log("\(options.catalogPath) missed the register's last catalog edit; rewrote it")
-    } catch {
-      log("cannot rewrite \(options.catalogPath): \(error)")
-    }
-  }
+  let events = Register.startupEvents(for: catalog, current: current)
   for change in events {
     log(
       change.type == "catalog_loaded"
-        ? "catalog loaded from \(options.catalogPath)" : "store settings updated")
+        ? "imported the changes in \(options.catalogPath)" : "store settings updated")
   }
   return events
 }
@@ -155,7 +157,8 @@ if let group = options.socketGroup {
 }
 
 log(
-  "serving \(catalog.store.name) (\(catalog.products.count) products from \(options.catalogPath))"
+  "serving \(service.register.store.name): \(service.register.products.count) products "
+    + "(catalog imported from \(options.catalogPath))"
 )
 log("listening on \(options.socketPath)")
 let server = Server(

@@ -71,6 +71,39 @@ struct DaemonLifecycleTests {
     #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
   }
 
+  @Test("a second registerd on the same data directory exits, naming it and the holder's pid")
+  func sameDataDirectoryRefused() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "TEE-BLK-L"]).status == 0)
+    let second = Process()
+    second.executableURL = Binaries.registerd
+    second.arguments = [
+      "--socket", daemon.directory.path("other.sock"), "--catalog", daemon.catalogPath,
+      "--data-dir", daemon.dataDirectory,
+    ]
+    let errors = Pipe()
+    second.standardError = errors
+    try second.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    second.waitUntilExit()
+    #expect(second.terminationStatus == 1)
+    #expect(message.contains(daemon.dataDirectory))
+    #expect(message.contains("pid \(daemon.process.processIdentifier)"))
+    #expect(!FileManager.default.fileExists(atPath: daemon.directory.path("other.sock")))
+    // The first keeps serving and its journal stays whole; offline readers still work meanwhile.
+    #expect(try daemon.cli(["add", "SOCK-3PK"]).status == 0)
+    let verify = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
+    #expect(verify.status == 0, "\(verify.stderr)")
+    let replay = try runCLI(["replay", "--data-dir", daemon.dataDirectory])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    // Once it stops, the directory is free again.
+    daemon.stop()
+    try daemon.start()
+    let order = try daemon.connect().send(#"{"op":"order"}"#)
+    #expect(order.result["lines"]?.arrayValue?.count == 2)
+  }
+
   @Test("a stale socket file is replaced")
   func staleSocketReplaced() throws {
     let directory = try TemporaryDirectory()
@@ -200,11 +233,12 @@ struct CLIBehaviourTests {
     #expect(error.errorCode == "line_not_found")
   }
 
-  @Test("a batch keeps going after a refusal and exits 1")
+  @Test("with --keep-going a batch carries on after a refusal and exits 1")
   func batchFailure() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
-    let result = try daemon.cli(["batch"], stdin: "add NOPE\nadd CAP-BSB\nshow\n")
+    let result = try daemon.cli(
+      ["batch", "--keep-going"], stdin: "add NOPE\nadd CAP-BSB\nshow\n")
     #expect(result.status == 1)
     #expect(result.stderr.contains("unknown_sku"))
     #expect(result.stdout.contains("Baseball Cap"))

@@ -151,10 +151,15 @@ struct JournalEndToEndTests {
     let missing = try runCLI(["replay", "--data-dir", daemon.dataDirectory, "--receipt", "9"])
     #expect(missing.status == 1)
 
-    // The Z report reprinted by a restarted daemon is the same text too.
+    // The Z report reprinted by a restarted daemon is the same text, marked as a reprint.
     try daemon.start()
     let reprinted = try daemon.connect().send(#"{"op":"report","kind":"z","day":1}"#)
-    #expect(reprinted.result["text"]?.stringValue == zText)
+    #expect(
+      reprinted.result["text"]?.stringValue
+        == zText.replacingOccurrences(
+          of: "Z REPORT - DAY 1\n", with: "Z REPORT - DAY 1\n            *** REPRINT ***\n"))
+    #expect(reprinted.result["report"]?["reprint"] == .bool(true))
+    #expect(closed.result["report"]?["reprint"] == nil)
     let x = try daemon.connect().send(#"{"op":"report","kind":"x"}"#)
     #expect(x.result["report"]?["day"] == .int(2))
     #expect(x.result["report"]?["sales_count"] == .int(0))

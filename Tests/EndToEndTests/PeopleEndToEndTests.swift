@@ -89,10 +89,11 @@ struct PeopleEndToEndTests {
     #expect(!journal.contains("9876") && !journal.contains(#""pin":"#))
   }
 
-  @Test("a catalog edit survives a restart and is written back to the file")
+  @Test("a catalog edit survives a restart; the imported file is never written")
   func catalogEdits() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
+    let original = try Data(contentsOf: URL(fileURLWithPath: daemon.catalogPath))
     let added = try daemon.cli([
       "product", "add", "SCARF-SILK", "--name", "Silk Scarf", "--category", "Accessories",
       "--price", "45.00", "--stock", "3", "--colors", "ivory,navy",
@@ -116,7 +117,11 @@ struct PeopleEndToEndTests {
       ]).status == 0)
     let order = try daemon.connect().send(#"{"op":"order"}"#).result
     #expect(order["lines"]?.arrayValue?.first?["unit_price"] == "39.00")
-    let file = try CatalogFile.load(daemon.catalogPath)
+    // The file it was started with is untouched; `catalog export` writes the live catalog.
+    #expect(try Data(contentsOf: URL(fileURLWithPath: daemon.catalogPath)) == original)
+    let exported = try daemon.cli(["catalog", "export"])
+    #expect(exported.status == 0, "\(exported.stderr)")
+    let file = try CatalogFile.parse(Array(exported.stdout.utf8), file: "export")
     let scarf = try #require(file.products.first { $0.sku == "SCARF-SILK" })
     #expect(scarf.price.decimalString == "60.00")
     #expect(scarf.salePrice == nil)
@@ -132,44 +137,84 @@ struct PeopleEndToEndTests {
     let restartLog = String(daemon.log.dropFirst(logBefore))
     #expect(restartLog.contains("listening"))
     #expect(
-      !restartLog.contains("catalog loaded"), "the file is what the register wrote: no reload")
+      !restartLog.contains("imported the changes"), "the file did not change: nothing imported")
+    #expect(restartLog.contains("26 products"), "the count served, not the count in the file")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: daemon.catalogPath)) == original)
   }
 
-  @Test("a crash during catalog writes leaves the old or the new file, never a broken one")
-  func catalogWriteCrash() throws {
+  @Test("catalog export round-trips: a register started on the export serves the same catalog")
+  func catalogExportRoundTrip() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
-    for round in 0..<8 {
-      let client = try daemon.connect()
-      let worker = DispatchGroup()
-      worker.enter()
-      DispatchQueue.global().async {
-        defer { worker.leave() }
-        for step in 0..<200 {
-          let price = "\(10 + round).\(String(format: "%02d", step % 100))"
-          guard
-            (try? client.send(
-              #"{"op":"product_update","sku":"CAP-BSB","changes":{"price":"\#(price)"}}"#)) != nil
-          else { return }
-        }
-      }
-      usleep(UInt32.random(in: 20_000...120_000))
-      daemon.kill9()
-      worker.wait()
-      // Whatever moment the kill hit, the file is a whole, valid catalog.
-      let file = try CatalogFile.load(daemon.catalogPath)
-      #expect(file.products.contains { $0.sku == "CAP-BSB" })
-      try daemon.start()
-      // A temporary copy a crash left behind is cleaned up at start-up.
-      let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.directory.url.path)
-        .filter { $0.contains(".tmp-") }
-      #expect(leftovers.isEmpty)
-      // And the register agrees with the journal, whatever the file had.
-      let price = try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?
-        .first { $0["sku"] == "CAP-BSB" }?["price"]
-      let onFile = try CatalogFile.load(daemon.catalogPath).products.first { $0.sku == "CAP-BSB" }
-      #expect(price?.stringValue == onFile?.price.decimalString, "round \(round)")
+    #expect(try daemon.cli(["add", "TEE-WHT-M", "3"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "100"]).status == 0)
+    #expect(
+      try daemon.cli(["stock", "adjust", "TEE-BLK-L", "5", "--reason", "delivery"]).status == 0)
+    #expect(try daemon.cli(["product", "remove", "SOCK-3PK"]).status == 0)
+    let target = daemon.directory.path("exported.json")
+    let live = try daemon.cli(["catalog", "export", "--to", target])
+    #expect(live.status == 0, "\(live.stderr)")
+    #expect(live.stdout.contains("Wrote 24 products"))
+    let exported = try CatalogFile.load(target)
+    #expect(exported.products.first { $0.sku == "TEE-WHT-M" }?.stock == 37)
+    #expect(exported.products.first { $0.sku == "TEE-BLK-L" }?.stock == 30)
+    #expect(!exported.products.contains { $0.sku == "SOCK-3PK" })
+    // Offline, from the journal, the same bytes.
+    daemon.stop()
+    let offline = try runCLI(["catalog", "export", "--data-dir", daemon.dataDirectory])
+    #expect(offline.status == 0, "\(offline.stderr)")
+    #expect(Array(offline.stdout.utf8) == (try FileIO.read(target)))
+    // A new lane started on the export serves exactly that catalog, stock included.
+    let copy = try TemporaryDirectory()
+    try FileManager.default.copyItem(atPath: target, toPath: copy.path("products.json"))
+    let lane = try Daemon(directory: copy)
+    defer { lane.cleanup() }
+    let served = try lane.connect().send(#"{"op":"catalog_export"}"#).result["catalog"]
+    #expect(served.map { try? Catalog(json: $0) } == exported)
+    #expect(try runCLI(["catalog", "bogus"]).status == 2)
+  }
+
+  @Test("importing a changed file takes only what changed in it since the last import")
+  func importOnlyWhatChanged() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    // Changes through the protocol: a new product, a price, stock sold and received.
+    #expect(
+      try daemon.cli([
+        "product", "add", "SCARF-SILK", "--name", "Silk Scarf", "--category", "Accessories",
+        "--price", "45.00", "--stock", "3",
+      ]).status == 0)
+    #expect(try daemon.cli(["product", "update", "CAP-BSB", "--price", "24.00"]).status == 0)
+    #expect(try daemon.cli(["add", "TEE-WHT-M", "2"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)  // TEE-WHT-M 40 → 38
+    // The file: another product's price edited, one product dropped, a stock count entered.
+    var text = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)
+    text = text.replacingOccurrences(
+      of: #""price": "14.99", "stock": 40"#, with: #""price": "15.49", "stock": 40"#)
+    let sock = try #require(text.range(of: #"{"sku": "SOCK-3PK""#))
+    let sockEnd = try #require(text.range(of: "},\n", range: sock.upperBound..<text.endIndex))
+    text.removeSubrange(sock.lowerBound..<sockEnd.upperBound)
+    try text.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    kill(daemon.process.processIdentifier, SIGHUP)
+    func product(_ sku: String) throws -> JSONValue? {
+      try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?
+        .first { $0["sku"]?.stringValue == sku }
     }
+    let deadline = Date().addingTimeInterval(10)
+    while try product("TEE-WHT-M")?["price"] != "15.49" && Date() < deadline { usleep(20_000) }
+    #expect(try product("TEE-WHT-M")?["price"] == "15.49")
+    #expect(try product("TEE-WHT-M")?["stock"] == .int(38), "units sold are not put back")
+    #expect(try product("SOCK-3PK") == nil, "dropped from the file")
+    #expect(try product("SCARF-SILK")?["price"] == "45.00", "added through the protocol: kept")
+    #expect(try product("CAP-BSB")?["price"] == "24.00", "edited through the protocol: kept")
+    // The same after a restart (the import is journaled), and the file is never rewritten.
+    let edited = try Data(contentsOf: URL(fileURLWithPath: daemon.catalogPath))
+    daemon.stop()
+    try daemon.start()
+    #expect(try product("TEE-WHT-M")?["stock"] == .int(38))
+    #expect(try product("CAP-BSB")?["price"] == "24.00")
+    #expect(try product("SOCK-3PK") == nil)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: daemon.catalogPath)) == edited)
   }
 
   @Test("SIGHUP reloads a hand-edited catalog and refuses a bad one, keeping the old")

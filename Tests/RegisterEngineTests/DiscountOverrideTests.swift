@@ -543,8 +543,12 @@ private func ringUpDiscountedSale(
     #expect(printed.contains(receiptRow("Gross sales", "111.09")))
     #expect(printed.contains(receiptRow("Line discounts", "-5.10")))
     #expect(printed.contains(receiptRow("Order discounts", "-5.00")))
-    #expect(printed.contains(receiptRow("Price overrides (2)", "-11.00")))
     #expect(printed.contains(receiptRow("Net sales", "100.99")))
+    // The overrides are already in gross: a memo after the totals, not a deduction.
+    #expect(printed.contains("Price overrides (2), in gross:"))
+    #expect(printed.contains(receiptRow("  below list price by", "11.00")))
+    let net = try #require(printed.firstIndex(of: receiptRow("Net sales", "100.99")))
+    #expect(!printed[..<net].contains { $0.contains("override") })
   }
 
   @Test func aTaxInclusiveReceiptAndReportShowTheTaxContained() throws {

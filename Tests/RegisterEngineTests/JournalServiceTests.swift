@@ -394,7 +394,8 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(ReportRenderer.json(DayReport(closed: closedDay)) == zJSON)
     #expect(zText.contains("Z REPORT - DAY 1"))
 
-    // The day after: day 2, all totals zero; the Z report of day 1 reprints the same.
+    // The day after: day 2, all totals zero; the Z report of day 1 reprints the same, marked
+    // as a reprint.
     #expect(recovered.day.number == 2)
     #expect(recovered.day.totals == DayTotals())
     clock.advance(milliseconds: 60_000)
@@ -407,7 +408,11 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(x["tenders"] == [])
     #expect(x["change_given"] == "0.00")
     let z = try lane.service.ok(#"{"op":"report","kind":"z","day":1}"#)
-    #expect(z["text"]?.stringValue == zText)
+    #expect(
+      z["text"]?.stringValue
+        == zText.replacingOccurrences(
+          of: "Z REPORT - DAY 1\n", with: "Z REPORT - DAY 1\n            *** REPRINT ***\n"))
+    #expect(z["report"]?["reprint"] == .bool(true))
     let hello = try lane.service.ok(#"{"op":"hello"}"#)
     #expect(hello["day"] == .int(2))
   }
@@ -581,6 +586,23 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     _ = try Self.start(lane, with: edited)
     #expect(lane.register.products["HAT"]?.stock == 5)
     #expect(lane.register.products["TEE"]?.stock == 1)
+  }
+
+  @Test func anImportKeepsProductsAddedRemovedAndEditedThroughTheProtocol() throws {
+    let lane = try Self.laneAfterSellingTwoTees()
+    try lane.ok(
+      #"{"op":"product_add","product":{"sku":"SCARF","name":"Scarf","description":"","category":"Accessories","price":"45.00","stock":3}}"#
+    )
+    try lane.ok(#"{"op":"product_remove","sku":"JEANS"}"#)
+    try lane.ok(#"{"op":"product_update","sku":"HAT","changes":{"price":"30.00"}}"#)
+    // The file changes one product only: TEE's price.
+    let edited = try Self.catalog(#""price": "20.00""#, #""price": "21.00""#)
+    _ = try Self.start(lane, with: edited)
+    #expect(lane.register.products["TEE"]?.price.decimalString == "21.00")
+    #expect(lane.register.products["TEE"]?.stock == 1)
+    #expect(lane.register.products["SCARF"]?.stock == 3)
+    #expect(lane.register.products["JEANS"] == nil)
+    #expect(lane.register.products["HAT"]?.price.decimalString == "30.00")
   }
 
   @Test func changedStoreSettingsAreConfigured() throws {

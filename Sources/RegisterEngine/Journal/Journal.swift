@@ -138,16 +138,35 @@ public final class Journal: @unchecked Sendable {
       guard record.sequence == sequence else {
         throw SystemError("journal sequence \(record.sequence) out of order", code: EINVAL)
       }
-      let encoded = JournalRecord.encode(
-        sequence: record.sequence, at: record.at, type: record.event.type,
-        data: record.event.data, operatorID: record.operatorID, approvedBy: record.approvedBy,
-        key: record.key, more: record.more, previous: sum)
+      let encoded = Self.encode(record, previous: sum)
       sum = encoded.sum
       bytes.append(contentsOf: encoded.line)
     }
     lastSum = sum
     lastSequence = sequence
     return JournalWrite(group: group, bytes: bytes, records: records.count)
+  }
+
+  /// The chain's head once `records` (the ones not encoded yet, in order) are appended: the
+  /// last of them with the sum it will have on disk. Encoding is deterministic, so this is
+  /// the sum `encode` will give it.
+  public func head(after records: [PendingRecord]) -> JournalHead {
+    var sum = lastSum
+    var sequence = lastSequence
+    for record in records {
+      sum = Self.encode(record, previous: sum).sum
+      sequence = record.sequence
+    }
+    return JournalHead(sequence: sequence, sum: sum)
+  }
+
+  private static func encode(
+    _ record: PendingRecord, previous: String
+  ) -> (line: [UInt8], sum: String) {
+    JournalRecord.encode(
+      sequence: record.sequence, at: record.at, type: record.event.type,
+      data: record.event.data, operatorID: record.operatorID, approvedBy: record.approvedBy,
+      key: record.key, more: record.more, previous: previous)
   }
 
   /// Puts the chain back to where it was before a group that could not be written.

@@ -70,8 +70,6 @@ public final class RegisterService {
   public private(set) var storageFailure: String?
   /// Called with a message when storage fails (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }
-  /// Where the catalog file is rewritten after an edit (nil: not rewritten).
-  public var catalogPath: String?
   /// Where e-mailed receipts are written (nil: e-mail is refused).
   public var outboxDirectory: String?
   /// Random bytes for PIN salts and message ids.
@@ -207,21 +205,10 @@ public final class RegisterService {
     }
   }
 
-  /// The files a group's events call for, built from the state after the group: the catalog
-  /// file after an edit, and each e-mailed receipt.
+  /// The files a group's events call for, built from the state after the group: each e-mailed
+  /// receipt. (The catalog file is never written: it is an import source.)
   private func effects(of records: [PendingRecord]) -> [FileEffect] {
     var effects: [FileEffect] = []
-    let edited = records.contains {
-      switch $0.event {
-      case .productAdded, .productUpdated, .productRemoved: true
-      default: false
-      }
-    }
-    if edited, let catalogPath {
-      effects.append(
-        FileEffect(
-          path: catalogPath, bytes: CatalogFile.serialize(register.catalogDocument), mode: 0o644))
-    }
     for record in records {
       guard case .receiptEmailed(let number, let to, let messageID) = record.event,
         let outboxDirectory,
@@ -387,7 +374,13 @@ public final class RegisterService {
         data: register.orderJSON)
     }
     let now = clock.now()
-    let context = CommandContext(now: now, approval: request.approval, random: random)
+    var context = CommandContext(now: now, approval: request.approval, random: random)
+    if case .closeDay = request.command, let journal {
+      // The Z report anchors the chain at the record before its own (a record cannot hold
+      // its own sum); staged records not encoded yet are chained here as they will be.
+      let head = journal.head(after: openRecords)
+      if head.sequence > 0 { context.journalHead = head }
+    }
     let decided: (events: [Event], approvedBy: String?)
     do {
       decided = try register.decision(request.command, context: context)
@@ -469,6 +462,8 @@ public final class RegisterService {
       ])
     case .catalog:
       return register.catalogJSON
+    case .catalogExport:
+      return .object(["catalog": register.catalogDocument.json])
     case .showOrder:
       return register.orderJSON
     case .receipt(let number):
@@ -509,7 +504,7 @@ public final class RegisterService {
           .dayNotFound, "day \(number) has not been closed (the open day is \(register.day.number))"
         )
       }
-      return ReportRenderer.reply(DayReport(closed: closed))
+      return ReportRenderer.reply(DayReport(closed: closed, reprint: true))
     default:
       return register.orderJSON
     }
@@ -525,7 +520,7 @@ public final class RegisterService {
         }
         object["receipt"] = sale.receiptReply(reprint: false)
         return .object(object)
-      case .dayClosed(let number, _):
+      case .dayClosed(let number, _, _):
         guard let closed = register.closedDays[number] else { continue }
         return ReportRenderer.reply(DayReport(closed: closed))
       case .returnCompleted(let event):

@@ -29,6 +29,7 @@ public enum RequestDecoder {
   static let ops: [String: OpDecoder] = [
     "hello": { _ throws(RegisterError) in .hello },
     "catalog": { _ throws(RegisterError) in .catalog },
+    "catalog_export": { _ throws(RegisterError) in .catalogExport },
     "order": { _ throws(RegisterError) in .showOrder },
     "receipt": { fields throws(RegisterError) in .receipt(number: try fields.optional("number")) },
     "add": decodeAdd,

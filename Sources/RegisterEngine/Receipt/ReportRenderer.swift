@@ -16,9 +16,14 @@ public struct DayReport: Sendable, Equatable {
   public var currency: Currency
   /// The journal record of the close (Z only).
   public var sequence: Int64?
+  /// The last journal record before the close, with its sum (Z only; nil in old journals).
+  public var journalHead: JournalHead?
+  /// A Z report printed again after the close is marked as a reprint; the close's own print
+  /// and the offline replay of it are not.
+  public var reprint = false
 
-  /// The Z report of a closed day.
-  public init(closed: ClosedDay) {
+  /// The Z report of a closed day; `reprint` marks a copy asked for after the close.
+  public init(closed: ClosedDay, reprint: Bool = false) {
     kind = .z
     day = closed.number
     openedAt = closed.openedAt
@@ -28,6 +33,8 @@ public struct DayReport: Sendable, Equatable {
     header = closed.header
     currency = closed.currency
     sequence = closed.sequence
+    journalHead = closed.journalHead
+    self.reprint = reprint
   }
 
   /// The X report of the register's open day, as of `time`.
@@ -54,6 +61,7 @@ public enum ReportRenderer {
     out.rule("=")
     out.center("\(report.kind == .z ? "Z" : "X") REPORT - DAY \(report.day)")
     if report.kind == .x { out.center("(day still open)") }
+    if report.reprint { out.center("*** REPRINT ***") }
     if let opened = report.openedAt {
       out.columns("Opened", "\(opened.local.dateString) \(opened.local.timeString)")
     }
@@ -66,9 +74,6 @@ public enum ReportRenderer {
     out.columns("Gross sales", money(totals.gross))
     out.columns("Line discounts", money(-totals.lineDiscounts))
     out.columns("Order discounts", money(-totals.orderDiscounts))
-    if totals.overrides > 0 {
-      out.columns("Price overrides (\(totals.overrides))", money(-totals.overrideReduction))
-    }
     out.columns("Net sales", money(totals.netSales))
     for tax in totals.taxByClass {
       out.columns("Tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
@@ -76,6 +81,12 @@ public enum ReportRenderer {
     out.columns("Tax total", money(totals.tax))
     out.columns("Total sales", money(totals.total))
     out.columns("Cash rounding", money(totals.cashRounding))
+    if totals.overrides > 0 {
+      // Overridden lines are in gross sales at the price charged: this is a memo of how much
+      // the overrides took off the list prices, not a further deduction from net sales.
+      out.line("Price overrides (\(totals.overrides)), in gross:")
+      out.columns("  below list price by", money(totals.overrideReduction))
+    }
     out.rule()
     out.line("Tenders")
     for tender in totals.tenders {
@@ -122,6 +133,18 @@ public enum ReportRenderer {
     out.rule()
     if let sequence = report.sequence {
       out.columns("Journal record", String(sequence))
+    }
+    if let head = report.journalHead {
+      // The anchor for `register-cli verify --anchor SEQ:SUM`, wrapped to the paper.
+      out.columns("Journal head", "seq \(head.sequence)")
+      let chunk = report.header.width >= 38 ? 32 : 16
+      var rest = Substring(head.sum)
+      var label = "  sum "
+      while !rest.isEmpty {
+        out.line(label + rest.prefix(chunk))
+        rest = rest.dropFirst(chunk)
+        label = "      "
+      }
     }
     return out.text
   }
@@ -183,6 +206,8 @@ public enum ReportRenderer {
       "counted_cash": report.countedCash.map { $0.json },
       "over_short": report.countedCash.map { money($0.minorUnits &- totals.expectedCash) },
       "journal_seq": report.sequence.map { .int($0) },
+      "journal_head": report.journalHead?.json,
+      "reprint": report.reprint ? .bool(true) : nil,
     ])
   }
 

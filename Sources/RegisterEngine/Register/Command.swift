@@ -2,6 +2,8 @@
 public enum Command: Sendable {
   case hello
   case catalog
+  /// The live catalog as a catalog file document (store settings, products, current stock).
+  case catalogExport
   case showOrder
   case receipt(number: Int?)
   case add(sku: String, quantity: Int64, options: [String: String])
@@ -47,8 +49,8 @@ public enum Command: Sendable {
   /// True when the command changes state (and so is journaled and needs durability).
   public var isMutation: Bool {
     switch self {
-    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe, .operatorList,
-      .customerFind, .customerHistory:
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .report, .listParked, .subscribe,
+      .operatorList, .customerFind, .customerHistory:
       false
     case .add, .remove, .setQuantity, .tender, .void, .closeDay, .discount, .overridePrice,
       .voidLine, .park, .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN,
@@ -90,6 +92,9 @@ public struct CommandContext: Sendable {
   public var approval: Approval?
   /// Random bytes (PIN salts, message ids); injected so tests are repeatable.
   public var random: @Sendable (Int) -> [UInt8]
+  /// The journal's last record before this command's (with its sum), for `close_day`'s Z
+  /// report; nil without a journal.
+  public var journalHead: JournalHead?
 
   public init(
     now: Timestamp, approval: Approval? = nil,

@@ -212,6 +212,8 @@ public struct ClosedDay: Sendable, Equatable {
   public var countedCash: Money?
   /// The journal sequence number of the `day_closed` record.
   public var sequence: Int64
+  /// The record before the `day_closed` record, with its sum: the anchor the Z report prints.
+  public var journalHead: JournalHead?
   public var header: ReceiptHeader
   public var currency: Currency
 }

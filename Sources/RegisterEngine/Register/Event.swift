@@ -49,7 +49,9 @@ public enum Event: Sendable, Equatable {
   /// A receipt was written to the outbox as an e-mail.
   case receiptEmailed(receipt: Int, to: String, messageID: String)
   /// The business day ended (the Z report); the next day starts with zero totals.
-  case dayClosed(day: Int, countedCash: Money?)
+  /// `journalHead` is the last journal record before this one, printed on the Z report to
+  /// anchor the chain (nil in journals written before it was recorded, and without a journal).
+  case dayClosed(day: Int, countedCash: Money?, journalHead: JournalHead? = nil)
 
   /// The event's type name in the journal and in live events.
   public var type: String {
@@ -150,8 +152,8 @@ public enum Event: Sendable, Equatable {
     case .noSale(let reason): .object(["reason": reason.map(JSONValue.string)])
     case .receiptEmailed(let receipt, let to, let messageID):
       .object(["receipt": .int(receipt), "to": .string(to), "message_id": .string(messageID)])
-    case .dayClosed(let day, let counted):
-      .object(["day": .int(day), "counted_cash": counted?.json])
+    case .dayClosed(let day, let counted, let head):
+      .object(["day": .int(day), "counted_cash": counted?.json, "journal_head": head?.json])
     }
   }
 
@@ -290,7 +292,8 @@ public enum Event: Sendable, Equatable {
     case "day_closed":
       event = .dayClosed(
         day: try fields.required("day"),
-        countedCash: try fields.money("counted_cash", currency: currency))
+        countedCash: try fields.money("counted_cash", currency: currency),
+        journalHead: try fields.optional("journal_head"))
     default:
       throw JSONShapeError(path: "type", message: "unknown event type \"\(type)\"")
     }

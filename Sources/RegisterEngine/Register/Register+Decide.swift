@@ -32,8 +32,8 @@ extension Register {
   {
     let events: [Event]
     switch command {
-    case .hello, .catalog, .showOrder, .receipt, .report, .listParked, .subscribe, .operatorList,
-      .customerFind, .customerHistory:
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .report, .listParked, .subscribe,
+      .operatorList, .customerFind, .customerHistory:
       return []
     case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
       .customerAdd, .attachCustomer:
@@ -98,7 +98,9 @@ extension Register {
           .orderNotEmpty,
           "order \(order.id) is still open; complete, park or void it before closing the day")
       }
-      events = [.dayClosed(day: day.number, countedCash: counted)]
+      events = [
+        .dayClosed(day: day.number, countedCash: counted, journalHead: context.journalHead)
+      ]
     }
     return events
   }

@@ -17,8 +17,8 @@ public struct Register: Sendable {
   public internal(set) var day: BusinessDay
   /// Z reports of the days already closed, by day number.
   public internal(set) var closedDays: [Int: ClosedDay]
-  /// The products as the catalog file had them when last read or written: what a hand edit of
-  /// the file is compared against.
+  /// The products as the catalog file had them when it was last imported: what the next
+  /// import is compared with, so that only what changed in the file since then is taken.
   public internal(set) var catalogBase: [Product]
   /// Orders set aside with `park`, oldest first.
   public internal(set) var parked: [Order]
@@ -36,9 +36,6 @@ public struct Register: Sendable {
   public internal(set) var signedIn: String?
   public internal(set) var customers: [Customer]
   public internal(set) var nextCustomerNumber: Int
-  /// Hashes of the catalog file contents the register wrote or read (newest last): a file that
-  /// matches an older one was not edited by hand, it missed a write-back.
-  public internal(set) var catalogHistory: [String]
   /// The sequence number of the last journal record applied (0 before any).
   public internal(set) var lastSequence: Int64
   /// The time of the last event applied.
@@ -66,7 +63,6 @@ public struct Register: Sendable {
     operators = []
     customers = []
     nextCustomerNumber = 1
-    catalogHistory = []
     lastSequence = 0
   }
 
@@ -79,32 +75,16 @@ public struct Register: Sendable {
     }
   }
 
-  /// The events that bring a register (in state `current`, nil for a new one) in line with the
-  /// catalog file: new store settings, and the products when the file was edited since the
-  /// register last read or wrote it (stock the register has sold since is not reset unless the
-  /// file's stock for that product was edited).
+  /// The events that import the catalog file into a register (in state `current`, nil for a new
+  /// one): new store settings, and the products when the file changed since the register last
+  /// imported it. The file is an import source, never written by the register: applying the
+  /// products takes only what changed in the file since that import (see `importCatalog`), so
+  /// edits made through the protocol and stock sold since are kept.
   public static func startupEvents(for catalog: Catalog, current: Register?) -> [Event] {
-    catalogChanges(for: catalog, current: current).events
-  }
-
-  /// What to do about the catalog file: the events to journal, and whether the file is merely
-  /// stale — it holds an older version the register itself wrote (a write-back was lost in a
-  /// crash) — so it should be rewritten from the register rather than loaded.
-  public static func catalogChanges(
-    for catalog: Catalog, current: Register?
-  ) -> (events: [Event], fileIsStale: Bool) {
     var events: [Event] = []
     if current?.store != catalog.store { events.append(.storeConfigured(catalog.store)) }
-    guard let current else {
-      events.append(.catalogLoaded(catalog.products))
-      return (events, false)
-    }
-    if current.catalogBase == catalog.products { return (events, false) }
-    if current.catalogHistory.dropLast().contains(catalogHash(catalog.products)) {
-      return (events, true)
-    }
-    events.append(.catalogLoaded(catalog.products))
-    return (events, false)
+    if current?.catalogBase != catalog.products { events.append(.catalogLoaded(catalog.products)) }
+    return events
   }
 
   // MARK: - Apply
@@ -119,7 +99,7 @@ public struct Register: Sendable {
     case .storeConfigured(let settings):
       store = settings
     case .catalogLoaded(let list):
-      loadCatalog(list)
+      importCatalog(list)
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
       .lineVoided, .customerAttached:
       recordInDayTotals(event)
@@ -155,15 +135,10 @@ public struct Register: Sendable {
     case .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
       .signedIn, .signedOut, .customerAdded:
       applyPeople(event)
-    case .productAdded(let product):
+    case .productAdded(let product), .productUpdated(let product):
       products.upsert(product)
-      noteCatalogWritten()
-    case .productUpdated(let product):
-      products.upsert(product)
-      noteCatalogWritten()
     case .productRemoved(let sku):
       products.remove(sku: sku)
-      noteCatalogWritten()
     case .stockAdjusted(let sku, let delta, _):
       products.adjustStock(sku: sku, by: delta)
     case .floatSet:
@@ -173,13 +148,14 @@ public struct Register: Sendable {
       recordInDayTotals(event)
     case .receiptEmailed:
       break
-    case .dayClosed(let number, let counted):
+    case .dayClosed(let number, let counted, let head):
       guard number == day.number else { return }
       // Keys are remembered for the day they were used and the day after.
       keys.expire(before: number)
       closedDays[number] = ClosedDay(
         number: number, openedAt: day.openedAt, closedAt: time, totals: day.totals,
-        countedCash: counted, sequence: lastSequence, header: ReceiptHeader(store: store),
+        countedCash: counted, sequence: lastSequence, journalHead: head,
+        header: ReceiptHeader(store: store),
         currency: store.currency)
       day = BusinessDay(number: number + 1)
     }
@@ -237,37 +213,28 @@ public struct Register: Sendable {
 
   /// Takes a new product list from the catalog file. A product's stock is kept as the register
   /// has it unless the file changed that product's stock since the register last saw the file.
-  private mutating func loadCatalog(_ list: [Product]) {
+  /// Imports the catalog file's products: only what changed in the file since the last import
+  /// is taken. A product the file dropped is removed; a product new in the file, or changed in
+  /// it, takes the file's fields — and its stock only when the file's stock figure itself
+  /// changed (a count was entered), so units sold since the last import are not put back; a
+  /// product the file did not change keeps the register's version (edits made through the
+  /// protocol, stock sold down, a product removed).
+  private mutating func importCatalog(_ file: [Product]) {
     let base = Dictionary(catalogBase.map { ($0.sku, $0) }, uniquingKeysWith: { first, _ in first })
-    var merged: [Product] = []
-    for var product in list {
-      if let before = base[product.sku], before.stock == product.stock,
-        let current = products[product.sku]
-      {
+    let listed = Set(file.map(\.sku))
+    for old in catalogBase where !listed.contains(old.sku) {
+      products.remove(sku: old.sku)
+    }
+    for var product in file {
+      let before = base[product.sku]
+      // Unchanged in the file: the register's version stands (even a removal).
+      if before == product { continue }
+      if let before, before.stock == product.stock, let current = products[product.sku] {
         product.stock = current.stock
       }
-      merged.append(product)
+      products.upsert(product)
     }
-    products = ProductList(merged)
-    catalogBase = list
-    rememberCatalogVersion(list)
-  }
-
-  /// After a catalog edit the file is rewritten from the register's products: that is the new
-  /// base a later hand edit is compared with.
-  private mutating func noteCatalogWritten() {
-    catalogBase = products.all
-    rememberCatalogVersion(products.all)
-  }
-
-  private mutating func rememberCatalogVersion(_ list: [Product]) {
-    catalogHistory.append(Self.catalogHash(list))
-    if catalogHistory.count > 64 { catalogHistory.removeFirst(catalogHistory.count - 64) }
-  }
-
-  /// A fingerprint of a product list's contents (formatting of the file does not matter).
-  public static func catalogHash(_ list: [Product]) -> String {
-    SHA256.hex(JSONValue.array(list.map(\.json)).serializedBytes)
+    catalogBase = file
   }
 
   /// The name of an operator, for receipts (the id when unknown).

@@ -1,0 +1,242 @@
+/// One command's entry in the help: the names it answers to, its synopsis and what it does.
+/// The full help, `help COMMAND` and the usage printed with a usage error all come from
+/// `CommandHelp.sections`, so they cannot disagree.
+struct CommandHelp {
+  /// The command word and its aliases (`remove`, `rm`).
+  var names: [String]
+  var synopsis: String
+  var about: String
+
+  init(_ names: [String], _ synopsis: String, _ about: String = "") {
+    self.names = names
+    self.synopsis = synopsis
+    self.about = about
+  }
+
+  /// Synopses up to this width share their line with the description.
+  private static let synopsisColumn = 33
+
+  /// The entry as help lines: synopsis, then the description in its column.
+  var text: String {
+    let indent = String(repeating: " ", count: Self.synopsisColumn + 2)
+    let about = about.split(separator: "\n", omittingEmptySubsequences: false)
+    guard let first = about.first, !first.isEmpty else { return "  \(synopsis)\n" }
+    var out = ""
+    if synopsis.count < Self.synopsisColumn {
+      out +=
+        "  " + synopsis + String(repeating: " ", count: Self.synopsisColumn - synopsis.count)
+        + first + "\n"
+    } else {
+      out += "  \(synopsis)\n\(indent)\(first)\n"
+    }
+    for line in about.dropFirst() { out += line.isEmpty ? "\n" : indent + line + "\n" }
+    return out
+  }
+
+  static let sections: [(title: String, commands: [CommandHelp])] = [
+    (
+      "Ringing up",
+      [
+        CommandHelp(["catalog", "products"], "catalog", "list products, prices and stock"),
+        CommandHelp(["show", "order"], "show", "the open order"),
+        CommandHelp(
+          ["add"], "add SKU [QTY] [--option GROUP=CHOICE ...]",
+          "ring up a product (each add is a new line)"),
+        CommandHelp(["remove", "rm"], "remove LINE", "take a line off the order"),
+        CommandHelp(["qty", "set-qty"], "qty LINE QTY", "change a line's quantity"),
+        CommandHelp(
+          ["tender", "pay"], "tender cash AMOUNT", "take cash (change is given when over)"),
+        CommandHelp(
+          ["tender", "pay"], "tender card NUMBER --exp MM/YY --cvv CVV [--amount AMOUNT]",
+          "take a card (amount defaults to the balance)"),
+        CommandHelp(
+          ["discount"], "discount [LINE] (--percent P | --amount A) --reason TEXT",
+          "discount a line, or the whole order without LINE\n(0 removes the discount)"),
+        CommandHelp(
+          ["override", "override-price"], "override LINE PRICE --reason TEXT",
+          "replace a line's unit price"),
+        CommandHelp(
+          ["void"], "void [--reason TEXT]", "cancel the open order and hand back its tenders"),
+        CommandHelp(
+          ["void-line", "void_line"], "void-line LINE",
+          "void a line: it stays on the order, marked VOID"),
+        CommandHelp(["park"], "park [--note TEXT]", "set the open order aside and open a new one"),
+        CommandHelp(["parked"], "parked", "list parked orders"),
+        CommandHelp(
+          ["resume"], "resume ORDER", "bring a parked order back as the open order"),
+        CommandHelp(
+          ["return", "refund"], "return RECEIPT LINE[:QTY]... --reason TEXT",
+          "refund items of an earlier receipt to the tenders\nthey were paid with"),
+        CommandHelp(
+          ["watch"], "watch [--topics order,sale,day] [--count N]",
+          "the customer display: print the order as it\nchanges; reconnects when registerd restarts"
+        ),
+        CommandHelp(
+          ["receipt", "reprint"], "receipt [NUMBER] [--email ADDRESS]",
+          "reprint a receipt (default: the last one)"),
+        CommandHelp(["hello", "status"], "hello", "check the daemon is there"),
+      ]
+    ),
+    (
+      "The business day",
+      [
+        CommandHelp(["report"], "report [x]", "X report: the day's totals so far"),
+        CommandHelp(["report"], "report z [--day N]", "reprint the Z report of a closed day"),
+        CommandHelp(
+          ["close-day", "close_day"], "close-day [--counted-cash AMOUNT]",
+          "Z report: print the totals and close the day"),
+      ]
+    ),
+    (
+      "People (once an operator exists, changes need someone signed in)",
+      [
+        CommandHelp(["operator"], "operator add ID --name NAME --role cashier|manager --pin PIN"),
+        CommandHelp(["operator"], "operator list | remove ID | set-pin ID --pin PIN | unlock ID"),
+        CommandHelp(
+          ["sign-in", "signin", "login"], "sign-in ID --pin PIN", "sign in at the register"),
+        CommandHelp(["sign-out", "signout", "logout"], "sign-out"),
+        CommandHelp(
+          ["--approve"], "--approve MANAGER:PIN",
+          "(on any command) a manager's approval, for voids,\noverrides, returns, no-sales, large discounts"
+        ),
+        CommandHelp(["customer"], "customer add NAME [--email E] [--phone P]"),
+        CommandHelp(["customer"], "customer find QUERY | attach ID | history ID"),
+      ]
+    ),
+    (
+      "Catalog and drawer",
+      [
+        CommandHelp(
+          ["product"],
+          "product add SKU --name N --category C --price P [--sale-price S] [--stock N]\n"
+            + "              [--tax-class T] [--description D] [--fields '{...}']",
+          "--fields: product fields as a JSON object, as in\nthe catalog file; flags override its members"
+        ),
+        CommandHelp(
+          ["product"], "product update SKU [--price P] [--sale-price S|none] [--stock N] ...",
+          "also --fields '{...}'"),
+        CommandHelp(["product"], "product remove SKU"),
+        CommandHelp(
+          ["catalog", "products"], "catalog export [--data-dir DIR] [--to FILE]",
+          "the live catalog (current stock included) as a\ncatalog file, from registerd or, with --data-dir,\nfrom the journal offline; registerd never writes\nthe file it imported"
+        ),
+        CommandHelp(["stock"], "stock adjust SKU DELTA --reason TEXT"),
+        CommandHelp(["float"], "float AMOUNT", "the opening float"),
+        CommandHelp(
+          ["paid-in", "paid-out"], "paid-in AMOUNT --reason TEXT | paid-out AMOUNT --reason TEXT"),
+        CommandHelp(
+          ["no-sale"], "no-sale [--reason TEXT]", "open the drawer without a sale (needs a manager)"
+        ),
+        CommandHelp(
+          ["email"], "email RECEIPT [--to ADDRESS]",
+          "e-mail a receipt (to the customer's address by\ndefault): registerd queues it in its outbox;\nalso: receipt N --email ADDRESS"
+        ),
+      ]
+    ),
+    (
+      "The journal, offline (no daemon needed)",
+      [
+        CommandHelp(
+          ["verify"], "verify [--data-dir DIR] [--anchor SEQ:SUM ...]",
+          "check every record's checksum and the hash chain,\nand that each anchor (a Z report's journal head)\nis still there; exit 0 only when all holds"
+        ),
+        CommandHelp(
+          ["replay"], "replay [--data-dir DIR] [--day N] [--receipt N]",
+          "print a day's receipts (sales and returns) exactly\nas printed at the time, then its Z report (X report\nif still open)"
+        ),
+      ]
+    ),
+    (
+      "Scripting",
+      [
+        CommandHelp(
+          ["batch", "-"], "batch [--keep-going]",
+          "read commands from standard input, one per line\n(`-` for short); stops at the first line that is\nrefused unless --keep-going"
+        ),
+        CommandHelp(["--json"], "--json", "print each reply's JSON instead of text"),
+        CommandHelp(["help"], "help [COMMAND]", "this help, or one command's"),
+        CommandHelp(["--version", "version"], "--version", "print register-cli's version"),
+      ]
+    ),
+  ]
+
+  /// Every command word the parser knows, with its entries.
+  static func entries(for name: String) -> [CommandHelp] {
+    sections.flatMap(\.commands).filter { $0.names.contains(name) }
+  }
+
+  /// The usage lines of one command, for a usage error or `help COMMAND`.
+  static func usage(of name: String) -> String? {
+    let found = entries(for: name)
+    guard !found.isEmpty else { return nil }
+    var out = "usage:\n"
+    for entry in found {
+      out += "  register-cli \(entry.synopsis)\n"
+      for line in entry.about.split(separator: "\n") { out += "      \(line)\n" }
+    }
+    return out
+  }
+
+  /// The command word closest to `name` when it is a likely typo (small edit distance).
+  static func suggestion(for name: String) -> String? {
+    let names = Set(sections.flatMap(\.commands).flatMap(\.names).filter { !$0.hasPrefix("-") })
+    let scored = names.map { ($0, editDistance(name.lowercased(), $0)) }
+    guard
+      let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }),
+      best.1 <= (best.0.count <= 4 ? 1 : 2)
+    else { return nil }
+    return best.0
+  }
+
+  /// Edit distance counting insertions, deletions, substitutions and swaps of two neighbours
+  /// (optimal string alignment): `shwo` is one edit from `show`.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { table[i][0] = i }
+    for j in 0...b.count { table[0][j] = j }
+    for i in 1...a.count {
+      for j in 1...b.count {
+        let cost = a[i - 1] == b[j - 1] ? 0 : 1
+        var best = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+          best = min(best, table[i - 2][j - 2] + 1)
+        }
+        table[i][j] = best
+      }
+    }
+    return table[a.count][b.count]
+  }
+
+  /// The full help text.
+  static var full: String {
+    var out = """
+      usage: register-cli [--socket PATH] [--json] COMMAND [ARGS]
+
+      Talks to registerd over its Unix socket (default: $REGISTER_SOCKET, else
+      $XDG_RUNTIME_DIR/registerd.sock, else /tmp/registerd-UID.sock). The global options
+      --socket PATH and --json may go anywhere on the command line.
+
+      """
+    for section in sections {
+      out += "\n\(section.title):\n"
+      out += section.commands.map(\.text).joined()
+      if section.title.hasPrefix("The journal") {
+        out += "  (DIR defaults to $REGISTER_DATA_DIR, else .registerd)\n"
+      }
+    }
+    out += """
+
+      Every change is sent with a fresh idempotency key; if the connection breaks before the
+      reply, register-cli reconnects and retries with the same key, so it happens once.
+
+      Exit status: 0 done, 1 the register refused (message on stderr), 2 usage error,
+      3 registerd cannot be reached.
+
+      """
+    return out
+  }
+}
