@@ -148,6 +148,31 @@ private let extremeCases: [ExtremeCase] = {
     }
   }
 
+  @Test(arguments: [
+    "pbkdf2-sha256$1000000000000000000$0707$0707", "pbkdf2-sha256$0$0707$0707",
+    "pbkdf2-sha256$-1$0707$0707", "pbkdf2-sha256$10000001$0707$0707",
+  ])
+  func aJournaledPINHashWithAnAbsurdIterationCountIsRefused(_ encoded: String) {
+    #expect(PINHash(encoded: encoded) == nil)
+  }
+
+  @Test func aJournalThatRepeatsALineNumberOrOverpaysDoesNotTrap() throws {
+    // Every view looks lines up by number; a repeated number is not followed. Tenders that a
+    // journal says add up past Int64 stop at the largest amount.
+    var register = try TestLane().register
+    let money = { (cents: Int64) in Money(minorUnits: cents, currency: .usd) }
+    let line = OrderLine(
+      line: 1, sku: "JEANS", name: "Jeans", quantity: 1, unitPrice: money(4999),
+      regularPrice: money(4999), taxClass: "standard", taxRate: .zero)
+    register.apply(.lineAdded(order: 1, line: line), at: testTime)
+    register.apply(.lineAdded(order: 1, line: line), at: testTime)
+    #expect(register.order.lines.count == 1)
+    let huge = Tender(type: .cash, amount: money(Money.maximumMinorUnits))
+    for _ in 0..<10_000 { register.apply(.tenderAdded(order: 1, tender: huge), at: testTime) }
+    #expect(register.order.paid == Int64.max)
+    #expect(register.orderJSON["balance_due"] == "0.00")
+  }
+
   @Test func applyNeverTrapsOnStockAJournalSays() throws {
     // apply cannot fail: stock that a (checksummed but hostile) journal pushes past Int64 is
     // clamped, not wrapped or trapped on.
