@@ -46,7 +46,8 @@ public struct PINHash: Sendable, Equatable {
     // The iteration count is bounded as the catalog's pin_hash_iterations is: a journal that
     // says 10^18 would otherwise stall every PIN check for ever.
     guard parts.count == 4, parts[0] == "pbkdf2-sha256", let iterations = Int(parts[1]),
-      (1...10_000_000).contains(iterations), let salt = Self.bytes(hex: parts[2]), let hash = Self.bytes(hex: parts[3])
+      (1...10_000_000).contains(iterations), let salt = Self.bytes(hex: parts[2]),
+      let hash = Self.bytes(hex: parts[3])
     else { return nil }
     self.init(salt: salt, iterations: iterations, hash: hash)
   }
