@@ -531,5 +531,6 @@ final class Server {
 
 /// Writes one line to standard error, prefixed with the program name.
 func log(_ message: String) {
-  writeStandardError("registerd: \(message)\n")
+  // Nothing that looks like a card number reaches the log, whatever the message quotes.
+  writeStandardError("registerd: \(CardNumberMask.mask(message))\n")
 }

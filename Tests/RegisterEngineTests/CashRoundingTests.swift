@@ -102,8 +102,9 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
   }
 
   @Test func aRoundedDownDueSettlesWithLessThanTheBalance() throws {
-    // 10.02 is due as 10.00 in cash: 10.00 completes the sale (rounding −0.02, no change), and
-    // 10.02 in cash would give 0.02 back.
+    // 10.02 is due as 10.00 in cash: 10.00 completes the sale (rounding −0.02, no change).
+    // 10.02 in cash is not a whole number of 0.05 steps: it is refused, rather than giving
+    // 0.02 back from a drawer that has no pennies.
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
     try lane.ok(#"{"op":"add","sku":"P2"}"#)
     let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
@@ -111,10 +112,10 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
     #expect(done["cash_rounding"] == "-0.02")
     #expect(done["change_due"] == "0.00")
     try lane.ok(#"{"op":"add","sku":"P2"}"#)
-    let exact = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.02"}"#)
-    #expect(exact["status"] == "completed")
-    #expect(exact["cash_rounding"] == "-0.02")
-    #expect(exact["change_due"] == "0.02")
+    let exact = try lane.send(#"{"op":"tender","type":"cash","amount":"10.02"}"#)
+    #expect(exact.errorCode == "invalid_amount")
+    #expect(exact["error"]?["message"]?.stringValue?.contains("steps of 0.05") == true)
+    #expect(lane.register.order.tenders.isEmpty)
   }
 
   @Test func taxIsAddedBeforeTheCashIsRounded() throws {

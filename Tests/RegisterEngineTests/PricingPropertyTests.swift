@@ -331,6 +331,8 @@ private func ok(_ lane: TestLane, _ context: String, _ line: String) throws -> J
     _ context: String
   ) throws -> JSONValue {
     let card = cardJSON()
+    // A store that rounds cash takes cash only in whole steps of its increment.
+    let step = increment ?? 1
     var balance = total
     var strategy = random.int(0...4)
     // A card cannot pay nothing; an order discounted to zero is settled in cash.
@@ -346,8 +348,8 @@ private func ok(_ lane: TestLane, _ context: String, _ line: String) throws -> J
     case 2, 4:
       // Cash that does not settle (below the balance and below what cash would settle).
       let limit = min(balance, cashDue(balance, increment: increment)) - 1
-      guard limit >= 1 else { break }
-      let part = random.int(1...limit)
+      guard limit >= step else { break }
+      let part = random.int(1...limit / step) * step
       let reply = try ok(
         lane, context, #"{"op":"tender","type":"cash","amount":"\#(decimal(part))"}"#)
       #expect(reply["status"] == "open", "\(context)")
@@ -373,7 +375,7 @@ private func ok(_ lane: TestLane, _ context: String, _ line: String) throws -> J
     } else {
       #expect(open["cash_due"] == nil, "\(context)")
     }
-    let extra = random.chance(30) ? 0 : random.int(0...5_000)
+    let extra = random.chance(30) ? 0 : random.int(0...5_000 / step) * step
     let done = try ok(
       lane, context, #"{"op":"tender","type":"cash","amount":"\#(decimal(due + extra))"}"#)
     let cashRounding = try done["cash_rounding"].map { try cents($0) } ?? 0

@@ -392,6 +392,9 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     try sellMixedOrder(lane.service)
     try lane.ok(#"{"op":"close_day"}"#)
     #expect(lane.register.day.number == 2)
+    // The new day's drawer starts with a float; without cash in it a cash refund is refused
+    // (insufficient_cash).
+    try lane.ok(#"{"op":"float","amount":"100.00"}"#)
 
     let request =
       #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":2},{"line":3,"qty":1}],"#

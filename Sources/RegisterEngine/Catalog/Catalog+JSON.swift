@@ -15,6 +15,8 @@ extension JSONFields {
   }
 
   /// A string member that must be non-empty printable text of at most `maxLength` characters.
+  /// Free text (names, reasons, notes, descriptions) is kept with card-number-like digits
+  /// masked, so that it is never journaled, stored or printed.
   mutating func text(
     _ key: String, required: Bool, maxLength: Int = 200, allowEmpty: Bool = false
   ) throws(JSONShapeError) -> String? {
@@ -23,7 +25,7 @@ extension JSONFields {
       return nil
     }
     try validateText(value, path: pathOf(key), maxLength: maxLength, allowEmpty: allowEmpty)
-    return value
+    return CardNumberMask.mask(value)
   }
 }
 

@@ -115,6 +115,9 @@ public struct JSONFields {
   /// True when the object has the member (even when it is `null`).
   public func has(_ key: String) -> Bool { object[key] != nil }
 
+  /// The raw member without marking it as read.
+  public func peek(_ key: String) -> JSONValue? { object[key] }
+
   /// The raw member, marking it as read. An explicit `null` is returned as `.null`, so that
   /// typed readers refuse it: a field is either absent or has a value of its type.
   public mutating func raw(_ key: String) -> JSONValue? {
@@ -122,14 +125,16 @@ public struct JSONFields {
     return object[key]
   }
 
-  /// A member that must be present.
+  /// A member that must be present. An integer must be in its field's range (`IntegerRanges`).
   public mutating func required<T: JSONDecodable>(
     _ key: String, as type: T.Type = T.self
   ) throws(JSONShapeError) -> T {
     guard let value = raw(key) else {
       throw JSONShapeError(path: joinPath(path, key), message: "is required")
     }
-    return try T(json: value, path: joinPath(path, key))
+    let decoded = try T(json: value, path: joinPath(path, key))
+    try IntegerRanges.check(decoded, key: key, path: joinPath(path, key))
+    return decoded
   }
 
   /// A member that may be absent or `null`.
@@ -137,7 +142,9 @@ public struct JSONFields {
     _ key: String, as type: T.Type = T.self
   ) throws(JSONShapeError) -> T? {
     guard let value = raw(key) else { return nil }
-    return try T(json: value, path: joinPath(path, key))
+    let decoded = try T(json: value, path: joinPath(path, key))
+    try IntegerRanges.check(decoded, key: key, path: joinPath(path, key))
+    return decoded
   }
 
   /// A nested object member, as its own reader.

@@ -47,8 +47,11 @@ public struct PINHash: Sendable, Equatable {
 
   init?(encoded: String) {
     let parts = encoded.split(separator: "$").map(String.init)
+    // The iteration count is bounded as the catalog's pin_hash_iterations is: a journal that
+    // says 10^18 would otherwise stall every PIN check for ever.
     guard parts.count == 4, parts[0] == "pbkdf2-sha256", let iterations = Int(parts[1]),
-      iterations > 0, let salt = Self.bytes(hex: parts[2]), let hash = Self.bytes(hex: parts[3])
+      (1...10_000_000).contains(iterations), let salt = Self.bytes(hex: parts[2]),
+      let hash = Self.bytes(hex: parts[3])
     else { return nil }
     self.init(salt: salt, iterations: iterations, hash: hash)
   }

@@ -201,7 +201,9 @@ public final class RegisterService {
   private func fail(group: Int, error: SystemError) {
     let message = error.description
     guard let checkpoint = checkpoints[group] else { return }
+    let live = register.keys
     register = checkpoint.register
+    register.keys.restoreOpenDay(register.day.number, from: live, upTo: checkpoint.sequence)
     journal?.rewind(toSum: checkpoint.sum, sequence: checkpoint.sequence)
     storageFailure = message
     onStorageFailure(message)
@@ -423,8 +425,12 @@ public final class RegisterService {
   /// Applies a request's events and queues them in the open group.
   private func stage(_ events: [Event], at time: Timestamp, approvedBy: String?) {
     if openRecords.isEmpty, let journal, checkpoints[openGroup] == nil {
+      // The checkpoint leaves out the open day's keys (restored from the live table on a
+      // rollback): sharing them would make the next keyed request copy every one of them.
+      var saved = register
+      saved.keys = register.keys.checkpointCopy(openDay: register.day.number)
       checkpoints[openGroup] = Checkpoint(
-        register: register, sum: journal.lastSum, sequence: journal.lastSequence)
+        register: saved, sum: journal.lastSum, sequence: journal.lastSequence)
     }
     record(events, at: time, key: nil, approvedBy: approvedBy, into: &openRecords)
   }

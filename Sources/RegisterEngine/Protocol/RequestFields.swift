@@ -14,16 +14,27 @@ struct RequestFields {
     RegisterError(.badRequest, "\(error.path) \(error.message)")
   }
 
+  /// The error for a field `key` that was refused: a number out of a quantity field's range is
+  /// `invalid_quantity`, anything else `bad_request`.
+  func refusal(_ error: JSONShapeError, key: String) -> RegisterError {
+    if IntegerRanges.quantityFields.contains(key), fields.has(key),
+      case .number? = fields.peek(key)
+    {
+      return RegisterError(.invalidQuantity, "\(error.path) \(error.message)")
+    }
+    return Self.shape(error)
+  }
+
   mutating func required<T: JSONDecodable>(_ key: String, as type: T.Type = T.self)
     throws(RegisterError) -> T
   {
-    do { return try fields.required(key, as: type) } catch { throw Self.shape(error) }
+    do { return try fields.required(key, as: type) } catch { throw refusal(error, key: key) }
   }
 
   mutating func optional<T: JSONDecodable>(_ key: String, as type: T.Type = T.self)
     throws(RegisterError) -> T?
   {
-    do { return try fields.optional(key, as: type) } catch { throw Self.shape(error) }
+    do { return try fields.optional(key, as: type) } catch { throw refusal(error, key: key) }
   }
 
   /// Free text (a reason, a note): non-blank, printable, at most `maxLength` characters.
@@ -45,10 +56,11 @@ struct RequestFields {
       throw RegisterError(
         .badRequest, "\(fields.pathOf(key)) must be a whole number, got \(value.typeName)")
     }
-    guard let quantity = Int64(text) else {
+    let range = IntegerRanges.range(of: key)
+    guard let quantity = Int64(text), range.contains(quantity) else {
       throw RegisterError(
         .invalidQuantity,
-        "\(fields.pathOf(key)) must be a whole number from 1 to \(Register.maximumQuantity), got \(text)"
+        "\(fields.pathOf(key)) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(text)"
       )
     }
     return quantity

@@ -52,79 +52,128 @@ public struct DayTotals: Sendable, Equatable {
   /// Cash paid out as refunds.
   public var cashRefunds: Int64 { refunds.first { $0.key == "cash" }?.amount ?? 0 }
   /// What the drawer should hold: float + cash taken − change given − cash refunds + paid in −
-  /// paid out.
+  /// paid out. (Every change to the totals is refused in `decide` unless `checkedExpectedCash`
+  /// still computes afterwards, so the wrapping operators here never wrap.)
   public var expectedCash: Int64 {
     float &+ cashTaken &- changeGiven &- cashRefunds &+ paidIn &- paidOut
   }
   public var netSales: Int64 { gross &- discounts }
 
-  mutating func addTax(_ line: TaxLine) {
+  /// `expectedCash`, `netSales` and `discounts` computed with checked arithmetic: throws when
+  /// any of them would not fit.
+  func checkDerived() throws(ArithmeticOverflow) {
+    var cash = try Checked.add(float, cashTaken)
+    cash = try Checked.subtract(cash, changeGiven)
+    cash = try Checked.subtract(cash, cashRefunds)
+    cash = try Checked.add(cash, paidIn)
+    _ = try Checked.subtract(cash, paidOut)
+    _ = try Checked.subtract(gross, try Checked.add(lineDiscounts, orderDiscounts))
+  }
+
+  /// Folds one event into the totals, with checked arithmetic (money never wraps). `order` and
+  /// `orderTotals` are the open order as the event finds it; `sale` and `refund` are what a
+  /// `sale_completed` or `return_completed` event completes. `Register.apply` uses this, and
+  /// `decide` runs it on a copy to refuse a change the day's totals could not hold.
+  mutating func apply(
+    _ event: Event, order: Order, orderTotals: OrderTotals, sale: CompletedSale? = nil,
+    refund: CompletedReturn? = nil
+  ) throws(ArithmeticOverflow) {
+    switch event {
+    case .lineVoided(let orderID, let number), .lineRemoved(let orderID, let number):
+      // Taking a rung-up line off counts as a line void in the day's report.
+      guard orderID == order.id, let line = order.lines.first(where: { $0.line == number }),
+        !line.voided
+      else { return }
+      voidedLines += 1
+      voidedLinesAmount = try Checked.add(
+        voidedLinesAmount, try Checked.multiply(line.chargedUnitPrice.minorUnits, line.quantity))
+    case .saleCompleted:
+      guard let sale else { return }
+      try record(sale)
+    case .orderVoided(let orderID, _, let reversed):
+      guard orderID == order.id else { return }
+      voidedOrders += 1
+      voidedOrdersAmount = try Checked.add(voidedOrdersAmount, orderTotals.total)
+      for tender in reversed {
+        try Self.add(tenderKey(tender), amount: tender.amount.minorUnits, to: &reversals)
+      }
+    case .returnCompleted:
+      guard let refund else { return }
+      try record(refund)
+    case .floatSet(let amount):
+      float = amount.minorUnits
+    case .paidIn(let amount, _):
+      paidInCount += 1
+      paidIn = try Checked.add(paidIn, amount.minorUnits)
+    case .paidOut(let amount, _):
+      paidOutCount += 1
+      paidOut = try Checked.add(paidOut, amount.minorUnits)
+    case .noSale:
+      noSales += 1
+    default:
+      return
+    }
+    try checkDerived()
+  }
+
+  mutating func addTax(_ line: TaxLine) throws(ArithmeticOverflow) {
     if let index = taxByClass.firstIndex(where: {
       $0.taxClass == line.taxClass && $0.rate == line.rate
     }) {
-      taxByClass[index].basis &+= line.basis
-      taxByClass[index].tax &+= line.tax
+      taxByClass[index].basis = try Checked.add(taxByClass[index].basis, line.basis)
+      taxByClass[index].tax = try Checked.add(taxByClass[index].tax, line.tax)
     } else {
       taxByClass.append(line)
     }
   }
 
-  mutating func addTender(_ key: String, amount: Int64, count: Int = 1) {
-    if let index = tenders.firstIndex(where: { $0.key == key }) {
-      tenders[index].count += count
-      tenders[index].amount &+= amount
-    } else {
-      tenders.append(TenderTotal(key: key, count: count, amount: amount))
-    }
-  }
-
-  mutating func record(_ sale: CompletedSale) {
+  mutating func record(_ sale: CompletedSale) throws(ArithmeticOverflow) {
     salesCount += 1
-    itemsSold &+= sale.totals.itemCount
-    gross &+= sale.totals.subtotal
-    lineDiscounts &+= sale.totals.lineDiscounts
-    orderDiscounts &+= sale.totals.orderDiscount
-    savings &+= sale.totals.savings
+    itemsSold = try Checked.add(itemsSold, sale.totals.itemCount)
+    gross = try Checked.add(gross, sale.totals.subtotal)
+    lineDiscounts = try Checked.add(lineDiscounts, sale.totals.lineDiscounts)
+    orderDiscounts = try Checked.add(orderDiscounts, sale.totals.orderDiscount)
+    savings = try Checked.add(savings, sale.totals.savings)
     for line in sale.order.activeLines {
       guard let override = line.override else { continue }
       overrides += 1
-      overrideReduction &+=
-        (line.unitPrice.minorUnits &- override.unitPrice.minorUnits) &* line.quantity
+      let reduction = try Checked.multiply(
+        try Checked.subtract(line.unitPrice.minorUnits, override.unitPrice.minorUnits),
+        line.quantity)
+      overrideReduction = try Checked.add(overrideReduction, reduction)
     }
-    for line in sale.totals.taxLines { addTax(line) }
-    tax &+= sale.totals.tax
-    total &+= sale.totals.total
-    cashRounding &+= sale.cashRounding.minorUnits
+    for line in sale.totals.taxLines { try addTax(line) }
+    tax = try Checked.add(tax, sale.totals.tax)
+    total = try Checked.add(total, sale.totals.total)
+    cashRounding = try Checked.add(cashRounding, sale.cashRounding.minorUnits)
     for tender in sale.order.tenders {
-      addTender(tenderKey(tender), amount: tender.amount.minorUnits)
+      try Self.add(tenderKey(tender), amount: tender.amount.minorUnits, to: &tenders)
     }
-    changeGiven &+= sale.change.minorUnits
+    changeGiven = try Checked.add(changeGiven, sale.change.minorUnits)
     firstReceipt = firstReceipt ?? sale.receiptNumber
     lastReceipt = sale.receiptNumber
   }
 
-  mutating func addReversal(_ key: String, amount: Int64) {
-    Self.add(key, amount: amount, to: &reversals)
-  }
-
-  static func add(_ key: String, amount: Int64, to list: inout [TenderTotal]) {
+  static func add(_ key: String, amount: Int64, to list: inout [TenderTotal])
+    throws(ArithmeticOverflow)
+  {
     if let index = list.firstIndex(where: { $0.key == key }) {
       list[index].count += 1
-      list[index].amount &+= amount
+      list[index].amount = try Checked.add(list[index].amount, amount)
     } else {
       list.append(TenderTotal(key: key, count: 1, amount: amount))
     }
   }
 
-  mutating func record(_ refund: CompletedReturn) {
+  mutating func record(_ refund: CompletedReturn) throws(ArithmeticOverflow) {
     returnsCount += 1
-    returnedItems &+= refund.itemCount
-    returnsNet &+= refund.net.minorUnits
-    returnsTax &+= refund.tax.minorUnits
-    returnsTotal &+= refund.total.minorUnits
-    refundCashRounding &+= refund.cashRounding.minorUnits
+    returnedItems = try Checked.add(returnedItems, refund.itemCount)
+    returnsNet = try Checked.add(returnsNet, refund.net.minorUnits)
+    returnsTax = try Checked.add(returnsTax, refund.tax.minorUnits)
+    returnsTotal = try Checked.add(returnsTotal, refund.total.minorUnits)
+    refundCashRounding = try Checked.add(refundCashRounding, refund.cashRounding.minorUnits)
     for tender in refund.refunds {
-      Self.add(tenderKey(tender), amount: tender.amount.minorUnits, to: &refunds)
+      try Self.add(tenderKey(tender), amount: tender.amount.minorUnits, to: &refunds)
     }
     firstReceipt = firstReceipt ?? refund.receiptNumber
     lastReceipt = refund.receiptNumber

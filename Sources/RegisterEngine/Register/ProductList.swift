@@ -34,6 +34,9 @@ public struct ProductList: Sendable, Equatable {
   /// Changes a tracked product's stock by `delta` (untracked products are left alone).
   mutating func adjustStock(sku: String, by delta: Int64) {
     guard let position = index[sku], let stock = all[position].stock else { return }
-    all[position].stock = stock &+ delta
+    // `decide` keeps stock within range; a journal that says otherwise is clamped rather than
+    // allowed to wrap or trap.
+    let (sum, overflow) = stock.addingReportingOverflow(delta)
+    all[position].stock = overflow ? (delta < 0 ? Int64.min : Int64.max) : sum
   }
 }

@@ -12,9 +12,19 @@ extension Register {
   public func decision(
     _ command: Command, context: CommandContext
   ) throws(RegisterError) -> (events: [Event], approvedBy: String?) {
-    let authorization = try authorize(command, context: context)
+    var authorization = try authorize(command, context: context)
     do {
       let events = try decideEvents(command, context: context)
+      guard !events.isEmpty else { return (authorization.events, authorization.approvedBy) }
+      let after = try checkOutcome(of: events)
+      let drawer = try checkDayTotals(of: events, orderAfter: after)
+      // Rules judged on the state after the change: the discount limit (whatever mix of line,
+      // order discounts and overrides got there) and the cash in the drawer.
+      if authorization.approvedBy == nil,
+        let rule = managerRule(for: command, events: events, orderAfter: after, drawer: drawer)
+      {
+        authorization = try approve(rule.reason, refusal: rule.refusal, context: context)
+      }
       return (authorization.events + events, authorization.approvedBy)
     } catch {
       // The approval's PIN was right even if the request is refused: its reset still counts.
@@ -99,20 +109,23 @@ extension Register {
         .dayClosed(day: day.number, countedCash: counted, journalHead: context.journalHead)
       ]
     }
-    try checkOutcome(of: events)
     return events
   }
 
   /// Applies `events` to a copy of the open order and makes sure the result can be totalled
   /// (no overflow) and no discount exceeds what it applies to, so that `apply` never meets an
-  /// order it cannot total. Only the order is copied: this runs on every request.
-  func checkOutcome(of events: [Event]) throws(RegisterError) {
+  /// order it cannot total. Only the order is copied: this runs on every request. Returns the
+  /// order and its totals after the events (the current ones when they do not change it).
+  @discardableResult
+  func checkOutcome(of events: [Event]) throws(RegisterError) -> (
+    order: Order, totals: OrderTotals
+  ) {
     var copy = order
     var changed = false
     for event in events where copy.apply(event, at: Timestamp(epochMilliseconds: 0)) {
       changed = true
     }
-    guard changed else { return }
+    guard changed else { return (order, totals) }
     let totals: OrderTotals
     do {
       totals = try OrderTotals.compute(copy, tax: store.tax)
@@ -140,6 +153,46 @@ extension Register {
         )
       }
     }
+    return (copy, totals)
+  }
+
+  /// Runs `events` through a copy of the day's totals exactly as `apply` will, and refuses
+  /// (`invalid_amount`) a change the totals could not hold: money never wraps. Returns the
+  /// day's totals after the events.
+  func checkDayTotals(
+    of events: [Event], orderAfter after: (order: Order, totals: OrderTotals)
+  ) throws(RegisterError) -> DayTotals {
+    var projected = day.totals
+    var current = order
+    do {
+      for event in events {
+        var sale: CompletedSale?
+        var refund: CompletedReturn?
+        switch event {
+        case .saleCompleted(_, let receipt, let rounding, let change):
+          sale = CompletedSale(
+            receiptNumber: receipt, day: day.number, at: Timestamp(epochMilliseconds: 0),
+            order: after.order, totals: after.totals, cashRounding: rounding, change: change,
+            header: ReceiptHeader(store: store), currency: store.currency, operatorName: nil,
+            customer: nil)
+        case .returnCompleted(let event):
+          refund = CompletedReturn(
+            receiptNumber: event.receipt, originalReceipt: event.original, day: day.number,
+            at: Timestamp(epochMilliseconds: 0), lines: event.lines, refunds: event.refunds,
+            cashRounding: event.cashRounding, reason: event.reason,
+            header: ReceiptHeader(store: store), currency: store.currency, operatorName: nil,
+            customer: nil)
+        default:
+          break
+        }
+        try projected.apply(
+          event, order: current, orderTotals: totals, sale: sale, refund: refund)
+        _ = current.apply(event, at: Timestamp(epochMilliseconds: 0))
+      }
+    } catch {
+      throw RegisterError.overflow("the day's totals")
+    }
+    return projected
   }
 
   func activeLine(_ number: Int) throws(RegisterError) -> OrderLine {
@@ -194,8 +247,13 @@ extension Register {
     var unit = product.unitPrice.minorUnits
     var regular = product.price.minorUnits
     for option in chosen {
-      unit += option.priceDelta.minorUnits
-      regular += option.priceDelta.minorUnits
+      // A catalog may list any number of option groups; their sum is checked, not trusted.
+      do {
+        unit = try Checked.add(unit, option.priceDelta.minorUnits)
+        regular = try Checked.add(regular, option.priceDelta.minorUnits)
+      } catch {
+        throw RegisterError.overflow("those options")
+      }
     }
     guard unit >= 0 else {
       throw RegisterError(.invalidOption, "those options would make the price negative")
@@ -306,6 +364,7 @@ extension Register {
         throw RegisterError(.badRequest, "a cash tender takes no card")
       }
       let due = try cashDue(balance)
+      try checkCashStep(amount, what: "a cash tender", due: due)
       guard amount.minorUnits > 0 || due == 0 else {
         throw RegisterError(.invalidAmount, "a tender amount must be greater than zero")
       }
@@ -359,6 +418,20 @@ extension Register {
       }
     }
     return events
+  }
+
+  /// In a store that rounds cash (no pennies in the drawer), refuses an amount of cash that is
+  /// not a whole number of the increment: such cash cannot be handed over, and change worked
+  /// out from it would not be either. `due` (what is due in cash) goes into the message.
+  func checkCashStep(_ amount: Money, what: String, due: Int64? = nil) throws(RegisterError) {
+    guard let increment = store.cashRounding?.minorUnits, increment > 0,
+      amount.minorUnits % increment != 0
+    else { return }
+    let dueText = due.map { "; the cash due is \(money($0).decimalString)" } ?? ""
+    throw RegisterError(
+      .invalidAmount,
+      "this store handles cash in steps of \(money(increment).decimalString): \(what) of \(amount.decimalString) is not a multiple of \(money(increment).decimalString)\(dueText)"
+    )
   }
 
   /// What settles `balance` in cash: the balance rounded half up to the store's cash increment.

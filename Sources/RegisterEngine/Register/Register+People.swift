@@ -43,10 +43,20 @@ extension Register {
     }
     guard let reason = managerNeeded(for: command, by: current) else { return Authorization() }
     if current.role == .manager { return Authorization(approvedBy: current.id) }
+    return try managerApproval(
+      context: context, refusal: .approvalRequired, needs: "\(reason) needs a manager",
+      reason: reason)
+  }
+
+  /// The manager's approval sent with the request (`approve: {operator, pin}`), checked: who
+  /// approved, and the `pin_accepted` that resets their count of wrong PINs. Without one, the
+  /// request is refused with `refusal`, saying `needs`.
+  func managerApproval(
+    context: CommandContext, refusal: ErrorCode, needs: String, reason: String
+  ) throws(RegisterError) -> Authorization {
     guard let approval = context.approval else {
       throw RegisterError(
-        .approvalRequired,
-        "\(reason) needs a manager: sign in as a manager, or send approve: {operator, pin}")
+        refusal, "\(needs): sign in as a manager, or send approve: {operator, pin}")
     }
     let manager = try operatorNamed(approval.operatorID)
     guard manager.role == .manager else {
@@ -71,24 +81,6 @@ extension Register {
     case .operatorAdd, .operatorRemove, .operatorUnlock: return "managing operators"
     case .operatorSetPIN(let id, _):
       return id == current.id ? nil : "setting another operator's PIN"
-    case .discount(let line, let value, _):
-      guard let limit = store.discountApprovalLimit, let value else { return nil }
-      switch value {
-      case .percent(let percent):
-        return percent > limit ? "a discount over \(limit.decimalString)%" : nil
-      case .amount(let amount):
-        // Compare with what the discount applies to: the line, or the order.
-        let base: Int64
-        if let line, let found = totals.lines.first(where: { $0.line == line }) {
-          base = found.gross
-        } else {
-          base = totals.subtotal - totals.lineDiscounts
-        }
-        let over =
-          Int128(amount.minorUnits) * 100 * Int128(Percent.unit)
-          > Int128(limit.millionths) * Int128(base)
-        return over ? "a discount over \(limit.decimalString)%" : nil
-      }
     default: return nil
     }
   }

@@ -102,7 +102,9 @@ extension Register {
       // equals the rounded total of the exact shares), so several small returns never pay out
       // more, or less, than one return of everything would.
       let exactBefore = state.cash
-      let cash = try cashDue(exactBefore + remaining) - cashDue(exactBefore)
+      let (exactAfter, overflow) = exactBefore.addingReportingOverflow(remaining)
+      guard !overflow else { throw RegisterError.overflow("the refund") }
+      let cash = try cashDue(exactAfter) - cashDue(exactBefore)
       rounding = cash - remaining
       if cash > 0 { refunds.append(Tender(type: .cash, amount: money(cash))) }
     }

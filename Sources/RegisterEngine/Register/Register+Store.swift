@@ -42,10 +42,18 @@ extension Register {
         throw RegisterError(
           .invalidProduct, "\(sku) does not track stock; set its stock with product_update first")
       }
-      guard delta != 0, abs(delta) <= 1_000_000_000 else {
-        throw RegisterError(.invalidQuantity, "delta must be a whole number, not 0")
+      let limit = IntegerRanges.maximumStock
+      // The decoder keeps delta within ±limit; checked here too, because a trap is never the
+      // answer to a number a client chose.
+      guard delta != 0, (-limit...limit).contains(delta) else {
+        throw RegisterError(
+          .invalidQuantity, "delta must be a whole number from -\(limit) to \(limit), not 0")
       }
-      let after = stock + delta
+      let (after, overflow) = stock.addingReportingOverflow(delta)
+      guard !overflow, after <= limit else {
+        throw RegisterError(
+          .invalidQuantity, "\(sku) has \(stock) in stock; it cannot go above \(limit)")
+      }
       guard after >= 0 else {
         throw RegisterError(.outOfStock, "\(sku) has \(stock) in stock; it cannot go below 0")
       }
@@ -56,16 +64,19 @@ extension Register {
       }
       return [.stockAdjusted(sku: sku, delta: delta, reason: reason)]
     case .setFloat(let amount):
+      try checkCashStep(amount, what: "a float")
       return [.floatSet(amount: amount)]
     case .paidIn(let amount, let reason):
       guard amount.minorUnits > 0 else {
         throw RegisterError(.invalidAmount, "a paid-in amount must be more than 0")
       }
+      try checkCashStep(amount, what: "a paid-in")
       return [.paidIn(amount: amount, reason: reason)]
     case .paidOut(let amount, let reason):
       guard amount.minorUnits > 0 else {
         throw RegisterError(.invalidAmount, "a paid-out amount must be more than 0")
       }
+      try checkCashStep(amount, what: "a paid-out")
       return [.paidOut(amount: amount, reason: reason)]
     case .noSale(let reason):
       return [.noSale(reason: reason)]

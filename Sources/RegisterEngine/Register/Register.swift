@@ -29,7 +29,7 @@ public struct Register: Sendable {
   /// Per sale receipt: what has been refunded so far, to each card and in cash.
   public internal(set) var refunded: [Int: RefundState]
   /// Idempotency keys of the current and the previous business day.
-  public internal(set) var keys: [String: StoredKey]
+  public internal(set) var keys: KeyTable
   /// Operators in the order they were added.
   public internal(set) var operators: [Operator]
   /// Who is signed in at the register.
@@ -59,7 +59,7 @@ public struct Register: Sendable {
     returns = ReceiptBook()
     returnedQuantities = [:]
     refunded = [:]
-    keys = [:]
+    keys = KeyTable()
     operators = []
     customers = []
     nextCustomerNumber = 1
@@ -102,32 +102,16 @@ public struct Register: Sendable {
       importCatalog(list)
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
       .lineVoided, .customerAttached:
-      if case .lineVoided(let orderID, let number) = event, orderID == order.id,
-        let line = order.lines.first(where: { $0.line == number }), !line.voided
-      {
-        day.totals.voidedLines += 1
-        day.totals.voidedLinesAmount &+= line.chargedUnitPrice.minorUnits &* line.quantity
-      }
-      if case .lineRemoved(let orderID, let number) = event, orderID == order.id,
-        let line = order.lines.first(where: { $0.line == number }), !line.voided
-      {
-        // Taking a rung-up line off counts as a line void in the day's report.
-        day.totals.voidedLines += 1
-        day.totals.voidedLinesAmount &+= line.chargedUnitPrice.minorUnits &* line.quantity
-      }
+      recordInDayTotals(event)
       guard order.apply(event, at: time) else { return }
       if day.openedAt == nil { day.openedAt = time }
     case .saleCompleted(let orderID, let receipt, let rounding, let change):
       guard orderID == order.id else { return }
       completeSale(
         receipt: receipt, rounding: rounding, change: change, at: time, operatorID: operatorID)
-    case .orderVoided(let orderID, _, let reversed):
+    case .orderVoided(let orderID, _, _):
       guard orderID == order.id else { return }
-      day.totals.voidedOrders += 1
-      day.totals.voidedOrdersAmount &+= totals.total
-      for tender in reversed {
-        day.totals.addReversal(day.totals.tenderKey(tender), amount: tender.amount.minorUnits)
-      }
+      recordInDayTotals(event)
       if day.openedAt == nil { day.openedAt = time }
       openNextOrder()
     case .orderParked(let orderID, let note):
@@ -157,23 +141,17 @@ public struct Register: Sendable {
       products.remove(sku: sku)
     case .stockAdjusted(let sku, let delta, _):
       products.adjustStock(sku: sku, by: delta)
-    case .floatSet(let amount):
-      day.totals.float = amount.minorUnits
+    case .floatSet:
+      recordInDayTotals(event)
       if day.openedAt == nil { day.openedAt = time }
-    case .paidIn(let amount, _):
-      day.totals.paidInCount += 1
-      day.totals.paidIn &+= amount.minorUnits
-    case .paidOut(let amount, _):
-      day.totals.paidOutCount += 1
-      day.totals.paidOut &+= amount.minorUnits
-    case .noSale:
-      day.totals.noSales += 1
+    case .paidIn, .paidOut, .noSale:
+      recordInDayTotals(event)
     case .receiptEmailed:
       break
     case .dayClosed(let number, let counted, let head):
       guard number == day.number else { return }
       // Keys are remembered for the day they were used and the day after.
-      keys = keys.filter { $0.value.day >= number }
+      keys.expire(before: number)
       closedDays[number] = ClosedDay(
         number: number, openedAt: day.openedAt, closedAt: time, totals: day.totals,
         countedCash: counted, sequence: lastSequence, journalHead: head,
@@ -215,7 +193,22 @@ public struct Register: Sendable {
     state.cash &-= event.cashRounding.minorUnits
     refunded[event.original] = state
     if day.openedAt == nil { day.openedAt = time }
-    day.totals.record(refund)
+    recordInDayTotals(.returnCompleted(event), refund: refund)
+  }
+
+  /// Folds `event` into the day's totals. `decide` has refused any change the totals could
+  /// not hold; should a journal that passed its checksums say otherwise, the totals are left as
+  /// they were rather than wrapped or trapped on.
+  private mutating func recordInDayTotals(
+    _ event: Event, sale: CompletedSale? = nil, refund: CompletedReturn? = nil
+  ) {
+    var updated = day.totals
+    do {
+      try updated.apply(event, order: order, orderTotals: totals, sale: sale, refund: refund)
+      day.totals = updated
+    } catch {
+      return
+    }
   }
 
   /// Takes a new product list from the catalog file. A product's stock is kept as the register
@@ -290,7 +283,9 @@ public struct Register: Sendable {
       if signedIn == id { signedIn = nil }
     case .customerAdded(let customer):
       customers.append(customer)
-      if let number = Int(customer.id.dropFirst()), customer.id.hasPrefix("C") {
+      if let number = Int(customer.id.dropFirst()), customer.id.hasPrefix("C"),
+        number < IntegerRanges.maximumCounter
+      {
         nextCustomerNumber = max(nextCustomerNumber, number + 1)
       }
     default:
@@ -323,7 +318,10 @@ public struct Register: Sendable {
       products.adjustStock(sku: line.sku, by: -line.quantity)
     }
     if day.openedAt == nil { day.openedAt = time }
-    day.totals.record(sale)
+    recordInDayTotals(
+      .saleCompleted(
+        order: order.id, receipt: receipt, cashRounding: rounding, change: change),
+      sale: sale)
     openNextOrder()
   }
 
@@ -338,7 +336,10 @@ public struct Register: Sendable {
 
   /// Remembers an idempotency key with the reply its request got.
   public mutating func remember(_ key: KeyRecord) {
-    keys[key.key] = StoredKey(fingerprint: key.fingerprint, reply: key.reply, day: day.number)
+    keys.insert(
+      key.key,
+      StoredKey(
+        fingerprint: key.fingerprint, reply: key.reply, day: day.number, sequence: lastSequence))
   }
 
   /// Money in the store currency.
@@ -357,5 +358,63 @@ public struct RefundState: Sendable, Equatable {
 public struct StoredKey: Sendable, Equatable {
   public var fingerprint: String
   public var reply: JSONValue
+  /// The business day the key was used in.
   public var day: Int
+  /// The journal sequence number of the request's last record.
+  public var sequence: Int64 = 0
+}
+
+/// The idempotency keys the register remembers, grouped by the business day they were used in.
+///
+/// A key is found in O(1) (one hash lookup per day held, and at most two days are held). Keys
+/// expire when the day after the one they were used in is closed (`expire(before:)`, driven by
+/// the journaled `day_closed`, so a replay expires exactly the same keys), and an expired day's
+/// keys are dropped from memory as a whole.
+///
+/// Grouping by day also keeps keyed requests cheap while changes wait to be made durable: the
+/// service's rollback checkpoint shares the closed days' keys and leaves out the open day's
+/// (`checkpointCopy(openDay:)`), so the open day's table is never shared and a new key is
+/// inserted in place instead of copying every key the day has seen.
+public struct KeyTable: Sendable, Equatable {
+  private var days: [Int: [String: StoredKey]] = [:]
+
+  public init() {}
+
+  /// The stored key, if it has not expired.
+  public subscript(key: String) -> StoredKey? {
+    for table in days.values {
+      if let stored = table[key] { return stored }
+    }
+    return nil
+  }
+
+  /// How many keys are held.
+  public var count: Int { days.values.reduce(0) { $0 + $1.count } }
+
+  /// The business days whose keys are held.
+  public var heldDays: [Int] { days.keys.sorted() }
+
+  mutating func insert(_ key: String, _ stored: StoredKey) {
+    days[stored.day, default: [:]][key] = stored
+  }
+
+  /// Forgets the keys of every day before `day`.
+  mutating func expire(before day: Int) {
+    for held in days.keys where held < day { days[held] = nil }
+  }
+
+  /// A copy for a rollback checkpoint: every day's keys but `openDay`'s, which the live table
+  /// goes on changing (see `restoreOpenDay`).
+  func checkpointCopy(openDay: Int) -> KeyTable {
+    var copy = self
+    copy.days[openDay] = nil
+    return copy
+  }
+
+  /// Puts back, into a checkpoint copy, the keys of `openDay` that `live` holds from records
+  /// up to `sequence`: the open day's keys as they were when the checkpoint was taken.
+  mutating func restoreOpenDay(_ openDay: Int, from live: KeyTable, upTo sequence: Int64) {
+    guard let table = live.days[openDay] else { return }
+    days[openDay] = table.filter { $0.value.sequence <= sequence }
+  }
 }

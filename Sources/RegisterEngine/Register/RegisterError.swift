@@ -56,6 +56,9 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
 
 /// An error a request can get: a stable code, a message for people that says what to send
 /// instead, and sometimes data (the current order in a `version_conflict`).
+///
+/// Messages quote what the client sent; anything in them that looks like a card number is
+/// masked (`CardNumberMask`) when the error is made and again when it is written out.
 public struct RegisterError: Error, Equatable, CustomStringConvertible {
   public var code: ErrorCode
   public var message: String
@@ -65,16 +68,19 @@ public struct RegisterError: Error, Equatable, CustomStringConvertible {
 
   public init(_ code: ErrorCode, _ message: String, data: JSONValue? = nil, events: [Event] = []) {
     self.code = code
-    self.message = message
+    self.message = CardNumberMask.mask(message)
     self.data = data
     self.events = events
   }
 
-  public var description: String { "\(code.rawValue): \(message)" }
+  public var description: String { "\(code.rawValue): \(CardNumberMask.mask(message))" }
 
   /// The `error` object of a reply.
   public var json: JSONValue {
-    .object(["code": .string(code.rawValue), "message": .string(message), "data": data])
+    .object([
+      "code": .string(code.rawValue), "message": .string(CardNumberMask.mask(message)),
+      "data": data,
+    ])
   }
 
   static func overflow(_ what: String = "the order") -> RegisterError {

@@ -45,9 +45,13 @@ public struct Order: Sendable, Equatable {
     return total
   }
 
-  /// The sum of the tenders.
+  /// The sum of the tenders. `decide` keeps it within the order's total; should a journal say
+  /// otherwise, it stops at the largest amount rather than wrap (so `total − paid` cannot trap).
   public var paid: Int64 {
-    tenders.reduce(0) { $0 &+ $1.amount.minorUnits }
+    tenders.reduce(0) { sum, tender in
+      let (next, overflow) = sum.addingReportingOverflow(tender.amount.minorUnits)
+      return overflow ? (tender.amount.minorUnits < 0 ? Int64.min : Int64.max) : next
+    }
   }
 }
 
@@ -58,6 +62,9 @@ extension Order {
   mutating func apply(_ event: Event, at time: Timestamp) -> Bool {
     switch event {
     case .lineAdded(let orderID, let line) where orderID == id:
+      // Line numbers are unique within an order (everything looks lines up by number); a
+      // journal that repeats one is not followed.
+      guard index(ofLine: line.line) == nil else { return false }
       lines.append(line)
       nextLine = max(nextLine, line.line + 1)
     case .lineRemoved(let orderID, let number) where orderID == id:

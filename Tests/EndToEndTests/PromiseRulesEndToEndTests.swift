@@ -1,0 +1,61 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+/// Issue 9, items 1 and 19 against the real daemon: numbers that used to kill it, and card
+/// numbers that used to be echoed and logged.
+@Suite("Extreme numbers and card numbers against the real daemon", .serialized)
+struct PromiseRulesEndToEndTests {
+  @Test("the stock_adjust that crashed registerd gets invalid_quantity and the daemon stays up")
+  func extremeDeltaDoesNotCrash() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    let lines = [
+      #"{"op":"stock_adjust","sku":"TEE-WHT-M","delta":-9223372036854775808,"reason":"x"}"#,
+      #"{"op":"stock_adjust","sku":"TEE-WHT-M","delta":9223372036854775807,"reason":"x"}"#,
+      #"{"op":"stock_adjust","sku":"TEE-WHT-M","delta":1e30,"reason":"x"}"#,
+      #"{"op":"add","sku":"TEE-WHT-M","qty":-9223372036854775808}"#,
+    ]
+    for line in lines {
+      let reply = try client.send(line)
+      #expect(reply.errorCode == "invalid_quantity", "\(line) → \(reply.serialized)")
+    }
+    for line in [
+      #"{"op":"remove","line":9223372036854775807}"#,
+      #"{"op":"subscribe","after":9223372036854775807}"#,
+    ] {
+      #expect(try client.send(line).errorCode == "bad_request", "\(line)")
+    }
+    let hello = try client.send(#"{"op":"hello"}"#)
+    #expect(hello.isOK)
+    let product = try client.send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?.first {
+      $0["sku"] == "TEE-WHT-M"
+    }
+    #expect(product?["stock"] == .int(40))
+    #expect(daemon.process.isRunning)
+  }
+
+  @Test("a card number is masked in replies and in the daemon's log")
+  func cardNumbersAreMaskedInRepliesAndLog() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    let reply = try client.send(#"{"op":"add","sku":"4242424242424242"}"#)
+    #expect(reply.errorCode == "unknown_sku")
+    #expect(reply["error"]?["message"]?.stringValue?.contains("****4242") == true)
+    #expect(!reply.serialized.contains("4242424242424242"))
+
+    // A catalog that cannot be read is logged with the reason, which quotes the file.
+    let bad = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)
+      .replacingOccurrences(of: #""currency": "USD""#, with: #""currency": "4242 4242 4242 4242""#)
+    try bad.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    kill(daemon.process.processIdentifier, SIGHUP)
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline && !daemon.log.contains("currency") { usleep(20_000) }
+    let log = daemon.log
+    #expect(log.contains("****4242"), "\(log)")
+    #expect(!log.contains("4242 4242 4242 4242"), "\(log)")
+    #expect(try client.send(#"{"op":"hello"}"#).isOK)
+  }
+}
