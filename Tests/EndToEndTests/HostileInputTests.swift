@@ -62,13 +62,19 @@ struct HostileLine {
   init(_ text: String, label: String) { self.init(Array(text.utf8), label: label) }
 
   /// The line as printable text (shortened), for messages.
-  var shown: String {
-    let text = String(decoding: bytes.prefix(160), as: UTF8.self).unicodeScalars.map { scalar in
-      scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0xFFFD
+  var shown: String { Self.printable(bytes, limit: 160) }
+
+  /// Bytes as one printable line: control characters, line separators and bytes that are not
+  /// UTF-8 are written as `\x` escapes.
+  static func printable(_ bytes: [UInt8], limit: Int) -> String {
+    let text = String(decoding: bytes.prefix(limit), as: UTF8.self).unicodeScalars.map { scalar in
+      let special: Set<UInt32> = [0x7F, 0x85, 0x2028, 0x2029, 0xFFFD]
+      return scalar.value < 0x20 || special.contains(scalar.value)
         ? "\\x\(String(scalar.value, radix: 16))" : String(scalar)
     }.joined()
-    return bytes.count > 160 ? "\(text)… (\(bytes.count) bytes)" : text
+    return bytes.count > limit ? "\(text)… (\(bytes.count) bytes)" : text
   }
+
 }
 
 /// A step in a path to a member of a request template.
@@ -482,7 +488,7 @@ final class CorpusRunner: @unchecked Sendable {
   /// reply the rest is replayed one line at a time to name the culprit.
   func run(_ lines: [HostileLine], group: String) throws {
     guard !lines.isEmpty else { return }
-    client = try daemon.connect()
+    client = try freshClient()
     let sentinel = HostileLine(#"{"id":"end \#(group)","op":"hello"}"#, label: "sentinel")
     let all = lines + [sentinel]
     var payload: [UInt8] = []
@@ -526,6 +532,7 @@ final class CorpusRunner: @unchecked Sendable {
       // sending the rest one line at a time.
       shutdown(client.connection.fd, Int32(SHUT_RDWR))
       _ = writer.wait(timeout: .now() + 10)
+      settle()
       if !daemon.process.isRunning {
         fail(
           "\(group): the daemon died with lines \(index)... in flight (\(all[index].label)); "
@@ -545,15 +552,14 @@ final class CorpusRunner: @unchecked Sendable {
   /// One line at a time, each on a connection that is known to be good.
   private func runSerially(_ lines: [HostileLine], group: String) throws {
     for line in lines {
-      if !daemon.process.isRunning { try restart() }
-      client = try daemon.connect()
+      client = try freshClient()
       try? client.connection.send(bytes: line.bytes + [0x0A])
       linesSent += 1
       guard line.expectsReply else { continue }
       let text: String?
       do { text = try readReply() } catch { text = nil }
       guard let text else {
-        usleep(100_000)
+        settle()
         let state =
           daemon.process.isRunning
           ? "no reply (the daemon is still running)"
@@ -567,6 +573,20 @@ final class CorpusRunner: @unchecked Sendable {
         fail("\(group): \(line.label) `\(line.shown)`: \(problem)")
       }
     }
+  }
+
+  /// Waits (up to two seconds) for a daemon that closed a connection on us to be seen exiting.
+  private func settle() {
+    let deadline = Date().addingTimeInterval(2)
+    while daemon.process.isRunning && Date() < deadline { usleep(10_000) }
+  }
+
+  /// A new connection; a daemon that refuses it has died (or is dying): restart it first.
+  private func freshClient() throws -> Client {
+    if let client = try? daemon.connect() { return client }
+    settle()
+    if !daemon.process.isRunning { try restart() }
+    return try daemon.connect()
   }
 
   private func logTail() -> String {
@@ -778,11 +798,11 @@ struct HostileInputTests {
             } else if opsOnAnEmptyOrder.contains(op) {
               lines.append(HostileLine(orderReset[0], label: "reset"))
             }
-            let shown = String(decoding: value.prefix(40), as: UTF8.self)
+            let shown = HostileLine.printable(value, limit: 40)
             lines.append(
               builder.line(
                 template: template, id: field != "id", path: path, raw: value,
-                label: "\(op).\(field)=\(shown)\(value.count > 40 ? "…" : "")"))
+                label: "\(op).\(field)=\(shown)"))
           }
           var again = HostileLine(signIn, label: "sign in again")
           again.mustSucceed = true
