@@ -540,4 +540,57 @@ private let extremeCases: [ExtremeCase] = {
     #expect(
       String(decoding: lane.storage.bytes, as: UTF8.self).contains("invoice 4242424242424241"))
   }
+
+  /// Identifiers are stored and shown as they are, so one that looks like a card number is
+  /// refused rather than masked: SKUs (catalog file and protocol), operator ids, keys.
+  @Test(arguments: [
+    #"{"op":"product_add","product":{"sku":"4242424242424242","name":"N","description":"","category":"C","price":"1.00"}}"#,
+    #"{"op":"operator_add","operator_id":"4242-4242-4242-4242","name":"N","role":"manager","pin":"1234"}"#,
+    #"{"op":"add","sku":"TEE","key":"5555555555554444"}"#,
+  ])
+  func anIdentifierThatLooksLikeACardNumberIsRefused(_ request: String) throws {
+    let lane = try JournalLane()
+    let before = lane.storage.bytes
+    let reply = try lane.send(request)
+    #expect(reply["ok"] == .bool(false))
+    #expect(!reply.serialized.contains("4242424242424242"))
+    #expect(!reply.serialized.contains("5555555555554444"))
+    #expect(lane.storage.bytes == before, "nothing journaled")
+  }
+
+  @Test func aCatalogFileWithACardNumberForASKUIsRefused() {
+    let text = testCatalogJSON.replacingOccurrences(
+      of: #""sku": "JEANS""#, with: #""sku": "4111111111111111""#)
+    #expect(throws: CatalogError.self) {
+      try CatalogFile.parse(Array(text.utf8), file: "t")
+    }
+  }
+
+  @Test func colorsAndAddressLinesAreMasked() throws {
+    let text = testCatalogJSON.replacingOccurrences(
+      of: #""price": "49.99"}"#, with: #""price": "49.99", "colors": ["4242 4242 4242 4242"]}"#
+    ).replacingOccurrences(of: #""1 Main St""#, with: #""Suite 5555555555554444""#)
+    let catalog = try CatalogFile.parse(Array(text.utf8), file: "t")
+    #expect(catalog.products.first { $0.sku == "JEANS" }?.colors == ["****4242"])
+    #expect(catalog.store.address.first == "Suite ****4444")
+  }
+
+  /// Option groups and choices are bounded (a hostile product cannot ask for quadratic work or
+  /// sum price deltas past Int64).
+  @Test func optionGroupsAndChoicesAreBounded() throws {
+    let choices = (0..<65).map { #"{"name":"c\#($0)"}"# }.joined(separator: ",")
+    let tooMany =
+      #"{"sku":"OPT","name":"N","description":"","category":"C","price":"1.00","options":[{"group":"g","choices":[\#(choices)]}]}"#
+    let lane = try JournalLane()
+    #expect(
+      try lane.send(#"{"op":"product_add","product":\#(tooMany)}"#).errorCode == "invalid_product")
+    let groups = (0..<17).map { index in
+      #"{"group":"g\#(index)","required":true,"choices":[{"name":"a","price_delta":"-9999999999999.99"}]}"#
+    }.joined(separator: ",")
+    let product =
+      #"{"sku":"OPT","name":"N","description":"","category":"C","price":"1.00","options":[\#(groups)]}"#
+    let reply = try lane.send(#"{"op":"product_add","product":\#(product)}"#)
+    #expect(reply.errorCode == "invalid_product")
+    #expect(reply["error"]?["message"]?.stringValue?.contains("at most 16") == true)
+  }
 }

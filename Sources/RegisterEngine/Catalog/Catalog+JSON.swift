@@ -92,12 +92,17 @@ extension Percent {
 
 private let skuCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
 
-/// Checks a SKU: 1 to 32 letters, digits, '-', '_' or '.'.
+/// Checks a SKU: 1 to 32 letters, digits, '-', '_' or '.', and nothing that looks like a card
+/// number (an identifier is stored and printed as it is, so it cannot be masked).
 func validateSKU(_ sku: String, path: String) throws(JSONShapeError) {
   guard !sku.isEmpty, sku.count <= 32, sku.allSatisfy({ skuCharacters.contains($0) }) else {
     throw JSONShapeError(
       path: path,
       message: "\"\(sku)\" is not a valid SKU (1 to 32 letters, digits, '-', '_' or '.')")
+  }
+  guard !CardNumberMask.containsCardNumber(sku) else {
+    throw JSONShapeError(
+      path: path, message: "\(CardNumberMask.mask(sku)) looks like a card number, not a SKU")
   }
 }
 
@@ -119,6 +124,7 @@ extension StoreSettings {
     }
     for (index, line) in address.enumerated() {
       try validateText(line, path: indexPath(fields.pathOf("address"), index), maxLength: 80)
+      address[index] = CardNumberMask.mask(line)
     }
     let phone = try fields.text("phone", required: false, maxLength: 40)
     let code = try fields.required("currency", as: String.self)
@@ -296,9 +302,10 @@ extension Product {
       throw JSONShapeError(
         path: fields.pathOf("tax_class"), message: "\"\(taxClass)\" is not a tax class (\(known))")
     }
-    let colors = try fields.optional("colors", as: [String].self) ?? []
+    var colors = try fields.optional("colors", as: [String].self) ?? []
     for (index, color) in colors.enumerated() {
       try validateText(color, path: indexPath(fields.pathOf("colors"), index), maxLength: 40)
+      colors[index] = CardNumberMask.mask(color)
     }
     let image = try fields.text("image", required: false, maxLength: 500)
     var options: [OptionGroup] = []
@@ -307,6 +314,11 @@ extension Product {
         throw JSONShapeError(
           path: fields.pathOf("options"), message: "expected an array, got \(optionsValue.typeName)"
         )
+      }
+      guard groups.count <= Product.maximumOptionGroups else {
+        throw JSONShapeError(
+          path: fields.pathOf("options"),
+          message: "has \(groups.count) groups; at most \(Product.maximumOptionGroups)")
       }
       for (index, group) in groups.enumerated() {
         let groupPath = indexPath(fields.pathOf("options"), index)
@@ -321,7 +333,11 @@ extension Product {
     var cheapest = (salePrice ?? price).minorUnits
     for group in options {
       let lowest = group.choices.map(\.priceDelta.minorUnits).min() ?? 0
-      if group.required || lowest < 0 { cheapest += min(lowest, group.required ? lowest : 0) }
+      if group.required || lowest < 0 {
+        let (sum, overflow) = cheapest.addingReportingOverflow(
+          min(lowest, group.required ? lowest : 0))
+        cheapest = overflow ? -1 : sum
+      }
     }
     if cheapest < 0 {
       throw JSONShapeError(
@@ -363,6 +379,11 @@ extension OptionGroup {
     else {
       throw JSONShapeError(
         path: fields.pathOf("choices"), message: "is required: a non-empty array of choices")
+    }
+    guard items.count <= Product.maximumOptionChoices else {
+      throw JSONShapeError(
+        path: fields.pathOf("choices"),
+        message: "has \(items.count) choices; at most \(Product.maximumOptionChoices)")
     }
     var choices: [OptionChoice] = []
     for (index, item) in items.enumerated() {

@@ -28,6 +28,11 @@ public struct OptionGroup: Sendable, Equatable {
 
 /// A product the register sells.
 public struct Product: Sendable, Equatable {
+  /// The most option groups a product may have, and choices a group may have: enough for any
+  /// real product, and a bound on the work a hostile product can ask for.
+  public static let maximumOptionGroups = 16
+  public static let maximumOptionChoices = 64
+
   public var sku: String
   public var name: String
   public var description: String

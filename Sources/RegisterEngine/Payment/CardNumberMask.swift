@@ -7,6 +7,13 @@
 /// phone numbers, most SKUs) are left alone. Within a longer run of groups, any consecutive
 /// groups that form such a number are masked.
 public enum CardNumberMask {
+  /// True when `text` holds something that looks like a card number. Identifiers (SKUs,
+  /// operator ids, tax classes) that do are refused rather than masked: a masked identifier
+  /// would no longer name the same thing.
+  public static func containsCardNumber(_ text: String) -> Bool {
+    mask(text) != text
+  }
+
   /// `text` with every card-number-like run replaced by `****` and its last four digits.
   public static func mask(_ text: String) -> String {
     let scalars = Array(text.unicodeScalars)

@@ -283,6 +283,11 @@ public enum RequestDecoder {
       if let key, key.isEmpty || key.count > 200 {
         throw RegisterError(.badRequest, "key must be 1 to 200 characters")
       }
+      // A key is journaled with its reply and echoed in key_reused: it must not look like a
+      // card number (a masked key would no longer be the client's key).
+      if let key, CardNumberMask.containsCardNumber(key) {
+        throw RegisterError(.badRequest, "key must not look like a card number")
+      }
       let expectVersion = try fields.optional("expect_version", as: Int.self)
       var approval: Approval?
       if let value = fields.raw("approve") {
@@ -325,10 +330,18 @@ public enum RequestDecoder {
   /// The operator an operator_* op is about: `operator_id`, or `id` (which is then also the
   /// request id the reply echoes).
   private static func operatorID(_ fields: inout RequestFields) throws(RegisterError) -> String {
-    if let id = try fields.optional("operator_id", as: String.self) { return id }
-    guard case .string(let id)? = fields.raw("id") else {
+    let id: String
+    if let given = try fields.optional("operator_id", as: String.self) {
+      id = given
+    } else if case .string(let given)? = fields.raw("id") {
+      id = given
+    } else {
       throw RegisterError(
         .badRequest, "the operator's id is required: \"operator_id\" (or \"id\") as a string")
+    }
+    // An id is stored and shown as it is: one that looks like a card number is refused.
+    guard !CardNumberMask.containsCardNumber(id) else {
+      throw RegisterError(.badRequest, "an operator id must not look like a card number")
     }
     return id
   }
