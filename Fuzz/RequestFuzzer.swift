@@ -8,7 +8,7 @@ let fuzzCatalog = """
     "store": {
       "name": "Fuzz Lane", "address": ["1 Main St"], "currency": "USD",
       "tax": {"classes": {"standard": "7.5", "exempt": "0"}, "default_class": "standard"},
-      "receipt_footer": "Thanks", "cash_rounding": "0.05", "pin_hash_iterations": 1,
+      "receipt_footer": "Thanks", "cash_rounding": "0.05", "pin_hash_iterations": 1000,
       "discount_approval_limit": "20"
     },
     "products": [
@@ -19,17 +19,20 @@ let fuzzCatalog = """
       {"sku": "GIFT", "name": "Gift Card", "description": "", "category": "Gift",
        "price": "25.00", "tax_class": "exempt"},
       {"sku": "PRINT", "name": "Print", "description": "", "category": "Art", "price": "10.00",
-       "options": {"size": {"8x10": "0.00", "11x14": "5.00"}}}
+       "options": [{"group": "size", "required": true,
+                    "choices": [{"name": "8x10"}, {"name": "11x14", "price_delta": "5.00"}]}]}
     ]
   }
   """
 
 let fuzzStart = Timestamp(epochMilliseconds: 1_773_601_385_000, utcOffsetSeconds: -18_000)
 let fuzzRegister: Register = {
-  guard let catalog = try? CatalogFile.parse(Array(fuzzCatalog.utf8), file: "fuzz") else {
-    fatalError("the fuzz catalog does not load")
+  do {
+    return Register(
+      catalog: try CatalogFile.parse(Array(fuzzCatalog.utf8), file: "fuzz"), at: fuzzStart)
+  } catch {
+    fatalError("the fuzz catalog does not load: \(error)")
   }
-  return Register(catalog: catalog, at: fuzzStart)
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")

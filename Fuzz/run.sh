@@ -10,7 +10,7 @@ runs=${1:-1000000}
 shift || true
 out=.build/fuzz
 mkdir -p "$out/corpus"
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name RegisterFuzz \
+swiftc -O -swift-version 6 -sanitize=fuzzer,address -parse-as-library -module-name RegisterFuzz \
   $(find Sources/RegisterEngine -name '*.swift' | sort) Fuzz/RequestFuzzer.swift \
   -o "$out/request-fuzzer"
 # Seeds: every JSON request line in the protocol document, and hostile shapes.
@@ -18,5 +18,5 @@ grep -ho '{"op":[^`]*}' docs/PROTOCOL.md | sort -u | awk -v d="$out/corpus" '{ f
 printf '%s\n' '{"op":"stock_adjust","sku":"TEE","delta":-9223372036854775808,"reason":"x"}' > "$out/corpus/seed-int64"
 printf '%s\n' '{"op":"add","sku":"TEE","qty":3}' '{"op":"discount","line":1,"percent":"20"}' \
   '{"op":"discount","percent":"20"}' '{"op":"tender","type":"cash","amount":"100"}' > "$out/corpus/seed-sale"
-exec "$out/request-fuzzer" -runs="$runs" -max_len=4096 -timeout=10 -artifact_prefix="$out/" \
+SWIFT_BACKTRACE=enable=no exec "$out/request-fuzzer" -runs="$runs" -max_len=4096 -timeout=10 -artifact_prefix="$out/" \
   -print_final_stats=1 "$@" "$out/corpus"
