@@ -302,3 +302,28 @@ private let kwd = Currency(code: "KWD")
     #expect(Percent.zero < Percent.hundred)
   }
 }
+
+/// What `apply` and the renderers use where `decide` has already refused an overflow: a lying
+/// journal holds totals at the bound, never wraps them around to the other sign.
+@Suite struct SaturatingArithmeticTests {
+  @Test func addAndSubtractHoldAtTheBounds() {
+    #expect(Checked.saturatingAdd(.max, 1) == .max)
+    #expect(Checked.saturatingAdd(.min, -1) == .min)
+    #expect(Checked.saturatingAdd(40, 2) == 42)
+    #expect(Checked.saturatingSubtract(.min, 1) == .min)
+    #expect(Checked.saturatingSubtract(0, .min) == .max)
+    #expect(Checked.saturatingSubtract(50, 8) == 42)
+  }
+
+  @Test func multiplyHoldsAtTheBoundOfItsSign() {
+    #expect(Checked.saturatingMultiply(.max / 2, 3) == .max)
+    #expect(Checked.saturatingMultiply(.max / 2, -3) == .min)
+    #expect(Checked.saturatingMultiply(-(.max / 2), -3) == .max)
+    #expect(Checked.saturatingMultiply(6, 7) == 42)
+  }
+
+  @Test func sumsHoldAtTheBounds() {
+    #expect(Checked.saturatingSum([.max, .max, -1]) == .max - 1)
+    #expect(Checked.saturatingSum([1, 2, 3]) == 6)
+  }
+}

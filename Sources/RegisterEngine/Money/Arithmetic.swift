@@ -24,6 +24,34 @@ public enum Checked {
     return value
   }
 
+  /// `lhs + rhs`, held at the nearest bound instead of wrapping. For `apply`, which cannot
+  /// fail: `decide` has refused any change that would overflow, so only a journal that lies
+  /// (yet passes its checksums) can get here, and its totals must not turn negative.
+  public static func saturatingAdd(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+    let (value, overflow) = lhs.addingReportingOverflow(rhs)
+    guard overflow else { return value }
+    return rhs > 0 ? .max : .min
+  }
+
+  /// `lhs - rhs`, held at the nearest bound instead of wrapping (see `saturatingAdd`).
+  public static func saturatingSubtract(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+    let (value, overflow) = lhs.subtractingReportingOverflow(rhs)
+    guard overflow else { return value }
+    return rhs < 0 ? .max : .min
+  }
+
+  /// `lhs × rhs`, held at the nearest bound instead of wrapping (see `saturatingAdd`).
+  public static func saturatingMultiply(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+    let (value, overflow) = lhs.multipliedReportingOverflow(by: rhs)
+    guard overflow else { return value }
+    return (lhs < 0) == (rhs < 0) ? .max : .min
+  }
+
+  /// The sum of `values`, held at the nearest bound instead of wrapping (see `saturatingAdd`).
+  public static func saturatingSum(_ values: some Sequence<Int64>) -> Int64 {
+    values.reduce(0, saturatingAdd)
+  }
+
   /// The sum of `values`, checked.
   public static func sum(_ values: some Sequence<Int64>) throws(ArithmeticOverflow) -> Int64 {
     var total: Int64 = 0

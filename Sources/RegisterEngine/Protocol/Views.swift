@@ -48,7 +48,7 @@ extension Register {
   static func lineJSON(_ line: OrderLine, totals: LineTotals?, money: (Int64) -> JSONValue)
     -> JSONValue
   {
-    let gross = line.chargedUnitPrice.minorUnits &* line.quantity
+    let gross = Checked.saturatingMultiply(line.chargedUnitPrice.minorUnits, line.quantity)
     return .object([
       "line": .int(line.line),
       "sku": .string(line.sku),

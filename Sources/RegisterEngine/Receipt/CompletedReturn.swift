@@ -53,18 +53,20 @@ public struct CompletedReturn: Sendable, Equatable, Numbered {
 
   /// Σ net of the returned lines.
   public var net: Money {
-    Money(minorUnits: lines.reduce(0) { $0 &+ $1.net.minorUnits }, currency: currency)
+    Money(minorUnits: Checked.saturatingSum(lines.map(\.net.minorUnits)), currency: currency)
   }
   /// Σ tax of the returned lines.
   public var tax: Money {
-    Money(minorUnits: lines.reduce(0) { $0 &+ $1.tax.minorUnits }, currency: currency)
+    Money(minorUnits: Checked.saturatingSum(lines.map(\.tax.minorUnits)), currency: currency)
   }
   /// What the customer is owed: net plus tax (net alone when prices include tax).
   public var total: Money {
     header.taxIncluded
-      ? net : Money(minorUnits: net.minorUnits &+ tax.minorUnits, currency: currency)
+      ? net
+      : Money(
+        minorUnits: Checked.saturatingAdd(net.minorUnits, tax.minorUnits), currency: currency)
   }
-  public var itemCount: Int64 { lines.reduce(0) { $0 &+ $1.quantity } }
+  public var itemCount: Int64 { Checked.saturatingSum(lines.map(\.quantity)) }
 }
 
 extension ReceiptRenderer {
@@ -87,7 +89,10 @@ extension ReceiptRenderer {
     out.rule()
     for line in refund.lines {
       out.columns("\(line.quantity) x \(line.name)", money(-line.net.minorUnits))
-      if line.quantity > 1 || line.net.minorUnits != line.unitPrice.minorUnits &* line.quantity {
+      if line.quantity > 1
+        || line.net.minorUnits
+          != Checked.saturatingMultiply(line.unitPrice.minorUnits, line.quantity)
+      {
         out.line(
           "    @ \(line.unitPrice.decimalString), line \(line.line) of the sale", indent: "      ")
       }
@@ -96,7 +101,7 @@ extension ReceiptRenderer {
     out.columns("Subtotal", money(-refund.net.minorUnits))
     let classes = refund.lines.reduce(into: [(String, Percent, Int64)]()) { result, line in
       if let index = result.firstIndex(where: { $0.0 == line.taxClass && $0.1 == line.taxRate }) {
-        result[index].2 &+= line.tax.minorUnits
+        result[index].2 = Checked.saturatingAdd(result[index].2, line.tax.minorUnits)
       } else {
         result.append((line.taxClass, line.taxRate, line.tax.minorUnits))
       }

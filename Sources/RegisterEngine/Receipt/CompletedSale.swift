@@ -37,7 +37,8 @@ public struct CompletedSale: Sendable, Equatable {
 
   /// What the customer paid in the end: total plus the cash rounding.
   public var amountDue: Money {
-    Money(minorUnits: totals.total &+ cashRounding.minorUnits, currency: currency)
+    Money(
+      minorUnits: Checked.saturatingAdd(totals.total, cashRounding.minorUnits), currency: currency)
   }
 }
 

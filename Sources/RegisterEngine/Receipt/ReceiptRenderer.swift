@@ -72,7 +72,7 @@ public enum ReceiptRenderer {
     _ out: inout TextLayout, _ line: OrderLine, totals: LineTotals?,
     money: (Int64) -> String
   ) {
-    let gross = line.chargedUnitPrice.minorUnits &* line.quantity
+    let gross = Checked.saturatingMultiply(line.chargedUnitPrice.minorUnits, line.quantity)
     let label = "\(line.quantity) x \(line.name)"
     if line.voided {
       out.columns(label, "VOID")
@@ -94,7 +94,9 @@ public enum ReceiptRenderer {
         "    price override, was \(line.unitPrice.decimalString) (\(override.reason))",
         indent: "      ")
     } else if line.isOnSale {
-      let saving = (line.regularPrice.minorUnits &- line.unitPrice.minorUnits) &* line.quantity
+      let saving = Checked.saturatingMultiply(
+        Checked.saturatingSubtract(line.regularPrice.minorUnits, line.unitPrice.minorUnits),
+        line.quantity)
       out.line(
         "    sale, reg \(line.regularPrice.decimalString), save \(money(saving))", indent: "      ")
     }

@@ -126,7 +126,7 @@ public enum ReportRenderer {
     out.columns("  Expected cash", money(totals.expectedCash))
     if let counted = report.countedCash {
       out.columns("  Counted cash", counted.decimalString)
-      let overShort = counted.minorUnits &- totals.expectedCash
+      let overShort = Checked.saturatingSubtract(counted.minorUnits, totals.expectedCash)
       out.columns(overShort < 0 ? "  Short" : "  Over", money(overShort))
     }
     out.columns("  No-sale opens", String(totals.noSales))
@@ -204,7 +204,9 @@ public enum ReportRenderer {
       "drawer": totals.drawerJSON(currency: report.currency),
       "expected_cash": money(totals.expectedCash),
       "counted_cash": report.countedCash.map { $0.json },
-      "over_short": report.countedCash.map { money($0.minorUnits &- totals.expectedCash) },
+      "over_short": report.countedCash.map {
+        money(Checked.saturatingSubtract($0.minorUnits, totals.expectedCash))
+      },
       "journal_seq": report.sequence.map { .int($0) },
       "journal_head": report.journalHead?.json,
       "reprint": report.reprint ? .bool(true) : nil,

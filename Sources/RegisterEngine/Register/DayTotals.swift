@@ -45,7 +45,7 @@ public struct DayTotals: Sendable, Equatable {
 
   public init() {}
 
-  public var discounts: Int64 { lineDiscounts &+ orderDiscounts }
+  public var discounts: Int64 { Checked.saturatingAdd(lineDiscounts, orderDiscounts) }
 
   /// Cash taken in tenders of completed sales.
   public var cashTaken: Int64 { tenders.first { $0.key == "cash" }?.amount ?? 0 }
@@ -55,9 +55,12 @@ public struct DayTotals: Sendable, Equatable {
   /// paid out. (Every change to the totals is refused in `decide` unless `checkedExpectedCash`
   /// still computes afterwards, so the wrapping operators here never wrap.)
   public var expectedCash: Int64 {
-    float &+ cashTaken &- changeGiven &- cashRefunds &+ paidIn &- paidOut
+    Checked.saturatingSum([
+      float, cashTaken, Checked.saturatingSubtract(0, changeGiven),
+      Checked.saturatingSubtract(0, cashRefunds), paidIn, Checked.saturatingSubtract(0, paidOut),
+    ])
   }
-  public var netSales: Int64 { gross &- discounts }
+  public var netSales: Int64 { Checked.saturatingSubtract(gross, discounts) }
 
   /// `expectedCash`, `netSales` and `discounts` computed with checked arithmetic: throws when
   /// any of them would not fit.

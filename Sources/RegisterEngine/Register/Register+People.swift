@@ -241,7 +241,7 @@ extension Register {
     var spent: Int64 = 0
     var refunded: Int64 = 0
     for sale in receipts.values where sale.customer?.id == id {
-      spent &+= sale.amountDue.minorUnits
+      spent = Checked.saturatingAdd(spent, sale.amountDue.minorUnits)
       entries.append(
         (
           sale.receiptNumber,
@@ -253,8 +253,8 @@ extension Register {
         ))
     }
     for refund in returns.values where refund.customer?.id == id {
-      let amount = refund.refunds.reduce(Int64(0)) { $0 &+ $1.amount.minorUnits }
-      refunded &+= amount
+      let amount = Checked.saturatingSum(refund.refunds.map(\.amount.minorUnits))
+      refunded = Checked.saturatingAdd(refunded, amount)
       entries.append(
         (
           refund.receiptNumber,
@@ -270,7 +270,7 @@ extension Register {
       "customer": customer.json,
       "receipts": .array(entries.sorted { $0.0 < $1.0 }.map(\.1)),
       "spent": money(spent).json, "refunded": money(refunded).json,
-      "net": money(spent &- refunded).json,
+      "net": money(Checked.saturatingSubtract(spent, refunded)).json,
     ])
   }
 

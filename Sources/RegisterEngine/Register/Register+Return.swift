@@ -60,9 +60,14 @@ extension Register {
           unitPrice: line.chargedUnitPrice, net: money(net), tax: money(lineTax),
           taxClass: line.taxClass, taxRate: line.taxRate))
     }
-    var total = returned.reduce(Int64(0)) { $0 &+ $1.net.minorUnits }
-    if !sale.header.taxIncluded {
-      total &+= returned.reduce(Int64(0)) { $0 &+ $1.tax.minorUnits }
+    let total: Int64
+    do {
+      let net = try Checked.sum(returned.map(\.net.minorUnits))
+      total =
+        sale.header.taxIncluded
+        ? net : try Checked.add(net, Checked.sum(returned.map(\.tax.minorUnits)))
+    } catch {
+      throw RegisterError.overflow("the refund")
     }
     let (refunds, rounding) = try allocateRefund(total, to: sale, receipt: receipt)
     return .returnCompleted(
@@ -84,7 +89,7 @@ extension Register {
     for tender in sale.order.tenders {
       guard let card = tender.card else { continue }
       if let index = cards.firstIndex(where: { $0.0 == card }) {
-        cards[index].1 &+= tender.amount.minorUnits
+        cards[index].1 = Checked.saturatingAdd(cards[index].1, tender.amount.minorUnits)
       } else {
         cards.append((card, tender.amount.minorUnits))
       }

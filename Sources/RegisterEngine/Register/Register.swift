@@ -178,19 +178,20 @@ public struct Register: Sendable {
     nextReceiptNumber = max(nextReceiptNumber, event.receipt + 1)
     var quantities = returnedQuantities[event.original] ?? [:]
     for line in event.lines {
-      quantities[line.line, default: 0] &+= line.quantity
+      quantities[line.line] = Checked.saturatingAdd(quantities[line.line] ?? 0, line.quantity)
       products.adjustStock(sku: line.sku, by: line.quantity)
     }
     returnedQuantities[event.original] = quantities
     var state = refunded[event.original] ?? RefundState()
     for tender in event.refunds {
       if let card = tender.card {
-        state.cards[card, default: 0] &+= tender.amount.minorUnits
+        state.cards[card] = Checked.saturatingAdd(
+          state.cards[card] ?? 0, tender.amount.minorUnits)
       } else {
-        state.cash &+= tender.amount.minorUnits
+        state.cash = Checked.saturatingAdd(state.cash, tender.amount.minorUnits)
       }
     }
-    state.cash &-= event.cashRounding.minorUnits
+    state.cash = Checked.saturatingAdd(state.cash, -event.cashRounding.minorUnits)
     refunded[event.original] = state
     if day.openedAt == nil { day.openedAt = time }
     recordInDayTotals(.returnCompleted(event), refund: refund)

@@ -41,7 +41,7 @@ public struct OrderTotals: Sendable, Equatable {
 
   public init() {}
 
-  public var discountTotal: Int64 { lineDiscounts &+ orderDiscount }
+  public var discountTotal: Int64 { Checked.saturatingAdd(lineDiscounts, orderDiscount) }
 
   /// Computes the totals of `order` under the store's tax settings.
   ///
