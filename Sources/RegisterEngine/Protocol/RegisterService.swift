@@ -477,7 +477,7 @@ public final class RegisterService {
             "last_seq": .int($0.lastSequence),
           ])
         },
-        "ops": .array(RequestDecoder.opNames.map(JSONValue.string)),
+        "ops": Self.opNamesJSON,
       ])
     case .catalog:
       return register.catalogJSON
@@ -598,6 +598,9 @@ public final class RegisterService {
     }
     return register.orderJSON
   }
+
+  /// `hello`'s list of ops, built once.
+  private static let opNamesJSON = JSONValue.array(RequestDecoder.opNames.map(JSONValue.string))
 
   static func success(id: JSONValue, _ result: JSONValue) -> JSONValue {
     .object(["id": id, "ok": true, "result": result])

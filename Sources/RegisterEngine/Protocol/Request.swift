@@ -233,8 +233,9 @@ public enum RequestDecoder {
     },
   ]
 
-  /// The names of all ops, sorted, for error messages and `hello`.
-  public static var opNames: [String] { ops.keys.sorted() }
+  /// The names of all ops, sorted, for error messages and `hello` (sorted once: `hello` is the
+  /// most frequent request there is).
+  public static let opNames: [String] = ops.keys.sorted()
 
   /// Decodes one line (without its newline) against the store's currency.
   public static func decode(_ line: some Collection<UInt8>, currency: Currency)
