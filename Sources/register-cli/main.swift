@@ -24,11 +24,6 @@ enum CLI {
   }
 }
 
-/// 128 random bits as hex, from /dev/urandom: an idempotency key.
-func randomKey() -> String {
-  hexString(RegisterService.systemRandom(16))
-}
-
 /// A session with the daemon: one connection, opened on first use.
 final class Session {
   let socketPath: String
@@ -65,7 +60,7 @@ final class Session {
       nextID += 1
       if case .string(let op) = object["op"] ?? .null, CommandParser.mutatingOps.contains(op) {
         // A fresh key per change; the same key on every retry of it, so it happens once.
-        object["key"] = .string(randomKey())
+        object["key"] = .string(IdempotencyKey.random())
       }
       switch exchange(JSONValue.object(object).serialized) {
       case .success(let line):

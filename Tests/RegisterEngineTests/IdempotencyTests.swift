@@ -354,3 +354,56 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     #expect(lane.register.order.lines.count == 1, "the same request in another order is a retry")
   }
 }
+
+/// register-cli's fresh keys must never be refused: registerd refuses a key that looks like a
+/// card number, and plain hex does about once in 400 keys.
+@Suite struct FreshIdempotencyKeyTests {
+  @Test func aKeyWhoseHexHoldsACardNumberIsStillAccepted() throws {
+    // Plain hex of these bytes starts with 4242424242424242, a Luhn-valid card number.
+    let bytes: [UInt8] = Array(repeating: 0x42, count: 8) + Array(repeating: 0xab, count: 8)
+    let plain = hexString(bytes)
+    #expect(CardNumberMask.containsCardNumber(plain))
+    let lane = try TestLane()
+    #expect(
+      try lane.send(#"{"op":"add","sku":"JEANS","key":"\#(plain)"}"#).errorCode == "bad_request")
+
+    let key = IdempotencyKey.make(bytes)
+    #expect(key == "42424242_42424242_abababab_abababab")
+    #expect(!CardNumberMask.containsCardNumber(key))
+    try lane.ok(#"{"op":"add","sku":"JEANS","key":"\#(key)"}"#)
+    #expect(lane.register.order.lines.count == 1)
+  }
+
+  @Test func keysWithLongDigitRunsNeverLookLikeACardNumber() {
+    // Hex digits that are mostly decimal digits, so plain hex often has a Luhn-valid run of 12
+    // to 19 digits. Every key keeps all 128 bits.
+    var generator = SeededGenerator(seed: 9)
+    var plainRefused = 0
+    for _ in 0..<2000 {
+      let nibbles = (0..<32).map { _ in
+        UInt8.random(in: 0..<8, using: &generator) == 0
+          ? UInt8.random(in: 10...15, using: &generator)
+          : UInt8.random(in: 0...9, using: &generator)
+      }
+      let bytes = stride(from: 0, to: 32, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
+      if CardNumberMask.containsCardNumber(hexString(bytes)) { plainRefused += 1 }
+      let key = IdempotencyKey.make(bytes)
+      #expect(!CardNumberMask.containsCardNumber(key), "\(key)")
+      #expect(key.split(separator: "_").joined() == hexString(bytes))
+    }
+    #expect(plainRefused > 20, "the sample must hold keys plain hex gets refused for")
+    #expect(IdempotencyKey.make([]) == "")
+    #expect(IdempotencyKey.make([0x01, 0x02, 0x03]) == "010203")
+  }
+
+  @Test func freshKeysDifferAndAreAccepted() throws {
+    let lane = try TestLane()
+    let first = IdempotencyKey.random()
+    let second = IdempotencyKey.random()
+    #expect(first != second)
+    #expect(first.count == 35)
+    try lane.ok(#"{"op":"add","sku":"JEANS","key":"\#(first)"}"#)
+    try lane.ok(#"{"op":"add","sku":"JEANS","key":"\#(second)"}"#)
+    #expect(lane.register.order.lines.count == 2)
+  }
+}
