@@ -229,7 +229,10 @@ struct ConnectionEndToEndTests {
     usleep(200_000)
     #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
     let log = daemon.log
-    #expect(log.components(separatedBy: "refusing new connections").count - 1 == 1)
+    // Logged once per episode; a slot the start-up probe frees midway may end the first
+    // episode and start a second, never more.
+    let episodes = log.components(separatedBy: "refusing new connections").count - 1
+    #expect((1...2).contains(episodes), "\(log)")
     #expect(log.split(separator: "\n").count < 80, "\(log)")
     withExtendedLifetime(clients) {}
   }
