@@ -14,13 +14,16 @@ let package = Package(
       name: "RegisterEngine",
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
     ),
-    .executableTarget(name: "registerd", dependencies: ["RegisterEngine"]),
-    .executableTarget(name: "register-cli", dependencies: ["RegisterEngine"]),
-    .executableTarget(name: "register-bench", dependencies: ["RegisterEngine"]),
-    .testTarget(name: "RegisterEngineTests", dependencies: ["RegisterEngine"]),
+    // The platform: sockets, the poll loop, journal files, the system clock and random.
+    .target(name: "RegisterServer", dependencies: ["RegisterEngine"]),
+    .executableTarget(name: "registerd", dependencies: ["RegisterEngine", "RegisterServer"]),
+    .executableTarget(name: "register-cli", dependencies: ["RegisterEngine", "RegisterServer"]),
+    .executableTarget(
+      name: "register-bench", dependencies: ["RegisterEngine", "RegisterServer"]),
+    .testTarget(name: "RegisterEngineTests", dependencies: ["RegisterEngine", "RegisterServer"]),
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["RegisterEngine", "registerd", "register-cli"]
+      dependencies: ["RegisterEngine", "RegisterServer", "registerd", "register-cli"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Dispatch
 import RegisterEngine
+import RegisterServer
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
 /// Where the built programs are: next to the test bundle in the build directory.
