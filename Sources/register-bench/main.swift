@@ -1,4 +1,5 @@
 import Dispatch
+import RegisterClient
 import RegisterEngine
 import RegisterServer
 

@@ -1,4 +1,5 @@
 import Foundation
+import RegisterClient
 import RegisterEngine
 import RegisterServer
 import Testing
