@@ -14,13 +14,21 @@ let package = Package(
       name: "RegisterEngine",
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
     ),
-    .executableTarget(name: "registerd", dependencies: ["RegisterEngine"]),
-    .executableTarget(name: "register-cli", dependencies: ["RegisterEngine"]),
-    .executableTarget(name: "register-bench", dependencies: ["RegisterEngine"]),
-    .testTarget(name: "RegisterEngineTests", dependencies: ["RegisterEngine"]),
+    // The platform: sockets, the poll loop, journal files, the system clock and random.
+    .target(name: "RegisterServer", dependencies: ["RegisterEngine"]),
+    // The client: the line connection, and register-cli's command table, parsing and output.
+    .target(name: "RegisterClient", dependencies: ["RegisterEngine", "RegisterServer"]),
+    .executableTarget(name: "registerd", dependencies: ["RegisterEngine", "RegisterServer"]),
+    .executableTarget(name: "register-cli", dependencies: ["RegisterClient", "RegisterServer"]),
+    .executableTarget(
+      name: "register-bench", dependencies: ["RegisterEngine", "RegisterServer", "RegisterClient"]),
+    .testTarget(name: "RegisterEngineTests", dependencies: ["RegisterEngine", "RegisterServer"]),
+    .testTarget(name: "RegisterClientTests", dependencies: ["RegisterClient", "RegisterEngine"]),
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["RegisterEngine", "registerd", "register-cli"]
+      dependencies: [
+        "RegisterEngine", "RegisterServer", "RegisterClient", "registerd", "register-cli",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

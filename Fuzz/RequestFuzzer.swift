@@ -38,8 +38,9 @@ let fuzzRegister: Register = {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-  let service = RegisterService(register: fuzzRegister, clock: ManualClock(fuzzStart))
-  service.random = { count in [UInt8](repeating: 7, count: count) }
+  let service = RegisterService(
+    register: fuzzRegister, clock: ManualClock(fuzzStart),
+    random: { count in [UInt8](repeating: 7, count: count) })
   let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
   for line in lines.prefix(64) {
     let replies = service.handle([IncomingLine(connection: 1, bytes: Array(line))])

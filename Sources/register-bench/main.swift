@@ -1,5 +1,7 @@
 import Dispatch
+import RegisterClient
 import RegisterEngine
+import RegisterServer
 
 #if canImport(Glibc)
   import Glibc

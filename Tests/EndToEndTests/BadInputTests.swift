@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
 @Suite("Bad input gets a clear error and changes nothing", .serialized)

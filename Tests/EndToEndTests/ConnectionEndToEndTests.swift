@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
 /// Connections at their edges: clients that half-close, flood, stall mid-line, or come in

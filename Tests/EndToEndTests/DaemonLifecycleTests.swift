@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
 @Suite("registerd start-up, socket and shutdown", .serialized)

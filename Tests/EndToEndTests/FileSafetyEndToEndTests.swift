@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
 /// The daemon never writes through a symbolic link and refuses a data directory or outbox

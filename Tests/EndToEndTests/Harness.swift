@@ -1,5 +1,7 @@
 import Foundation
+import RegisterClient
 import RegisterEngine
+import RegisterServer
 import Testing
 
 /// Where the built programs are: next to the test bundle in the build directory.

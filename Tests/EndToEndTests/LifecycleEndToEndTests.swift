@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
 @Suite("Voids, parks, returns, retries and live events across clients", .serialized)

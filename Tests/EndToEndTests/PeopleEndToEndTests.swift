@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
 /// The repository's catalog with a low PIN-hash iteration count, so sign-ins in a debug build

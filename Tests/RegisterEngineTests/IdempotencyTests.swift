@@ -398,8 +398,8 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
 
   @Test func freshKeysDifferAndAreAccepted() throws {
     let lane = try TestLane()
-    let first = IdempotencyKey.random()
-    let second = IdempotencyKey.random()
+    let first = IdempotencyKey.random(RegisterService.systemRandom)
+    let second = IdempotencyKey.random(RegisterService.systemRandom)
     #expect(first != second)
     #expect(first.count == 35)
     try lane.ok(#"{"op":"add","sku":"JEANS","key":"\#(first)"}"#)

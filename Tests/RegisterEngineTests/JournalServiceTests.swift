@@ -1,4 +1,5 @@
 import Foundation
+import RegisterServer
 import Testing
 
 @testable import RegisterEngine

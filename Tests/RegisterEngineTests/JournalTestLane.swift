@@ -1,4 +1,5 @@
 import Foundation
+import RegisterServer
 import Testing
 
 @testable import RegisterEngine
@@ -28,6 +29,13 @@ final class MemoryJournalStorage: JournalStorage {
     truncations.append(length)
     guard length <= bytes.count else { throw SystemError("ftruncate", code: EINVAL) }
     bytes.removeSubrange(length...)
+  }
+
+  /// Files that followed from durable groups, kept in memory.
+  private(set) var files: [FileEffect] = []
+
+  func write(_ effect: FileEffect) throws(SystemError) {
+    files.append(effect)
   }
 }
 

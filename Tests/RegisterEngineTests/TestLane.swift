@@ -1,3 +1,4 @@
+import RegisterServer
 import Testing
 
 @testable import RegisterEngine

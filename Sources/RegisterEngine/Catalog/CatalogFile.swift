@@ -1,16 +1,7 @@
-/// Reads the catalog file, naming the file, the product and the field in every error.
+/// Parses and serializes the catalog file, naming the file, the product and the field in every
+/// error. (Reading and writing the file itself is RegisterServer's `CatalogFile.load(_:)` and
+/// `save(_:to:)`.)
 public enum CatalogFile {
-  /// Loads and validates the catalog at `path`.
-  public static func load(_ path: String) throws(CatalogError) -> Catalog {
-    let bytes: [UInt8]
-    do {
-      bytes = try FileIO.read(path)
-    } catch {
-      throw CatalogError(file: path, message: "cannot read the catalog: \(error.description)")
-    }
-    return try parse(bytes, file: path)
-  }
-
   /// Parses and validates catalog bytes; `file` names the source in errors.
   public static func parse(_ bytes: [UInt8], file: String) throws(CatalogError) -> Catalog {
     let json: JSONValue
@@ -31,11 +22,6 @@ public enum CatalogFile {
   /// The catalog as the file stores it: pretty JSON with a final newline.
   public static func serialize(_ catalog: Catalog) -> [UInt8] {
     Array((catalog.json.pretty + "\n").utf8)
-  }
-
-  /// Writes the catalog atomically (temporary file, fsync, rename, fsync the directory).
-  public static func save(_ catalog: Catalog, to path: String) throws(SystemError) {
-    try FileIO.writeAtomically(serialize(catalog), to: path)
   }
 
   static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {

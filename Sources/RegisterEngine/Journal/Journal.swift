@@ -1,11 +1,6 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-/// Where journal bytes go. The file implementation appends and fsyncs; tests inject one that
-/// fails to prove a failed write is never acknowledged.
+/// Where journal bytes go, and the files that follow from them. The file implementation
+/// (RegisterServer's `FileJournalStorage`) appends and fsyncs; tests inject one that fails to
+/// prove a failed write is never acknowledged.
 public protocol JournalStorage: AnyObject {
   /// Appends `bytes` and makes them durable before returning. Throws if either step failed.
   func appendDurably(_ bytes: [UInt8]) throws(SystemError)
@@ -13,48 +8,8 @@ public protocol JournalStorage: AnyObject {
   func truncate(to length: Int) throws(SystemError)
   /// Current length in bytes.
   var length: Int { get }
-}
-
-/// A journal file opened for appending.
-public final class FileJournalStorage: JournalStorage {
-  public let path: String
-  private let fd: Int32
-  public private(set) var length: Int
-
-  /// Opens (creating if needed) the journal file at `path` for appending.
-  public init(path: String) throws(SystemError) {
-    self.path = path
-    var before = stat()
-    let existed = lstat(path, &before) == 0
-    // Never through a symbolic link: one planted at the journal's name would have the daemon
-    // append to (or, recovering, truncate) whatever it points at.
-    let fd = retryingOnInterrupt {
-      open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    }
-    guard fd >= 0 else { throw SystemError("open", path: path) }
-    self.fd = fd
-    var info = stat()
-    fstat(fd, &info)
-    length = Int(info.st_size)
-    if !existed {
-      // A new file's directory entry must be durable too.
-      try FileIO.syncDirectory(FileIO.parentDirectory(of: path))
-    }
-  }
-
-  deinit { close(fd) }
-
-  public func appendDurably(_ bytes: [UInt8]) throws(SystemError) {
-    try FileIO.writeAll(fd, bytes, path: path)
-    length += bytes.count
-    try FileIO.sync(fd, path: path)
-  }
-
-  public func truncate(to length: Int) throws(SystemError) {
-    guard ftruncate(fd, off_t(length)) == 0 else { throw SystemError("ftruncate", path: path) }
-    self.length = length
-    try FileIO.sync(fd, path: path)
-  }
+  /// Writes a file that follows from a durable group (an e-mailed receipt), atomically.
+  func write(_ effect: FileEffect) throws(SystemError)
 }
 
 /// An event ready to be journaled, with the facts that go in its record's envelope.
@@ -98,28 +53,12 @@ public struct JournalWrite: Sendable {
   public var effects: [FileEffect] = []
 }
 
-/// A file written atomically after the journal group it belongs to is on disk.
+/// A file written atomically after the journal group it belongs to is on disk (by the
+/// journal's storage, `JournalStorage.write(_:)`, on the writer's thread).
 public struct FileEffect: Sendable, Equatable {
   public var path: String
   public var bytes: [UInt8]
   public var mode: UInt32
-
-  /// Writes it (temporary file, fsync, rename, fsync the directory). A directory it goes in
-  /// that is a symbolic link or writable by others (an outbox replaced by a link while the
-  /// daemon runs) is refused with `ELOOP` / `EACCES`, not written through.
-  public func perform() throws(SystemError) {
-    let directory = FileIO.parentDirectory(of: path)
-    try FileIO.makeDirectories(directory)
-    var info = stat()
-    guard lstat(directory, &info) == 0 else { throw SystemError("lstat", path: directory) }
-    switch info.st_mode & S_IFMT {
-    case S_IFDIR: break
-    case S_IFLNK: throw SystemError("open", path: directory, code: ELOOP)
-    default: throw SystemError("open", path: directory, code: ENOTDIR)
-    }
-    if info.st_mode & 0o022 != 0 { throw SystemError("open", path: directory, code: EACCES) }
-    try FileIO.writeAtomically(bytes, to: path, mode: mode_t(mode))
-  }
 }
 
 /// The append side of the journal: chains records, encodes a group of them for one write and
@@ -152,7 +91,9 @@ public final class Journal: @unchecked Sendable {
     for record in records {
       sequence += 1
       guard record.sequence == sequence else {
-        throw SystemError("journal sequence \(record.sequence) out of order", code: EINVAL)
+        // EINVAL (22 on every platform registerd runs on): a caller's mistake, not the disk's.
+        throw SystemError(
+          "journal sequence \(record.sequence) out of order", code: 22, reason: "Invalid argument")
       }
       let encoded = Self.encode(record, previous: sum)
       sum = encoded.sum
@@ -206,7 +147,7 @@ public final class Journal: @unchecked Sendable {
     // start), it is reported.
     for effect in work.effects {
       do {
-        try effect.perform()
+        try storage.write(effect)
       } catch {
         onEffectFailure(effect.path, error)
       }

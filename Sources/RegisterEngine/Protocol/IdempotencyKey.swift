@@ -1,7 +1,7 @@
 /// Fresh idempotency keys for clients (register-cli sends one with every change).
 public enum IdempotencyKey {
-  /// A fresh key: 128 random bits.
-  public static func random(_ random: (Int) -> [UInt8] = RegisterService.systemRandom) -> String {
+  /// A fresh key: 128 bits from `random`.
+  public static func random(_ random: (Int) -> [UInt8]) -> String {
     make(random(16))
   }
 

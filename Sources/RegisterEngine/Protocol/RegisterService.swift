@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The version this build reports in `hello`.
 public let registerdVersion = "0.1.0"
 
@@ -75,8 +69,9 @@ public final class RegisterService {
   public var onStorageFailure: (String) -> Void = { _ in }
   /// Where e-mailed receipts are written (nil: e-mail is refused).
   public var outboxDirectory: String?
-  /// Random bytes for PIN salts and message ids.
-  public var random: @Sendable (Int) -> [UInt8] = RegisterService.systemRandom
+  /// Random bytes for PIN salts and message ids (the platform's: RegisterServer's
+  /// `RegisterService.systemRandom`, which its `init(register:clock:journal:)` passes).
+  public var random: @Sendable (Int) -> [UInt8]
 
   /// A reply waiting until the group it depends on is durable.
   private struct Held {
@@ -109,11 +104,15 @@ public final class RegisterService {
   /// Events that became durable and have not been handed out yet.
   private var committed: [CommittedEvent] = []
 
-  /// A service over `register`; with a `journal`, every change is made durable before its
-  /// reply is released.
-  public init(register: Register, clock: any RegisterClock, journal: Journal? = nil) {
+  /// A service over `register`, with the time from `clock` and random bytes from `random`;
+  /// with a `journal`, every change is made durable before its reply is released.
+  public init(
+    register: Register, clock: any RegisterClock, random: @escaping @Sendable (Int) -> [UInt8],
+    journal: Journal? = nil
+  ) {
     self.register = register
     self.clock = clock
+    self.random = random
     self.journal = journal
     durableSequence = journal?.lastSequence ?? register.lastSequence
   }
@@ -258,32 +257,6 @@ public final class RegisterService {
       receiptText: text, receiptNumber: number, storeName: storeName,
       from: register.store.emailFrom,
       to: to, messageID: messageID, at: time, isReturn: isReturn)
-  }
-
-  /// Random bytes from /dev/urandom (should it ever be unreadable, the clock and the process
-  /// id are mixed in so that two calls still differ).
-  public static let systemRandom: @Sendable (Int) -> [UInt8] = { count in
-    var bytes = [UInt8](repeating: 0, count: count)
-    var got = 0
-    let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-    if fd >= 0 {
-      got = bytes.withUnsafeMutableBytes { raw in
-        retryingOnInterrupt { read(fd, raw.baseAddress, count) }
-      }
-      close(fd)
-    }
-    if got < count {
-      var spec = timespec()
-      clock_gettime(CLOCK_REALTIME, &spec)
-      var mix =
-        UInt64(truncatingIfNeeded: spec.tv_nsec) ^ UInt64(truncatingIfNeeded: spec.tv_sec) << 20
-        ^ UInt64(truncatingIfNeeded: getpid()) << 44
-      for index in bytes.indices {
-        mix = mix &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        bytes[index] ^= UInt8(truncatingIfNeeded: mix >> 56)
-      }
-    }
-    return bytes
   }
 
   static func committedEvent(_ record: PendingRecord) -> CommittedEvent {

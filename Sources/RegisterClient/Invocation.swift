@@ -2,19 +2,19 @@ import RegisterEngine
 
 /// A command-line problem: exit status 2, with the message and the command it concerns (whose
 /// usage is printed with it).
-struct UsageError: Error {
-  var message: String
+package struct UsageError: Error, Equatable {
+  package var message: String
   /// The command word, when it is one the parser knows.
-  var command: String?
+  package var command: String?
 
-  init(_ message: String, command: String? = nil) {
+  package init(_ message: String, command: String? = nil) {
     self.message = message
     self.command = command
   }
 }
 
 /// How to print a successful reply for people.
-enum OutputStyle {
+package enum OutputStyle: Equatable {
   case order
   case orderOrReceipt
   case receipt
@@ -34,7 +34,7 @@ enum OutputStyle {
 }
 
 /// Commands that read the data directory directly, without a daemon.
-enum LocalCommand {
+package enum LocalCommand: Equatable {
   case verify(dataDirectory: String?, anchors: [JournalHead])
   case replay(dataDirectory: String?, day: Int?, receipt: Int?)
   /// The owner's recovery, with registerd stopped: journal an operator's unlock.
@@ -42,7 +42,7 @@ enum LocalCommand {
 }
 
 /// What one command line asks for.
-enum Invocation {
+package enum Invocation: Equatable {
   /// A request to the daemon, and how to print its result.
   case request(JSONObject, OutputStyle)
   /// Read commands from standard input; stop at the first refused line unless `keepGoing`.
@@ -62,10 +62,10 @@ enum Invocation {
 
 /// Turns words into an invocation. The command names and their arguments are listed in
 /// `CommandHelp.sections`.
-enum CommandParser {
+package enum CommandParser {
   /// Parses a command line (global options already taken out). A usage error names the
   /// command, so that its usage can be shown with the message.
-  static func parse(_ words: [String]) throws(UsageError) -> Invocation {
+  package static func parse(_ words: [String]) throws(UsageError) -> Invocation {
     guard let name = words.first else { throw UsageError("no command given") }
     let isKnown = !CommandHelp.entries(for: name).isEmpty
     // `COMMAND --help` is the help of that command, whatever else is on the line.

@@ -1,25 +1,16 @@
+import RegisterEngine
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
 
-/// A failed system call: which one, on what, and errno's text.
-public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
-  public var operation: String
-  public var path: String?
-  public var code: Int32
-
+extension SystemError {
+  /// The failure of `operation` (on `path`), with errno's text for `code` (errno now by
+  /// default).
   public init(_ operation: String, path: String? = nil, code: Int32 = errno) {
-    self.operation = operation
-    self.path = path
-    self.code = code
-  }
-
-  public var description: String {
-    let reason = String(cString: strerror(code))
-    if let path { return "\(operation) \(path): \(reason)" }
-    return "\(operation): \(reason)"
+    self.init(operation, path: path, code: code, reason: String(cString: strerror(code)))
   }
 }
 
@@ -134,7 +125,7 @@ public enum FileIO {
   }
 
   /// 64 random bits as hex, for temporary file names nobody can guess in advance.
-  static func temporarySuffix() -> String {
+  package static func temporarySuffix() -> String {
     let digits = Array("0123456789abcdef".utf8)
     var text: [UInt8] = []
     for byte in RegisterService.systemRandom(8) {

@@ -1,3 +1,5 @@
+import RegisterEngine
+
 /// Why an offline unlock could not be journaled.
 public struct OfflineUnlockError: Error, CustomStringConvertible {
   public var message: String

@@ -1,4 +1,5 @@
 import RegisterEngine
+import RegisterServer
 
 #if canImport(Glibc)
   import Glibc

@@ -1,3 +1,5 @@
+import RegisterEngine
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -9,9 +11,9 @@ nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
 
 /// Turns SIGINT, SIGTERM and SIGHUP into bytes on a pipe the event loop polls, so that signal
 /// handling happens on the loop's thread and never in the handler.
-enum SignalPipe {
+package enum SignalPipe {
   /// Installs the handlers and returns the read end of the pipe.
-  static func install() -> Int32 {
+  package static func install() -> Int32 {
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { return -1 }
     for fd in fds {

@@ -1,19 +1,19 @@
 import RegisterEngine
 
 /// registerd's command line.
-struct Options {
-  var socketPath: String
-  var catalogPath = "Data/products.json"
-  var dataDirectory = ".registerd"
-  var socketMode: UInt32 = 0o600
-  var subscriberBacklog = 1 << 20
-  var socketGroup: String?
+package struct Options {
+  package var socketPath: String
+  package var catalogPath = "Data/products.json"
+  package var dataDirectory = ".registerd"
+  package var socketMode: UInt32 = 0o600
+  package var subscriberBacklog = 1 << 20
+  package var socketGroup: String?
   /// Connections served at once (nil: 1000, or fewer when the descriptor limit is low).
-  var maximumConnections: Int?
+  package var maximumConnections: Int?
   /// Milliseconds a request line may stay incomplete before the client is disconnected.
-  var idleTimeoutMilliseconds: Int64 = 30_000
+  package var idleTimeoutMilliseconds: Int64 = 30_000
 
-  static let usage = """
+  package static let usage = """
     usage: registerd [--socket PATH] [--catalog FILE] [--data-dir DIR] [--socket-mode MODE]
 
     Runs the register and serves it on a Unix-domain socket (newline-delimited JSON; see
@@ -42,7 +42,8 @@ struct Options {
     """
 
   /// Parses `arguments` (without the program name); throws a message for a usage error.
-  static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError)
+  package static func parse(_ arguments: [String], environment: [String: String])
+    throws(OptionsError)
     -> Options
   {
     var options = Options(socketPath: defaultSocketPath(environment: environment))
@@ -50,9 +51,9 @@ struct Options {
       options.dataDirectory = directory
     }
     var rest = arguments[...]
-    func value(for flag: String) throws(UsageError) -> String {
+    func value(for flag: String) throws(OptionsError) -> String {
       guard let next = rest.popFirst(), !next.isEmpty else {
-        throw UsageError("\(flag) needs a value")
+        throw OptionsError("\(flag) needs a value")
       }
       return next
     }
@@ -69,7 +70,7 @@ struct Options {
       case "--socket-mode":
         let text = try value(for: flag)
         guard let mode = UInt32(text, radix: 8), mode <= 0o777, mode & 0o600 == 0o600 else {
-          throw UsageError(
+          throw OptionsError(
             "--socket-mode must be octal like 600 or 660 and let the owner read and write")
         }
         options.socketMode = mode
@@ -77,24 +78,24 @@ struct Options {
       case "--max-subscriber-backlog":
         let text = try value(for: flag)
         guard let bytes = Int(text), bytes >= 4096 else {
-          throw UsageError("--max-subscriber-backlog must be at least 4096 bytes")
+          throw OptionsError("--max-subscriber-backlog must be at least 4096 bytes")
         }
         options.subscriberBacklog = bytes
       case "--max-connections":
         let text = try value(for: flag)
         guard let count = Int(text), (1...100_000).contains(count) else {
-          throw UsageError("--max-connections must be a whole number from 1 to 100000")
+          throw OptionsError("--max-connections must be a whole number from 1 to 100000")
         }
         options.maximumConnections = count
       case "--idle-timeout":
         let text = try value(for: flag)
         guard let milliseconds = parseSeconds(text), milliseconds >= 100 else {
-          throw UsageError("--idle-timeout must be a number of seconds, at least 0.1, like 30")
+          throw OptionsError("--idle-timeout must be a number of seconds, at least 0.1, like 30")
         }
         options.idleTimeoutMilliseconds = milliseconds
-      case "-h", "--help": throw UsageError(nil)
-      case "--version": throw UsageError.version
-      default: throw UsageError("unknown option \(argument)")
+      case "-h", "--help": throw OptionsError(nil)
+      case "--version": throw OptionsError.version
+      default: throw OptionsError("unknown option \(argument)")
       }
     }
     return options
@@ -119,16 +120,16 @@ func parseSeconds(_ text: String) -> Int64? {
 }
 
 /// A command-line problem (message nil: just show the help).
-struct UsageError: Error {
-  var message: String?
-  var isVersion = false
+package struct OptionsError: Error {
+  package var message: String?
+  package var isVersion = false
 
   init(_ message: String?) {
     self.message = message
   }
 
-  static var version: UsageError {
-    var error = UsageError(nil)
+  static var version: OptionsError {
+    var error = OptionsError(nil)
     error.isVersion = true
     return error
   }

@@ -9,7 +9,7 @@ import RegisterEngine
 /// The event loop: one thread, `poll(2)` over the listening socket, the signal pipe and every
 /// client. Each pass reads what clients sent, hands all complete lines to the service as one
 /// batch (one journal fsync per batch), and writes the replies without blocking.
-final class Server {
+package final class Server {
   /// A client whose unread replies pass this many bytes is not handed more of its requests
   /// until it catches up, so a client that never reads cannot grow the daemon's memory.
   static let outputLimit = 1 << 20
@@ -33,16 +33,16 @@ final class Server {
   static let pressureIdleTimeout: Int64 = 1000
 
   /// Connections served at once; more are answered `too_many_connections` and closed.
-  var maximumConnections = 1000
+  package var maximumConnections = 1000
   /// When fewer slots than this are free, clients in the middle of a line get only
   /// `pressureIdleTimeout` to finish it, so slow clients cannot keep new ones out.
   var reservedSlots: Int { max(1, min(8, maximumConnections / 8)) }
   /// A client whose line has been incomplete this long (milliseconds) is disconnected
   /// (`--idle-timeout`, default 30 s).
-  var idleTimeout: Int64 = 30_000
+  package var idleTimeout: Int64 = 30_000
   /// A subscriber whose unread events pass this many bytes is cut off (with a last error line)
   /// rather than growing the daemon's memory (`--max-subscriber-backlog`, default 1 MiB).
-  var subscriberLimit = 1 << 20
+  package var subscriberLimit = 1 << 20
 
   private let listenFD: Int32
   private let signalFD: Int32
@@ -52,12 +52,12 @@ final class Server {
   /// Hashes PINs off this thread (nil if its pipe could not be made: then `decide` hashes).
   private let pinChecks = PINChecks()
   /// The journal file, read to catch a reconnecting subscriber up.
-  var journalPath: String?
+  package var journalPath: String?
   private var connections: [Connection] = []
   private var nextConnectionID = 1
   private var stopping = false
   private var readBuffer = [UInt8](repeating: 0, count: 65_536)
-  var onHangup: () -> Void = {}
+  package var onHangup: () -> Void = {}
   /// A descriptor held in reserve (on /dev/null): when accept runs out of descriptors it is
   /// closed to accept the waiting client, answer it `too_many_connections` and reopened.
   private var spareFD: Int32 = -1
@@ -68,7 +68,7 @@ final class Server {
   private var refusing: String?
   private var refusedCount = 0
 
-  init(
+  package init(
     listenFD: Int32, signalFD: Int32, socketPath: String, service: RegisterService,
     writer: JournalWriter?
   ) {
@@ -80,7 +80,7 @@ final class Server {
   }
 
   /// The connection limit the descriptor limit leaves room for (at most 1000).
-  static func defaultMaximumConnections() -> Int {
+  package static func defaultMaximumConnections() -> Int {
     var limit = rlimit()
     #if canImport(Glibc)
       let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
@@ -95,7 +95,7 @@ final class Server {
   }
 
   /// Runs until SIGINT or SIGTERM.
-  func run() {
+  package func run() {
     UnixSocket.setNonBlocking(listenFD)
     spareFD = openSpare()
     while !stopping {
@@ -530,7 +530,7 @@ final class Server {
 }
 
 /// Writes one line to standard error, prefixed with the program name.
-func log(_ message: String) {
+package func log(_ message: String) {
   // Nothing that looks like a card number reaches the log, whatever the message quotes.
   writeStandardError("registerd: \(CardNumberMask.mask(message))\n")
 }

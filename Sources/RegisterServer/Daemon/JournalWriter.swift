@@ -10,7 +10,7 @@ import RegisterEngine
 /// Writes journal groups on a thread of its own, so the event loop keeps reading and handling
 /// requests (which fill the next group) while the disk syncs. When a write is done it says so
 /// with a byte on a pipe the loop polls.
-final class JournalWriter: @unchecked Sendable {
+package final class JournalWriter: @unchecked Sendable {
   private let journal: Journal
   private let queue = DispatchQueue(label: "registerd.journal-writer")
   private let lock = Lock()
@@ -20,7 +20,7 @@ final class JournalWriter: @unchecked Sendable {
   private let signalFD: Int32
   private(set) var isBusy = false
 
-  init?(journal: Journal) {
+  package init?(journal: Journal) {
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { return nil }
     for fd in fds {

@@ -1,3 +1,5 @@
+import RegisterEngine
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)

@@ -1,0 +1,286 @@
+import RegisterEngine
+import RegisterServer
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Exit statuses, as documented in `register-cli help`.
+package enum ExitStatus: Int32 {
+  case done = 0
+  case refused = 1
+  case usage = 2
+  case unreachable = 3
+}
+
+/// register-cli as a whole: its help, its failures and `run(arguments:environment:)`.
+package enum CLI {
+  /// The full help (from the command table).
+  static var usage: String { CommandHelp.full }
+
+  static func fail(_ status: ExitStatus, _ message: String) -> ExitStatus {
+    writeStandardError("register-cli: \(message)\n")
+    return status
+  }
+}
+
+/// A session with the daemon: one connection, opened on first use.
+final class Session {
+  let socketPath: String
+  let json: Bool
+  private var connection: LineConnection?
+  private var nextID = 1
+  /// How long to keep retrying a request whose connection broke before its reply came.
+  static let retryWindowMilliseconds = 15_000
+
+  init(socketPath: String, json: Bool) {
+    self.socketPath = socketPath
+    self.json = json
+  }
+
+  /// Runs one invocation and returns its exit status.
+  func run(_ invocation: Invocation) -> ExitStatus {
+    switch invocation {
+    case .help(let command):
+      writeStandardOutput(command.flatMap(CommandHelp.usage(of:)) ?? CLI.usage)
+      return .done
+    case .version:
+      writeStandardOutput("register-cli \(registerdVersion)\n")
+      return .done
+    case .batch(let keepGoing):
+      return runBatch(keepGoing: keepGoing)
+    case .local(let command):
+      return Offline.run(command, json: json, environment: processEnvironment())
+    case .exportCatalog(let directory, let path):
+      return exportCatalog(dataDirectory: directory, to: path)
+    case .watch(let topics, let count):
+      return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
+    case .request(var object, let style):
+      object["id"] = .int(nextID)
+      nextID += 1
+      if case .string(let op) = object["op"] ?? .null, CommandParser.mutatingOps.contains(op) {
+        // A fresh key per change; the same key on every retry of it, so it happens once.
+        object["key"] = .string(IdempotencyKey.random(RegisterService.systemRandom))
+      }
+      switch exchange(JSONValue.object(object).serialized) {
+      case .success(let line):
+        return show(line, style: style)
+      case .failure(let failure):
+        return CLI.fail(.unreachable, failure.message)
+      }
+    }
+  }
+
+  struct Unreachable: Error {
+    var message: String
+  }
+
+  /// Sends a request and reads its reply. If the connection breaks after the request went out
+  /// (the daemon restarting, say), reconnects and sends the same line again — with the same
+  /// idempotency key, so a change is made at most once — for up to 15 seconds.
+  private func exchange(_ line: String) -> Result<String, Unreachable> {
+    var waited = 0
+    var lastError = ""
+    var sentOnce = false
+    while true {
+      do {
+        let connection = try connect()
+        try connection.send(line: line)
+        sentOnce = true
+        if let reply = try connection.readLine() { return .success(reply) }
+        lastError = "registerd closed the connection before replying"
+      } catch {
+        lastError = error.description
+      }
+      self.connection = nil
+      // Never reached it at all: registerd is not running; say so at once.
+      guard sentOnce, waited < Self.retryWindowMilliseconds else {
+        return .failure(
+          Unreachable(
+            message:
+              "cannot reach registerd at \(socketPath) (\(lastError)); is registerd running? Start it with `swift run registerd` or pass --socket PATH"
+          ))
+      }
+      if waited == 0 {
+        writeStandardError("register-cli: connection lost (\(lastError)); retrying…\n")
+      }
+      usleep(250_000)
+      waited += 250
+    }
+  }
+
+  /// `catalog export`: the live catalog as a file a store can edit and import again.
+  private func exportCatalog(dataDirectory: String?, to path: String?) -> ExitStatus {
+    let catalog: Catalog
+    if let dataDirectory {
+      guard let replayed = Offline.register(dataDirectory) else { return .refused }
+      catalog = replayed.catalogDocument
+    } else {
+      let line = JSONValue.object(["id": .int(nextID), "op": "catalog_export"]).serialized
+      nextID += 1
+      let reply: JSONValue
+      switch exchange(line) {
+      case .success(let text):
+        guard let parsed = try? JSONParser.parse(text) else {
+          return CLI.fail(.unreachable, "registerd sent a reply that is not JSON: \(text)")
+        }
+        reply = parsed
+      case .failure(let failure):
+        return CLI.fail(.unreachable, failure.message)
+      }
+      guard reply["ok"] == .bool(true), let document = reply["result"]?["catalog"] else {
+        let message = reply["error"]?["message"]?.stringValue ?? "no catalog in the reply"
+        return CLI.fail(.refused, "catalog export refused: \(message)")
+      }
+      do {
+        catalog = try Catalog(json: document)
+      } catch {
+        return CLI.fail(.refused, "registerd sent a catalog that does not validate: \(error)")
+      }
+    }
+    let bytes = CatalogFile.serialize(catalog)
+    guard let path else {
+      writeStandardOutput(String(decoding: bytes, as: UTF8.self))
+      return .done
+    }
+    do {
+      try FileIO.writeAtomically(bytes, to: path)
+    } catch {
+      return CLI.fail(.refused, "cannot write \(path): \(error)")
+    }
+    if !json {
+      writeStandardOutput("Wrote \(catalog.products.count) products to \(path).\n")
+    }
+    return .done
+  }
+
+  private func connect() throws(SystemError) -> LineConnection {
+    if let connection { return connection }
+    let made = try LineConnection(path: socketPath)
+    connection = made
+    return made
+  }
+
+  private func show(_ line: String, style: OutputStyle) -> ExitStatus {
+    guard let reply = try? JSONParser.parse(line) else {
+      return CLI.fail(.unreachable, "registerd sent a reply that is not JSON: \(line)")
+    }
+    if json { writeStandardOutput(line + "\n") }
+    if reply["ok"] == .bool(true) {
+      if !json { writeStandardOutput(Output.render(reply["result"] ?? .null, style: style)) }
+      return .done
+    }
+    let code = reply["error"]?["code"]?.stringValue ?? "error"
+    let message = reply["error"]?["message"]?.stringValue ?? "the register refused the request"
+    return CLI.fail(.refused, "\(code): \(Phrasebook.translate(message))")
+  }
+
+  /// Runs commands from standard input. By default it stops at the first line that fails —
+  /// a later line (a tender, say) must not land on an order an earlier refusal left short;
+  /// with `keepGoing` it runs every line. The status is the first failure's, or 0.
+  private func runBatch(keepGoing: Bool) -> ExitStatus {
+    var worst = ExitStatus.done
+    var lineNumber = 0
+    while let line = readLine(strippingNewline: true) {
+      lineNumber += 1
+      let trimmed = line.drop { $0 == " " || $0 == "\t" }
+      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+      let status: ExitStatus
+      do throws(UsageError) {
+        var words = try splitWords(String(trimmed))
+        let globals = try GlobalOptions.extract(from: &words)
+        guard globals.isEmpty else {
+          throw UsageError(
+            "global options (--socket, --json) go on the register-cli command line, not on a batch line"
+          )
+        }
+        let invocation = try CommandParser.parse(words)
+        if case .batch = invocation {
+          status = CLI.fail(.usage, "line \(lineNumber): batch cannot be nested")
+        } else {
+          status = run(invocation)
+        }
+      } catch {
+        status = CLI.fail(.usage, "line \(lineNumber): \(error.message)")
+      }
+      if status == .unreachable { return status }
+      if worst == .done { worst = status }
+      if status != .done && !keepGoing {
+        writeStandardError(
+          "register-cli: stopped at input line \(lineNumber) (\(trimmed)); the lines after it were not run (--keep-going runs them anyway)\n"
+        )
+        return status
+      }
+    }
+    return worst
+  }
+}
+
+/// The options that apply to the whole run, wherever they appear on the command line.
+package struct GlobalOptions {
+  package var socketPath: String?
+  package var json = false
+
+  package var isEmpty: Bool { socketPath == nil && !json }
+
+  /// Takes `--socket PATH`, `--socket=PATH` and `--json` out of `words`, wherever they are:
+  /// `show --socket P` works like `--socket P show`. A word after `--` is left alone.
+  package static func extract(from words: inout [String]) throws(UsageError) -> GlobalOptions {
+    var options = GlobalOptions()
+    var kept: [String] = []
+    var index = 0
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if word == "--" {
+        kept.append(contentsOf: words[index...])
+        break
+      } else if word == "--socket" {
+        guard index < words.count else { throw UsageError("--socket needs a path") }
+        options.socketPath = words[index]
+        index += 1
+      } else if word.hasPrefix("--socket=") {
+        options.socketPath = String(word.dropFirst("--socket=".count))
+      } else if word == "--json" {
+        options.json = true
+      } else {
+        kept.append(word)
+      }
+    }
+    words = kept
+    return options
+  }
+}
+
+/// Prints a usage error: the one-line cause, the usage of the command it concerns, and where
+/// to read more — not the whole help, which would bury the cause.
+func reportUsageError(_ error: UsageError) -> ExitStatus {
+  var out = "register-cli: \(error.message)\n"
+  if let command = error.command, let usage = CommandHelp.usage(of: command) {
+    out += usage + "Run `register-cli help \(command)` for this command's usage.\n"
+  } else {
+    out += "Run `register-cli help` for the list of commands.\n"
+  }
+  writeStandardError(out)
+  return .usage
+}
+
+extension CLI {
+  /// Runs `register-cli` with `arguments` (without the program name) and returns its exit
+  /// status.
+  package static func run(arguments: [String], environment: [String: String]) -> ExitStatus {
+    var words = arguments
+    let invocation: Invocation
+    let globals: GlobalOptions
+    do {
+      globals = try GlobalOptions.extract(from: &words)
+      invocation = try CommandParser.parse(words)
+    } catch {
+      return reportUsageError(error)
+    }
+    let socketPath = globals.socketPath ?? defaultSocketPath(environment: environment)
+    return Session(socketPath: socketPath, json: globals.json).run(invocation)
+  }
+}
