@@ -207,6 +207,10 @@ struct PINLane {
     #expect(work(#"{"op":"sign_in","operator":"nobody","pin":"1234"}"#) == nil)
     #expect(work(#"{"op":"hello"}"#) == nil)
     #expect(work("not json") == nil)
+    // A member name spelled with escapes is still found (else its hash would land on the loop).
+    #expect(work(#"{"op":"sign_in","operator":"amy","p\u0069n":"1234"}"#)?.checks.count == 1)
+    #expect(RegisterService.mayCarryPIN(Array(#"{"op":"add","sku":"PIN"}"#.utf8)) == false)
+    #expect(RegisterService.mayCarryPIN(Array(#"{"pin":"1"}"#.utf8)))
     // An approval on any change, needed or not (that can change before the line is handled)…
     #expect(work(PINLockoutTests.rightApproval)?.checks.count == 1)
     #expect(

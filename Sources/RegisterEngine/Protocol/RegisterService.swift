@@ -125,10 +125,32 @@ public final class RegisterService {
   /// against the state now; if that changes before the line is handled, `decide` falls back to
   /// hashing itself.
   public func pinWork(for bytes: [UInt8]) -> PINWork? {
-    guard let request = try? RequestDecoder.decode(bytes, currency: register.store.currency)
+    // Most lines carry no PIN: a scan for the member name spares them a second decode.
+    guard Self.mayCarryPIN(bytes),
+      let request = try? RequestDecoder.decode(bytes, currency: register.store.currency)
     else { return nil }
     let work = register.pinWork(for: request, random: random)
     return work.isEmpty ? nil : work
+  }
+
+  /// False only when `bytes` cannot hold a `"pin"` member: every PIN travels in one (`sign_in`,
+  /// `approve`, `operator_add`, `operator_set_pin`), and a member name spelled with escapes
+  /// needs a backslash.
+  static func mayCarryPIN(_ bytes: [UInt8]) -> Bool {
+    let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == backslash { return true }
+      if byte == quote, index + 4 < bytes.count, bytes[index + 1] == UInt8(ascii: "p"),
+        bytes[index + 2] == UInt8(ascii: "i"), bytes[index + 3] == UInt8(ascii: "n"),
+        bytes[index + 4] == quote
+      {
+        return true
+      }
+      index += 1
+    }
+    return false
   }
 
   /// Handles lines now (state changes in memory); their replies are held until durable.
