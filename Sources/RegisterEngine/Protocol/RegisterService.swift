@@ -137,7 +137,8 @@ public final class RegisterService {
   /// `approve`, `operator_add`, `operator_set_pin`), and a member name spelled with escapes
   /// needs a backslash.
   static func mayCarryPIN(_ bytes: [UInt8]) -> Bool {
-    let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+    let quote = UInt8(ascii: "\"")
+    let backslash = UInt8(ascii: "\\")
     var index = 0
     while index < bytes.count {
       let byte = bytes[index]
