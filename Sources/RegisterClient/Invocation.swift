@@ -347,15 +347,6 @@ package enum CommandParser {
     return UsageError("unknown command \"\(name)\"")
   }
 
-  /// Ops that change the register: they carry an idempotency key so a retry happens once.
-  static let mutatingOps: Set<String> = [
-    "add", "remove", "set_qty", "tender", "void", "discount", "override_price", "void_line",
-    "park", "resume", "return", "close_day", "operator_add", "operator_remove", "operator_set_pin",
-    "operator_unlock", "sign_in", "sign_out", "customer_add", "attach_customer", "product_add",
-    "product_update", "product_remove", "stock_adjust", "float", "paid_in", "paid_out", "no_sale",
-    "email_receipt",
-  ]
-
   private static func operatorCommand(_ arguments: inout ArgumentList) throws(UsageError)
     -> Invocation
   {

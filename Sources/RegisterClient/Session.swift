@@ -60,8 +60,9 @@ final class Session {
     case .request(var object, let style):
       object["id"] = .int(nextID)
       nextID += 1
-      if case .string(let op) = object["op"] ?? .null, CommandParser.mutatingOps.contains(op) {
-        // A fresh key per change; the same key on every retry of it, so it happens once.
+      if case .string(let name) = object["op"] ?? .null, Op(rawValue: name)?.isMutation == true {
+        // A fresh key per change (ops that change the register, from the engine's one op
+        // table); the same key on every retry of it, so it happens once.
         object["key"] = .string(IdempotencyKey.random(RegisterService.systemRandom))
       }
       switch exchange(JSONValue.object(object).serialized) {

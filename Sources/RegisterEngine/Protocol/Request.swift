@@ -25,217 +25,259 @@ public struct RequestFailure: Error, Sendable {
 public enum RequestDecoder {
   typealias OpDecoder = @Sendable (inout RequestFields) throws(RegisterError) -> Command
 
-  /// Every op the protocol knows, with its decoder.
-  static let ops: [String: OpDecoder] = [
-    "hello": { _ throws(RegisterError) in .hello },
-    "catalog": { _ throws(RegisterError) in .catalog },
-    "catalog_export": { _ throws(RegisterError) in .catalogExport },
-    "order": { _ throws(RegisterError) in .showOrder },
-    "receipt": { fields throws(RegisterError) in .receipt(number: try fields.optional("number")) },
-    "add": decodeAdd,
-    "remove": { fields throws(RegisterError) in .remove(line: try fields.required("line")) },
-    "set_qty": { fields throws(RegisterError) in
-      let line = try fields.required("line", as: Int.self)
-      guard let quantity = try fields.quantity("qty") else {
-        throw RegisterError(.badRequest, "qty is required")
-      }
-      return .setQuantity(line: line, quantity: quantity)
-    },
-    "tender": decodeTender,
-    "void": { fields throws(RegisterError) in
-      .void(reason: try fields.text("reason", required: false))
-    },
-    "discount": { fields throws(RegisterError) in
-      let line = try fields.optional("line", as: Int.self)
-      let percent = try fields.percent("percent")
-      let amount = try fields.money("amount")
-      let reason = try fields.text("reason", required: true) ?? ""
-      let value: DiscountValue?
-      switch (percent, amount) {
-      case (let percent?, nil): value = percent == .zero ? nil : .percent(percent)
-      case (nil, let amount?): value = amount.isZero ? nil : .amount(amount)
-      default:
-        throw RegisterError(
-          .badRequest,
-          "a discount needs exactly one of percent (like \"10\") and amount (like \"5.00\"); 0 removes it"
-        )
-      }
-      return .discount(line: line, value: value, reason: reason)
-    },
-    "override_price": { fields throws(RegisterError) in
-      let line = try fields.required("line", as: Int.self)
-      guard let price = try fields.money("unit_price") else {
-        throw RegisterError(.badRequest, "unit_price is required, like \"19.99\"")
-      }
-      let reason = try fields.text("reason", required: true) ?? ""
-      return .overridePrice(line: line, unitPrice: price, reason: reason)
-    },
-    "void_line": { fields throws(RegisterError) in .voidLine(line: try fields.required("line")) },
-    "park": { fields throws(RegisterError) in
-      .park(note: try fields.text("note", required: false))
-    },
-    "parked": { _ throws(RegisterError) in .listParked },
-    "resume": { fields throws(RegisterError) in .resume(orderID: try fields.required("order_id")) },
-    "return": { fields throws(RegisterError) in
-      let receipt = try fields.required("receipt", as: Int.self)
-      guard let items = try fields.optional("lines", as: [JSONValue].self) else {
-        throw RegisterError(.badRequest, "lines is required, like [{\"line\": 1, \"qty\": 1}]")
-      }
-      var lines: [ReturnRequestLine] = []
-      for (index, item) in items.enumerated() {
-        let path = "lines[\(index)]"
-        do {
-          var lineFields = RequestFields(
-            try JSONFields(item, path: path), currency: fields.currency)
-          let line = try lineFields.required("line", as: Int.self)
-          guard let quantity = try lineFields.quantity("qty") else {
-            throw RegisterError(.badRequest, "\(path).qty is required")
-          }
-          try lineFields.rejectUnknown()
-          lines.append(ReturnRequestLine(line: line, quantity: quantity))
-        } catch let error as RegisterError {
-          throw error
-        } catch {
-          throw RegisterError(
-            .badRequest, "\(path) must be an object like {\"line\": 1, \"qty\": 1}")
+  /// The decoder of each op: an exhaustive switch, so an op cannot be declared without one.
+  static func decoder(for op: Op) -> OpDecoder {
+    switch op {
+    case .hello:
+      return { _ throws(RegisterError) in .hello }
+    case .catalog:
+      return { _ throws(RegisterError) in .catalog }
+    case .catalogExport:
+      return { _ throws(RegisterError) in .catalogExport }
+    case .order:
+      return { _ throws(RegisterError) in .showOrder }
+    case .receipt:
+      return { fields throws(RegisterError) in .receipt(number: try fields.optional("number")) }
+    case .add:
+      return decodeAdd
+    case .remove:
+      return { fields throws(RegisterError) in .remove(line: try fields.required("line")) }
+    case .setQty:
+      return { fields throws(RegisterError) in
+        let line = try fields.required("line", as: Int.self)
+        guard let quantity = try fields.quantity("qty") else {
+          throw RegisterError(.badRequest, "qty is required")
         }
+        return .setQuantity(line: line, quantity: quantity)
       }
-      let reason = try fields.text("reason", required: true) ?? ""
-      return .returnItems(receipt: receipt, lines: lines, reason: reason)
-    },
-    "subscribe": { fields throws(RegisterError) in
-      var topics: Set<String>?
-      if let names = try fields.optional("topics", as: [String].self) {
-        guard let expanded = Topics.expand(names) else {
+    case .tender:
+      return decodeTender
+    case .void:
+      return { fields throws(RegisterError) in
+        .void(reason: try fields.text("reason", required: false))
+      }
+    case .discount:
+      return { fields throws(RegisterError) in
+        let line = try fields.optional("line", as: Int.self)
+        let percent = try fields.percent("percent")
+        let amount = try fields.money("amount")
+        let reason = try fields.text("reason", required: true) ?? ""
+        let value: DiscountValue?
+        switch (percent, amount) {
+        case (let percent?, nil): value = percent == .zero ? nil : .percent(percent)
+        case (nil, let amount?): value = amount.isZero ? nil : .amount(amount)
+        default:
           throw RegisterError(
             .badRequest,
-            "unknown topic; use groups (\(Topics.groups.keys.sorted().joined(separator: ", "))) or event types"
+            "a discount needs exactly one of percent (like \"10\") and amount (like \"5.00\"); 0 removes it"
           )
         }
-        topics = expanded
+        return .discount(line: line, value: value, reason: reason)
       }
-      let after = try fields.optional("after", as: Int64.self)
-      if let after, after < 0 { throw RegisterError(.badRequest, "after must be 0 or more") }
-      return .subscribe(topics: topics, after: after)
-    },
-    "operator_add": { fields throws(RegisterError) in
-      let id = try operatorID(&fields)
-      let name = try fields.text("name", required: true, maxLength: 80) ?? ""
-      let roleName = try fields.required("role", as: String.self)
-      guard let role = OperatorRole(rawValue: roleName) else {
-        throw RegisterError(.badRequest, "role must be \"cashier\" or \"manager\"")
-      }
-      return .operatorAdd(id: id, name: name, role: role, pin: try pin(&fields))
-    },
-    "operator_list": { _ throws(RegisterError) in .operatorList },
-    "operator_remove": { fields throws(RegisterError) in
-      .operatorRemove(id: try operatorID(&fields))
-    },
-    "operator_set_pin": { fields throws(RegisterError) in
-      .operatorSetPIN(id: try operatorID(&fields), pin: try pin(&fields))
-    },
-    "operator_unlock": { fields throws(RegisterError) in
-      .operatorUnlock(id: try operatorID(&fields))
-    },
-    "sign_in": { fields throws(RegisterError) in
-      .signIn(operatorID: try fields.required("operator"), pin: try pin(&fields))
-    },
-    "sign_out": { _ throws(RegisterError) in .signOut },
-    "customer_add": { fields throws(RegisterError) in
-      let name = try fields.text("name", required: true, maxLength: 80) ?? ""
-      let email = try fields.optional("email", as: String.self)
-      let phone = try fields.optional("phone", as: String.self)
-      return .customerAdd(name: name, email: email, phone: phone)
-    },
-    "customer_find": { fields throws(RegisterError) in
-      .customerFind(query: try fields.text("query", required: true, maxLength: 200) ?? "")
-    },
-    "attach_customer": { fields throws(RegisterError) in
-      .attachCustomer(customerID: try fields.required("customer_id"))
-    },
-    "customer_history": { fields throws(RegisterError) in
-      .customerHistory(customerID: try fields.required("customer_id"))
-    },
-    "product_add": { fields throws(RegisterError) in
-      guard let product = fields.raw("product") else {
-        throw RegisterError(.badRequest, "product is required: a product as in the catalog file")
-      }
-      return .productAdd(product)
-    },
-    "product_update": { fields throws(RegisterError) in
-      let sku = try fields.required("sku", as: String.self)
-      guard case .object(let changes)? = fields.raw("changes"), !changes.isEmpty else {
-        throw RegisterError(
-          .badRequest,
-          "changes is required: an object of fields to change, like {\"price\": \"12.00\"}")
-      }
-      return .productUpdate(sku: sku, changes: changes)
-    },
-    "product_remove": { fields throws(RegisterError) in
-      .productRemove(sku: try fields.required("sku"))
-    },
-    "stock_adjust": { fields throws(RegisterError) in
-      let sku = try fields.required("sku", as: String.self)
-      let delta = try fields.required("delta", as: Int64.self)
-      let reason = try fields.text("reason", required: true) ?? ""
-      return .stockAdjust(sku: sku, delta: delta, reason: reason)
-    },
-    "float": { fields throws(RegisterError) in
-      guard let amount = try fields.money("amount") else {
-        throw RegisterError(.badRequest, "amount is required, like \"150.00\"")
-      }
-      return .setFloat(amount)
-    },
-    "paid_in": { fields throws(RegisterError) in
-      guard let amount = try fields.money("amount") else {
-        throw RegisterError(.badRequest, "amount is required")
-      }
-      return .paidIn(amount, reason: try fields.text("reason", required: true) ?? "")
-    },
-    "paid_out": { fields throws(RegisterError) in
-      guard let amount = try fields.money("amount") else {
-        throw RegisterError(.badRequest, "amount is required")
-      }
-      return .paidOut(amount, reason: try fields.text("reason", required: true) ?? "")
-    },
-    "no_sale": { fields throws(RegisterError) in
-      .noSale(reason: try fields.text("reason", required: false))
-    },
-    "email_receipt": { fields throws(RegisterError) in
-      .emailReceipt(receipt: try fields.required("receipt"), to: try fields.optional("to"))
-    },
-    "report": { fields throws(RegisterError) in
-      let kindName = try fields.optional("kind", as: String.self) ?? "x"
-      guard let kind = DayReport.Kind(rawValue: kindName) else {
-        throw RegisterError(
-          .badRequest, "kind must be \"x\" (the day so far) or \"z\" (a closed day)")
-      }
-      let day = try fields.optional("day", as: Int.self)
-      if kind == .x && day != nil {
-        throw RegisterError(
-          .badRequest, "an X report is always of the open day; use kind \"z\" with day")
-      }
-      return .report(kind, day: day)
-    },
-    "close_day": { fields throws(RegisterError) in
-      var counted: Money?
-      if let countedFields = try fields.nested("counted") {
-        var cash = RequestFields(countedFields, currency: fields.currency)
-        counted = try cash.money("cash")
-        do {
-          try cash.fields.rejectUnknown()
-        } catch {
-          throw RegisterError(
-            .badRequest, "counted takes only \"cash\", like {\"cash\": \"412.35\"}")
+    case .overridePrice:
+      return { fields throws(RegisterError) in
+        let line = try fields.required("line", as: Int.self)
+        guard let price = try fields.money("unit_price") else {
+          throw RegisterError(.badRequest, "unit_price is required, like \"19.99\"")
         }
+        let reason = try fields.text("reason", required: true) ?? ""
+        return .overridePrice(line: line, unitPrice: price, reason: reason)
       }
-      return .closeDay(countedCash: counted)
-    },
-  ]
+    case .voidLine:
+      return { fields throws(RegisterError) in .voidLine(line: try fields.required("line")) }
+    case .park:
+      return { fields throws(RegisterError) in
+        .park(note: try fields.text("note", required: false))
+      }
+    case .parked:
+      return { _ throws(RegisterError) in .listParked }
+    case .resume:
+      return { fields throws(RegisterError) in .resume(orderID: try fields.required("order_id")) }
+    case .`return`:
+      return { fields throws(RegisterError) in
+        let receipt = try fields.required("receipt", as: Int.self)
+        guard let items = try fields.optional("lines", as: [JSONValue].self) else {
+          throw RegisterError(.badRequest, "lines is required, like [{\"line\": 1, \"qty\": 1}]")
+        }
+        var lines: [ReturnRequestLine] = []
+        for (index, item) in items.enumerated() {
+          let path = "lines[\(index)]"
+          do {
+            var lineFields = RequestFields(
+              try JSONFields(item, path: path), currency: fields.currency)
+            let line = try lineFields.required("line", as: Int.self)
+            guard let quantity = try lineFields.quantity("qty") else {
+              throw RegisterError(.badRequest, "\(path).qty is required")
+            }
+            try lineFields.rejectUnknown()
+            lines.append(ReturnRequestLine(line: line, quantity: quantity))
+          } catch let error as RegisterError {
+            throw error
+          } catch {
+            throw RegisterError(
+              .badRequest, "\(path) must be an object like {\"line\": 1, \"qty\": 1}")
+          }
+        }
+        let reason = try fields.text("reason", required: true) ?? ""
+        return .returnItems(receipt: receipt, lines: lines, reason: reason)
+      }
+    case .subscribe:
+      return { fields throws(RegisterError) in
+        var topics: Set<String>?
+        if let names = try fields.optional("topics", as: [String].self) {
+          guard let expanded = Topics.expand(names) else {
+            throw RegisterError(
+              .badRequest,
+              "unknown topic; use groups (\(Topics.groups.keys.sorted().joined(separator: ", "))) or event types"
+            )
+          }
+          topics = expanded
+        }
+        let after = try fields.optional("after", as: Int64.self)
+        if let after, after < 0 { throw RegisterError(.badRequest, "after must be 0 or more") }
+        return .subscribe(topics: topics, after: after)
+      }
+    case .operatorAdd:
+      return { fields throws(RegisterError) in
+        let id = try operatorID(&fields)
+        let name = try fields.text("name", required: true, maxLength: 80) ?? ""
+        let roleName = try fields.required("role", as: String.self)
+        guard let role = OperatorRole(rawValue: roleName) else {
+          throw RegisterError(.badRequest, "role must be \"cashier\" or \"manager\"")
+        }
+        return .operatorAdd(id: id, name: name, role: role, pin: try pin(&fields))
+      }
+    case .operatorList:
+      return { _ throws(RegisterError) in .operatorList }
+    case .operatorRemove:
+      return { fields throws(RegisterError) in
+        .operatorRemove(id: try operatorID(&fields))
+      }
+    case .operatorSetPIN:
+      return { fields throws(RegisterError) in
+        .operatorSetPIN(id: try operatorID(&fields), pin: try pin(&fields))
+      }
+    case .operatorUnlock:
+      return { fields throws(RegisterError) in
+        .operatorUnlock(id: try operatorID(&fields))
+      }
+    case .signIn:
+      return { fields throws(RegisterError) in
+        .signIn(operatorID: try fields.required("operator"), pin: try pin(&fields))
+      }
+    case .signOut:
+      return { _ throws(RegisterError) in .signOut }
+    case .customerAdd:
+      return { fields throws(RegisterError) in
+        let name = try fields.text("name", required: true, maxLength: 80) ?? ""
+        let email = try fields.optional("email", as: String.self)
+        let phone = try fields.optional("phone", as: String.self)
+        return .customerAdd(name: name, email: email, phone: phone)
+      }
+    case .customerFind:
+      return { fields throws(RegisterError) in
+        .customerFind(query: try fields.text("query", required: true, maxLength: 200) ?? "")
+      }
+    case .attachCustomer:
+      return { fields throws(RegisterError) in
+        .attachCustomer(customerID: try fields.required("customer_id"))
+      }
+    case .customerHistory:
+      return { fields throws(RegisterError) in
+        .customerHistory(customerID: try fields.required("customer_id"))
+      }
+    case .productAdd:
+      return { fields throws(RegisterError) in
+        guard let product = fields.raw("product") else {
+          throw RegisterError(.badRequest, "product is required: a product as in the catalog file")
+        }
+        return .productAdd(product)
+      }
+    case .productUpdate:
+      return { fields throws(RegisterError) in
+        let sku = try fields.required("sku", as: String.self)
+        guard case .object(let changes)? = fields.raw("changes"), !changes.isEmpty else {
+          throw RegisterError(
+            .badRequest,
+            "changes is required: an object of fields to change, like {\"price\": \"12.00\"}")
+        }
+        return .productUpdate(sku: sku, changes: changes)
+      }
+    case .productRemove:
+      return { fields throws(RegisterError) in
+        .productRemove(sku: try fields.required("sku"))
+      }
+    case .stockAdjust:
+      return { fields throws(RegisterError) in
+        let sku = try fields.required("sku", as: String.self)
+        let delta = try fields.required("delta", as: Int64.self)
+        let reason = try fields.text("reason", required: true) ?? ""
+        return .stockAdjust(sku: sku, delta: delta, reason: reason)
+      }
+    case .float:
+      return { fields throws(RegisterError) in
+        guard let amount = try fields.money("amount") else {
+          throw RegisterError(.badRequest, "amount is required, like \"150.00\"")
+        }
+        return .setFloat(amount)
+      }
+    case .paidIn:
+      return { fields throws(RegisterError) in
+        guard let amount = try fields.money("amount") else {
+          throw RegisterError(.badRequest, "amount is required")
+        }
+        return .paidIn(amount, reason: try fields.text("reason", required: true) ?? "")
+      }
+    case .paidOut:
+      return { fields throws(RegisterError) in
+        guard let amount = try fields.money("amount") else {
+          throw RegisterError(.badRequest, "amount is required")
+        }
+        return .paidOut(amount, reason: try fields.text("reason", required: true) ?? "")
+      }
+    case .noSale:
+      return { fields throws(RegisterError) in
+        .noSale(reason: try fields.text("reason", required: false))
+      }
+    case .emailReceipt:
+      return { fields throws(RegisterError) in
+        .emailReceipt(receipt: try fields.required("receipt"), to: try fields.optional("to"))
+      }
+    case .report:
+      return { fields throws(RegisterError) in
+        let kindName = try fields.optional("kind", as: String.self) ?? "x"
+        guard let kind = DayReport.Kind(rawValue: kindName) else {
+          throw RegisterError(
+            .badRequest, "kind must be \"x\" (the day so far) or \"z\" (a closed day)")
+        }
+        let day = try fields.optional("day", as: Int.self)
+        if kind == .x && day != nil {
+          throw RegisterError(
+            .badRequest, "an X report is always of the open day; use kind \"z\" with day")
+        }
+        return .report(kind, day: day)
+      }
+    case .closeDay:
+      return { fields throws(RegisterError) in
+        var counted: Money?
+        if let countedFields = try fields.nested("counted") {
+          var cash = RequestFields(countedFields, currency: fields.currency)
+          counted = try cash.money("cash")
+          do {
+            try cash.fields.rejectUnknown()
+          } catch {
+            throw RegisterError(
+              .badRequest, "counted takes only \"cash\", like {\"cash\": \"412.35\"}")
+          }
+        }
+        return .closeDay(countedCash: counted)
+      }
+    }
+  }
 
   /// The names of all ops, sorted, for error messages and `hello` (sorted once: `hello` is the
   /// most frequent request there is).
-  public static let opNames: [String] = ops.keys.sorted()
+  public static let opNames: [String] = Op.allCases.map(\.rawValue).sorted()
 
   /// Decodes one line (without its newline) against the store's currency.
   public static func decode(_ line: some Collection<UInt8>, currency: Currency)
@@ -273,10 +315,11 @@ public enum RequestDecoder {
       guard case .string(let op) = opValue else {
         throw RegisterError(.badRequest, "\"op\" must be a string, got \(opValue.typeName)")
       }
-      guard let decoder = ops[op] else {
+      guard let known = Op(rawValue: op) else {
         throw RegisterError(
           .unknownOp, "there is no op \"\(op)\"; known ops: \(opNames.joined(separator: ", "))")
       }
+      let decoder = decoder(for: known)
       var fields = RequestFields(try JSONFields(value), currency: currency)
       _ = fields.raw("id")
       _ = fields.raw("op")

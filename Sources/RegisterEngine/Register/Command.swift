@@ -46,20 +46,54 @@ public enum Command: Sendable {
   case emailReceipt(receipt: Int, to: String?)
   case closeDay(countedCash: Money?)
 
-  /// True when the command changes state (and so is journaled and needs durability).
-  public var isMutation: Bool {
+  /// The op this command was sent as.
+  public var op: Op {
     switch self {
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .report, .listParked, .subscribe,
-      .operatorList, .customerFind, .customerHistory:
-      false
-    case .add, .remove, .setQuantity, .tender, .void, .closeDay, .discount, .overridePrice,
-      .voidLine, .park, .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN,
-      .operatorUnlock, .signIn, .signOut, .customerAdd, .attachCustomer, .productAdd,
-      .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale,
-      .emailReceipt:
-      true
+    case .hello: .hello
+    case .catalog: .catalog
+    case .catalogExport: .catalogExport
+    case .showOrder: .order
+    case .receipt: .receipt
+    case .add: .add
+    case .remove: .remove
+    case .setQuantity: .setQty
+    case .tender: .tender
+    case .void: .void
+    case .discount: .discount
+    case .overridePrice: .overridePrice
+    case .voidLine: .voidLine
+    case .park: .park
+    case .listParked: .parked
+    case .resume: .resume
+    case .returnItems: .`return`
+    case .subscribe: .subscribe
+    case .report: .report
+    case .operatorAdd: .operatorAdd
+    case .operatorList: .operatorList
+    case .operatorRemove: .operatorRemove
+    case .operatorSetPIN: .operatorSetPIN
+    case .operatorUnlock: .operatorUnlock
+    case .signIn: .signIn
+    case .signOut: .signOut
+    case .customerAdd: .customerAdd
+    case .customerFind: .customerFind
+    case .attachCustomer: .attachCustomer
+    case .customerHistory: .customerHistory
+    case .productAdd: .productAdd
+    case .productUpdate: .productUpdate
+    case .productRemove: .productRemove
+    case .stockAdjust: .stockAdjust
+    case .setFloat: .float
+    case .paidIn: .paidIn
+    case .paidOut: .paidOut
+    case .noSale: .noSale
+    case .emailReceipt: .emailReceipt
+    case .closeDay: .closeDay
     }
   }
+
+  /// True when the command changes state (and so is journaled and needs durability).
+  public var isMutation: Bool { op.isMutation }
 }
 
 /// A payment as asked for: cash with an amount, or card data with an optional amount.

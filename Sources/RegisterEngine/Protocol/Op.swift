@@ -1,0 +1,59 @@
+/// Every op of the protocol, declared once: decoding (`RequestDecoder.decoder(for:)`), the
+/// `hello` list, whether it changes state, and the CLI's choice to send an idempotency key all
+/// come from here, through exhaustive switches.
+public enum Op: String, CaseIterable, Sendable {
+  case hello
+  case catalog
+  case catalogExport = "catalog_export"
+  case order
+  case receipt
+  case add
+  case remove
+  case setQty = "set_qty"
+  case tender
+  case void
+  case discount
+  case overridePrice = "override_price"
+  case voidLine = "void_line"
+  case park
+  case parked
+  case resume
+  case `return`
+  case subscribe
+  case operatorAdd = "operator_add"
+  case operatorList = "operator_list"
+  case operatorRemove = "operator_remove"
+  case operatorSetPIN = "operator_set_pin"
+  case operatorUnlock = "operator_unlock"
+  case signIn = "sign_in"
+  case signOut = "sign_out"
+  case customerAdd = "customer_add"
+  case customerFind = "customer_find"
+  case attachCustomer = "attach_customer"
+  case customerHistory = "customer_history"
+  case productAdd = "product_add"
+  case productUpdate = "product_update"
+  case productRemove = "product_remove"
+  case stockAdjust = "stock_adjust"
+  case float
+  case paidIn = "paid_in"
+  case paidOut = "paid_out"
+  case noSale = "no_sale"
+  case emailReceipt = "email_receipt"
+  case report
+  case closeDay = "close_day"
+
+  /// True when the op changes state (so it is journaled, needs durability and takes a key).
+  public var isMutation: Bool {
+    switch self {
+    case .hello, .catalog, .catalogExport, .order, .receipt, .parked, .subscribe, .operatorList,
+      .customerFind, .customerHistory, .report:
+      false
+    case .add, .remove, .setQty, .tender, .void, .discount, .overridePrice, .voidLine, .park,
+      .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,
+      .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
+      .stockAdjust, .float, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      true
+    }
+  }
+}

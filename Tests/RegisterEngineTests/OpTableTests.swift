@@ -1,0 +1,77 @@
+import Testing
+
+@testable import RegisterEngine
+
+/// The op table is declared once (`Op`): every op decodes to a command that names it back, and
+/// whether it mutates comes from that one table.
+@Suite struct OpTableTests {
+  /// One well-formed request per op (decoding only: whether the register would accept it is
+  /// `decide`'s business).
+  static let samples: [String] = [
+    #"{"op":"hello"}"#,
+    #"{"op":"catalog"}"#,
+    #"{"op":"catalog_export"}"#,
+    #"{"op":"order"}"#,
+    #"{"op":"receipt","number":1}"#,
+    #"{"op":"add","sku":"TEE"}"#,
+    #"{"op":"remove","line":1}"#,
+    #"{"op":"set_qty","line":1,"qty":2}"#,
+    #"{"op":"tender","type":"cash","amount":"1.00"}"#,
+    #"{"op":"void"}"#,
+    #"{"op":"discount","percent":"10","reason":"r"}"#,
+    #"{"op":"override_price","line":1,"unit_price":"1.00","reason":"r"}"#,
+    #"{"op":"void_line","line":1}"#,
+    #"{"op":"park"}"#,
+    #"{"op":"parked"}"#,
+    #"{"op":"resume","order_id":1}"#,
+    #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"r"}"#,
+    #"{"op":"subscribe"}"#,
+    #"{"op":"operator_add","operator_id":"amy","name":"Amy","role":"manager","pin":"1234"}"#,
+    #"{"op":"operator_list"}"#,
+    #"{"op":"operator_remove","operator_id":"amy"}"#,
+    #"{"op":"operator_set_pin","operator_id":"amy","pin":"1234"}"#,
+    #"{"op":"operator_unlock","operator_id":"amy"}"#,
+    #"{"op":"sign_in","operator":"amy","pin":"1234"}"#,
+    #"{"op":"sign_out"}"#,
+    #"{"op":"customer_add","name":"Dana"}"#,
+    #"{"op":"customer_find","query":"Dana"}"#,
+    #"{"op":"attach_customer","customer_id":"C1"}"#,
+    #"{"op":"customer_history","customer_id":"C1"}"#,
+    #"{"op":"product_add","product":{"sku":"X"}}"#,
+    #"{"op":"product_update","sku":"TEE","changes":{"price":"1.00"}}"#,
+    #"{"op":"product_remove","sku":"TEE"}"#,
+    #"{"op":"stock_adjust","sku":"TEE","delta":1,"reason":"r"}"#,
+    #"{"op":"float","amount":"100.00"}"#,
+    #"{"op":"paid_in","amount":"1.00","reason":"r"}"#,
+    #"{"op":"paid_out","amount":"1.00","reason":"r"}"#,
+    #"{"op":"no_sale"}"#,
+    #"{"op":"email_receipt","receipt":1,"to":"a@example.com"}"#,
+    #"{"op":"report","kind":"x"}"#,
+    #"{"op":"close_day"}"#,
+  ]
+
+  @Test func everyOpHasASampleAndDecodesToACommandOfThatOp() throws {
+    var covered: Set<Op> = []
+    for line in Self.samples {
+      let request = try RequestDecoder.decode(Array(line.utf8), currency: .usd)
+      let op = try #require(Op(rawValue: request.op), "\(line)")
+      #expect(request.command.op == op, "\(line)")
+      #expect(request.command.isMutation == op.isMutation, "\(line)")
+      covered.insert(op)
+    }
+    #expect(covered == Set(Op.allCases), "a new op needs a sample here")
+  }
+
+  @Test func helloListsExactlyTheOps() {
+    #expect(RequestDecoder.opNames == Op.allCases.map(\.rawValue).sorted())
+  }
+
+  @Test func readsAreNotMutations() {
+    let reads = Op.allCases.filter { !$0.isMutation }.map(\.rawValue).sorted()
+    #expect(
+      reads == [
+        "catalog", "catalog_export", "customer_find", "customer_history", "hello", "operator_list",
+        "order", "parked", "receipt", "report", "subscribe",
+      ])
+  }
+}
