@@ -83,7 +83,7 @@ struct Watch {
     if let event {
       let type = event["event"]?.stringValue ?? "?"
       out += "[\(event["seq"].map(Output.describe) ?? "?")] \(type)\n"
-      if type == "sale_completed", let number = event["data"]?["receipt"] {
+      if type == EventType.saleCompleted.rawValue, let number = event["data"]?["receipt"] {
         out +=
           "Thank you! Receipt \(Output.describe(number)), change \(Output.text(event["data"]?["change"]))\n"
       }

@@ -130,7 +130,7 @@ func catalogChanges(_ catalog: Catalog, current: Register?) -> [Event] {
   let events = Register.startupEvents(for: catalog, current: current)
   for change in events {
     log(
-      change.type == "catalog_loaded"
+      change.eventType == .catalogLoaded
         ? "imported the changes in \(options.catalogPath)" : "store settings updated")
   }
   return events

@@ -75,3 +75,47 @@ import Testing
       ])
   }
 }
+
+/// Event types are declared once (`EventType`); the topic groups come from it.
+@Suite struct EventTypeTableTests {
+  @Test func theTopicGroupsAreTheDocumentedOnes() {
+    #expect(
+      Topics.groups == [
+        "order": [
+          "line_added", "line_removed", "quantity_set", "line_voided", "tender_added",
+          "discount_set", "price_overridden", "order_voided", "order_parked", "order_resumed",
+          "sale_completed", "customer_attached",
+        ],
+        "sale": ["sale_completed", "return_completed", "receipt_emailed"],
+        "day": ["day_closed"],
+        "catalog": [
+          "store_configured", "catalog_loaded", "product_added", "product_updated",
+          "product_removed", "stock_adjusted",
+        ],
+        "drawer": ["float_set", "paid_in", "paid_out", "no_sale", "day_closed"],
+        "people": [
+          "operator_added", "operator_removed", "operator_pin_set", "operator_unlocked",
+          "pin_failed", "pin_accepted", "signed_in", "signed_out", "customer_added",
+        ],
+      ])
+    #expect(Topics.eventTypes == Set(EventType.allCases.map(\.rawValue)))
+  }
+
+  @Test func anUnknownEventTypeIsRefusedWhenRead() {
+    #expect(throws: JSONShapeError.self) {
+      try Event.decode(type: "sale_exploded", data: .object([:]), currency: .usd)
+    }
+  }
+
+  @Test func everyEventRoundTripsThroughItsType() throws {
+    let events: [Event] = [
+      .noSale(reason: "r"), .signedOut(id: "amy"), .pinFailed(id: "amy"),
+      .productRemoved(sku: "TEE"), .stockAdjusted(sku: "TEE", delta: 3, reason: "count"),
+    ]
+    for event in events {
+      let read = try Event.decode(type: event.type, data: event.data, currency: .usd)
+      #expect(read.eventType == event.eventType)
+      #expect(read.data == event.data)
+    }
+  }
+}

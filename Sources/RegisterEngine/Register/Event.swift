@@ -56,43 +56,46 @@ public enum Event: Sendable, Equatable {
   /// anchor the chain (nil in journals written before it was recorded, and without a journal).
   case dayClosed(day: Int, countedCash: Money?, journalHead: JournalHead? = nil)
 
-  /// The event's type name in the journal and in live events.
-  public var type: String {
+  /// The event's type name, as journaled and sent to subscribers.
+  public var type: String { eventType.rawValue }
+
+  /// The event's type (one table: `EventType`).
+  public var eventType: EventType {
     switch self {
-    case .storeConfigured: "store_configured"
-    case .catalogLoaded: "catalog_loaded"
-    case .lineAdded: "line_added"
-    case .lineRemoved: "line_removed"
-    case .quantitySet: "quantity_set"
-    case .tenderAdded: "tender_added"
-    case .discountSet: "discount_set"
-    case .priceOverridden: "price_overridden"
-    case .saleCompleted: "sale_completed"
-    case .lineVoided: "line_voided"
-    case .orderVoided: "order_voided"
-    case .orderParked: "order_parked"
-    case .orderResumed: "order_resumed"
-    case .returnCompleted: "return_completed"
-    case .operatorAdded: "operator_added"
-    case .operatorRemoved: "operator_removed"
-    case .operatorPINSet: "operator_pin_set"
-    case .operatorUnlocked: "operator_unlocked"
-    case .pinFailed: "pin_failed"
-    case .pinAccepted: "pin_accepted"
-    case .signedIn: "signed_in"
-    case .signedOut: "signed_out"
-    case .customerAdded: "customer_added"
-    case .customerAttached: "customer_attached"
-    case .productAdded: "product_added"
-    case .productUpdated: "product_updated"
-    case .productRemoved: "product_removed"
-    case .stockAdjusted: "stock_adjusted"
-    case .floatSet: "float_set"
-    case .paidIn: "paid_in"
-    case .paidOut: "paid_out"
-    case .noSale: "no_sale"
-    case .receiptEmailed: "receipt_emailed"
-    case .dayClosed: "day_closed"
+    case .storeConfigured: .storeConfigured
+    case .catalogLoaded: .catalogLoaded
+    case .lineAdded: .lineAdded
+    case .lineRemoved: .lineRemoved
+    case .quantitySet: .quantitySet
+    case .tenderAdded: .tenderAdded
+    case .discountSet: .discountSet
+    case .priceOverridden: .priceOverridden
+    case .saleCompleted: .saleCompleted
+    case .lineVoided: .lineVoided
+    case .orderVoided: .orderVoided
+    case .orderParked: .orderParked
+    case .orderResumed: .orderResumed
+    case .returnCompleted: .returnCompleted
+    case .operatorAdded: .operatorAdded
+    case .operatorRemoved: .operatorRemoved
+    case .operatorPINSet: .operatorPINSet
+    case .operatorUnlocked: .operatorUnlocked
+    case .pinFailed: .pinFailed
+    case .pinAccepted: .pinAccepted
+    case .signedIn: .signedIn
+    case .signedOut: .signedOut
+    case .customerAdded: .customerAdded
+    case .customerAttached: .customerAttached
+    case .productAdded: .productAdded
+    case .productUpdated: .productUpdated
+    case .productRemoved: .productRemoved
+    case .stockAdjusted: .stockAdjusted
+    case .floatSet: .floatSet
+    case .paidIn: .paidIn
+    case .paidOut: .paidOut
+    case .noSale: .noSale
+    case .receiptEmailed: .receiptEmailed
+    case .dayClosed: .dayClosed
     }
   }
 
@@ -168,10 +171,13 @@ public enum Event: Sendable, Equatable {
   ) throws(JSONShapeError) -> Event {
     var fields = try JSONFields(data, path: "data")
     let event: Event
-    switch type {
-    case "store_configured":
+    guard let kind = EventType(rawValue: type) else {
+      throw JSONShapeError(path: "type", message: "unknown event type \"\(type)\"")
+    }
+    switch kind {
+    case .storeConfigured:
       return .storeConfigured(try StoreSettings(json: data, path: "data"))
-    case "catalog_loaded":
+    case .catalogLoaded:
       let items = try fields.required("products", as: [JSONValue].self)
       var products: [Product] = []
       for (index, item) in items.enumerated() {
@@ -180,7 +186,7 @@ public enum Event: Sendable, Equatable {
             json: item, path: "data.products[\(index)]", currency: currency, taxClasses: nil))
       }
       event = .catalogLoaded(products)
-    case "line_added":
+    case .lineAdded:
       let order = try fields.required("order_id", as: Int.self)
       guard let lineValue = fields.raw("line") else {
         throw JSONShapeError(path: "data.line", message: "is required")
@@ -188,14 +194,14 @@ public enum Event: Sendable, Equatable {
       event = .lineAdded(
         order: order,
         line: try OrderLine(eventJSON: lineValue, path: "data.line", currency: currency))
-    case "line_removed":
+    case .lineRemoved:
       event = .lineRemoved(
         order: try fields.required("order_id"), line: try fields.required("line"))
-    case "quantity_set":
+    case .quantitySet:
       event = .quantitySet(
         order: try fields.required("order_id"), line: try fields.required("line"),
         quantity: try fields.required("qty"))
-    case "tender_added":
+    case .tenderAdded:
       let order = try fields.required("order_id", as: Int.self)
       guard let tenderValue = fields.raw("tender") else {
         throw JSONShapeError(path: "data.tender", message: "is required")
@@ -203,7 +209,7 @@ public enum Event: Sendable, Equatable {
       event = .tenderAdded(
         order: order, tender: try Tender(json: tenderValue, path: "data.tender", currency: currency)
       )
-    case "discount_set":
+    case .discountSet:
       let order = try fields.required("order_id", as: Int.self)
       let line = try fields.optional("line", as: Int.self)
       guard let value = fields.raw("discount") else {
@@ -213,7 +219,7 @@ public enum Event: Sendable, Equatable {
         value == .null
         ? nil : try Discount(json: value, path: "data.discount", currency: currency)
       event = .discountSet(order: order, line: line, discount: discount)
-    case "price_overridden":
+    case .priceOverridden:
       let order = try fields.required("order_id", as: Int.self)
       let line = try fields.required("line", as: Int.self)
       guard let price = try fields.money("unit_price", currency: currency) else {
@@ -222,15 +228,15 @@ public enum Event: Sendable, Equatable {
       let reason = try fields.required("reason", as: String.self)
       event = .priceOverridden(
         order: order, line: line, override: PriceOverride(unitPrice: price, reason: reason))
-    case "sale_completed":
+    case .saleCompleted:
       event = .saleCompleted(
         order: try fields.required("order_id"), receipt: try fields.required("receipt"),
         cashRounding: try fields.money("cash_rounding", currency: currency, allowNegative: true)
           ?? .zero(currency),
         change: try fields.money("change", currency: currency) ?? .zero(currency))
-    case "line_voided":
+    case .lineVoided:
       event = .lineVoided(order: try fields.required("order_id"), line: try fields.required("line"))
-    case "order_voided":
+    case .orderVoided:
       var reversed: [Tender] = []
       for (index, item) in (try fields.optional("reversed_tenders", as: [JSONValue].self) ?? [])
         .enumerated()
@@ -241,66 +247,64 @@ public enum Event: Sendable, Equatable {
       event = .orderVoided(
         order: try fields.required("order_id"), reason: try fields.optional("reason"),
         reversed: reversed)
-    case "order_parked":
+    case .orderParked:
       event = .orderParked(
         order: try fields.required("order_id"), note: try fields.optional("note"))
-    case "order_resumed":
+    case .orderResumed:
       event = .orderResumed(
         order: try fields.required("order_id"), replacing: try fields.required("replacing"))
-    case "return_completed":
+    case .returnCompleted:
       return .returnCompleted(try ReturnEvent(json: data, path: "data", currency: currency))
-    case "operator_added":
+    case .operatorAdded:
       return .operatorAdded(try Operator(eventJSON: data, path: "data"))
-    case "operator_removed": event = .operatorRemoved(id: try fields.required("operator_id"))
-    case "operator_unlocked": event = .operatorUnlocked(id: try fields.required("operator_id"))
-    case "pin_failed": event = .pinFailed(id: try fields.required("operator_id"))
-    case "pin_accepted": event = .pinAccepted(id: try fields.required("operator_id"))
-    case "signed_in": event = .signedIn(id: try fields.required("operator_id"))
-    case "signed_out": event = .signedOut(id: try fields.required("operator_id"))
-    case "operator_pin_set":
+    case .operatorRemoved: event = .operatorRemoved(id: try fields.required("operator_id"))
+    case .operatorUnlocked: event = .operatorUnlocked(id: try fields.required("operator_id"))
+    case .pinFailed: event = .pinFailed(id: try fields.required("operator_id"))
+    case .pinAccepted: event = .pinAccepted(id: try fields.required("operator_id"))
+    case .signedIn: event = .signedIn(id: try fields.required("operator_id"))
+    case .signedOut: event = .signedOut(id: try fields.required("operator_id"))
+    case .operatorPINSet:
       let id = try fields.required("operator_id", as: String.self)
       guard let pin = PINHash(encoded: try fields.required("pin_hash", as: String.self)) else {
         throw JSONShapeError(path: "data.pin_hash", message: "not a PIN hash")
       }
       event = .operatorPINSet(id: id, pin: pin)
-    case "customer_added":
+    case .customerAdded:
       return .customerAdded(try Customer(eventJSON: data, path: "data"))
-    case "customer_attached":
+    case .customerAttached:
       event = .customerAttached(
         order: try fields.required("order_id"), customerID: try fields.required("customer_id"))
-    case "product_added", "product_updated":
+    case .productAdded, .productUpdated:
       let product = try Product(json: data, path: "data", currency: currency, taxClasses: nil)
-      return type == "product_added" ? .productAdded(product) : .productUpdated(product)
-    case "product_removed": event = .productRemoved(sku: try fields.required("sku"))
-    case "stock_adjusted":
+      return kind == .productAdded ? .productAdded(product) : .productUpdated(product)
+    case .productRemoved: event = .productRemoved(sku: try fields.required("sku"))
+    case .stockAdjusted:
       event = .stockAdjusted(
         sku: try fields.required("sku"), delta: try fields.required("delta"),
         reason: try fields.required("reason"))
-    case "float_set":
+    case .floatSet:
       guard let amount = try fields.money("amount", currency: currency) else {
         throw JSONShapeError(path: "data.amount", message: "is required")
       }
       event = .floatSet(amount: amount)
-    case "paid_in", "paid_out":
+    case .paidIn, .paidOut:
       guard let amount = try fields.money("amount", currency: currency) else {
         throw JSONShapeError(path: "data.amount", message: "is required")
       }
       let reason = try fields.required("reason", as: String.self)
       event =
-        type == "paid_in"
+        kind == .paidIn
         ? .paidIn(amount: amount, reason: reason) : .paidOut(amount: amount, reason: reason)
-    case "no_sale": event = .noSale(reason: try fields.optional("reason"))
-    case "receipt_emailed":
+    case .noSale: event = .noSale(reason: try fields.optional("reason"))
+    case .receiptEmailed:
       event = .receiptEmailed(
         receipt: try fields.required("receipt"), to: try fields.required("to"),
         messageID: try fields.required("message_id"))
-    case "day_closed":
+    case .dayClosed:
       event = .dayClosed(
         day: try fields.required("day"),
         countedCash: try fields.money("counted_cash", currency: currency),
         journalHead: try fields.optional("journal_head"))
-    default:
-      throw JSONShapeError(path: "type", message: "unknown event type \"\(type)\"")
     }
     try fields.rejectUnknown()
     return event
