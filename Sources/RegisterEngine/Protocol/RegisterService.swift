@@ -520,7 +520,11 @@ public final class RegisterService {
         )
       }
       return ReportRenderer.reply(DayReport(closed: closed, reprint: true))
-    default:
+    case .add, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine, .park,
+      .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
+      .signIn, .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      // Not a read: `execute` sends changes through decide and apply, never here.
       return register.orderJSON
     }
   }
