@@ -167,7 +167,12 @@ extension Register {
     switch request.command {
     case .signIn(let id, let pin): check(pin, of: id, managerOnly: false)
     case .operatorAdd(_, _, _, let pin), .operatorSetPIN(_, let pin): fresh(pin)
-    default: break
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .remove, .setQuantity,
+      .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
+      .returnItems, .subscribe, .report, .operatorList, .operatorRemove, .operatorUnlock, .signOut,
+      .customerAdd, .customerFind, .attachCustomer, .customerHistory, .productAdd, .productUpdate,
+      .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      break
     }
     return work
   }
@@ -221,7 +226,12 @@ extension Register {
         throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
       }
       return [.customerAttached(order: order.id, customerID: id)]
-    default:
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .remove, .setQuantity,
+      .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
+      .returnItems, .subscribe, .report, .operatorList, .customerFind, .customerHistory,
+      .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
+      .noSale, .emailReceipt, .closeDay:
+      // Not a people command: decideEvents routes only those here.
       return []
     }
   }

@@ -97,7 +97,12 @@ extension Register {
       try ContactValidation.validateEmail(address)
       let messageID = "receipt-\(number)-\(hexString(context.random(8)))@registerd"
       return [.receiptEmailed(receipt: number, to: address, messageID: messageID)]
-    default:
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .remove, .setQuantity,
+      .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
+      .returnItems, .subscribe, .report, .operatorAdd, .operatorList, .operatorRemove,
+      .operatorSetPIN, .operatorUnlock, .signIn, .signOut, .customerAdd, .customerFind,
+      .attachCustomer, .customerHistory, .closeDay:
+      // Not a store command: decideEvents routes only those here.
       return []
     }
   }
