@@ -31,6 +31,8 @@ public struct SHA256: Sendable {
   /// Feeds more bytes in.
   public mutating func update(_ bytes: some Sequence<UInt8>) {
     for byte in bytes {
+      // FIPS 180-4 defines the length modulo 2^64; no message in memory comes near it, and it
+      // is a byte count, not money.
       length &+= 1
       pending.append(byte)
       if pending.count == Self.blockLength {
@@ -43,7 +45,7 @@ public struct SHA256: Sendable {
   /// Feeds a contiguous buffer in (the fast path).
   public mutating func update(buffer: UnsafeRawBufferPointer) {
     var offset = 0
-    length &+= UInt64(buffer.count)
+    length &+= UInt64(buffer.count)  // modulo 2^64 by definition (FIPS 180-4), as above
     if !pending.isEmpty {
       while offset < buffer.count && pending.count < Self.blockLength {
         pending.append(buffer[offset])
@@ -66,7 +68,7 @@ public struct SHA256: Sendable {
 
   /// The 32-byte digest of everything fed in.
   public mutating func finalize() -> [UInt8] {
-    let bitLength = length &* 8
+    let bitLength = length &* 8  // the length in bits, modulo 2^64 (FIPS 180-4)
     var tail = pending
     tail.append(0x80)
     while tail.count % Self.blockLength != 56 { tail.append(0) }
