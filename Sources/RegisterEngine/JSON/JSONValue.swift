@@ -33,7 +33,9 @@ public enum JSONValue: Sendable, Equatable {
   public static func object(_ pairs: KeyValuePairs<String, JSONValue?>) -> JSONValue {
     var object = JSONObject(capacity: pairs.count)
     for (key, value) in pairs {
-      if let value { object[key] = value }
+      // The keys of a literal are distinct: no need to look each one up.
+      assert(object[key] == nil, "duplicate key \(key) in an object literal")
+      if let value { object.append(key, value) }
     }
     return .object(object)
   }

@@ -72,7 +72,14 @@ public struct BatchResult: Sendable {
 /// `storage_failed`, reads among them are answered again from the restored state, and the
 /// register takes no more mutations until restarted.
 public final class RegisterService {
-  public private(set) var register: Register
+  /// The state. Every change to it goes through this property, so its observer can drop what
+  /// was rendered from the old state.
+  public private(set) var register: Register {
+    didSet { renderedOrder = nil }
+  }
+  /// The open order's view as `order` answers it, rendered once per change: displays and lanes
+  /// ask for it far more often than it changes.
+  private var renderedOrder: [UInt8]?
   private let clock: any RegisterClock
   private let journal: Journal?
   /// Why the register stopped taking mutations, when storage has failed.
@@ -490,7 +497,10 @@ public final class RegisterService {
     case .catalogExport:
       return .value(.object(["catalog": register.catalogDocument.json]))
     case .showOrder:
-      return .value(register.orderJSON)
+      if let renderedOrder { return .encoded(renderedOrder) }
+      let rendered = register.orderJSON.serializedBytes
+      renderedOrder = rendered
+      return .encoded(rendered)
     case .receipt(let number):
       guard let wanted = number ?? register.lastReceiptNumber else {
         throw RegisterError(.receiptNotFound, "no sale has been completed yet")
