@@ -14,11 +14,13 @@ struct JSONObjectWriter {
   }
 
   private mutating func key(_ key: StaticString) {
-    if !isFirst { bytes.append(UInt8(ascii: ",")) }
+    bytes.append(isFirst ? UInt8(ascii: "\"") : UInt8(ascii: ","))
+    if !isFirst { bytes.append(UInt8(ascii: "\"")) }
     isFirst = false
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
     bytes.append(UInt8(ascii: "\""))
-    key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    bytes.append(contentsOf: #"":"#.utf8)
+    bytes.append(UInt8(ascii: ":"))
   }
 
   mutating func string(_ key: StaticString, _ value: String) {
@@ -26,9 +28,13 @@ struct JSONObjectWriter {
     JSONValue.writeString(value, to: &bytes)
   }
 
-  mutating func int<T: BinaryInteger>(_ key: StaticString, _ value: T) {
+  mutating func int(_ key: StaticString, _ value: Int64) {
     self.key(key)
-    bytes.append(contentsOf: String(value).utf8)
+    DecimalText.append(value, to: &bytes)
+  }
+
+  mutating func int(_ key: StaticString, _ value: Int) {
+    int(key, Int64(value))
   }
 
   mutating func bool(_ key: StaticString, _ value: Bool) {

@@ -23,27 +23,27 @@ public struct LineFramer: Sendable {
   public var isInsideLine: Bool { discarding || !buffer.isEmpty }
 
   /// Feeds bytes in; returns the complete lines they finish (`nil` for an oversized line).
-  public mutating func feed(_ bytes: some Collection<UInt8>) -> [[UInt8]?] {
+  public mutating func feed(_ bytes: [UInt8]) -> [[UInt8]?] {
+    bytes.withUnsafeBufferPointer { feed(contiguous: $0) }
+  }
+
+  /// Feeds bytes in; returns the complete lines they finish (`nil` for an oversized line).
+  public mutating func feed(_ bytes: ArraySlice<UInt8>) -> [[UInt8]?] {
+    bytes.withUnsafeBufferPointer { feed(contiguous: $0) }
+  }
+
+  /// The framing itself, over contiguous bytes (a concrete type: this runs for every byte a
+  /// client sends, and a generic version called from another module is not specialized).
+  private mutating func feed(contiguous bytes: UnsafeBufferPointer<UInt8>) -> [[UInt8]?] {
     var lines: [[UInt8]?] = []
-    var start = bytes.startIndex
-    while start != bytes.endIndex {
-      if let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
-        if discarding {
-          discarding = false
-        } else {
-          buffer.append(contentsOf: bytes[start..<newline])
-          if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
-          if buffer.count > limit {
-            lines.append(nil)
-          } else {
-            if !buffer.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { lines.append(buffer) }
-          }
-          buffer.removeAll(keepingCapacity: true)
-        }
-        start = bytes.index(after: newline)
-      } else {
+    var start = 0
+    let count = bytes.count
+    while start < count {
+      var newline = start
+      while newline < count && bytes[newline] != UInt8(ascii: "\n") { newline += 1 }
+      guard newline < count else {
         if !discarding {
-          buffer.append(contentsOf: bytes[start...])
+          buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<count]))
           // A CRLF line exactly at the limit may hold one byte more, its "\r".
           let over = buffer.count - limit
           if over > 1 || (over == 1 && buffer.last != UInt8(ascii: "\r")) {
@@ -52,10 +52,38 @@ public struct LineFramer: Sendable {
             discarding = true
           }
         }
-        start = bytes.endIndex
+        break
       }
+      if discarding {
+        discarding = false
+      } else if buffer.isEmpty {
+        // The whole line is in these bytes (the usual case): copied once.
+        var end = newline
+        if end > start && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if line.count > limit {
+          lines.append(nil)
+        } else if !Self.isBlank(line) {
+          lines.append(Array(line))
+        }
+      } else {
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<newline]))
+        if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
+        if buffer.count > limit {
+          lines.append(nil)
+        } else if !buffer.withUnsafeBufferPointer(Self.isBlank) {
+          lines.append(buffer)
+        }
+        buffer = []
+      }
+      start = newline + 1
     }
     return lines
+  }
+
+  /// Only spaces and tabs (or nothing): a line to skip.
+  private static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+    line.allSatisfy { $0 == 0x20 || $0 == 0x09 }
   }
 
   /// Ends the stream: the bytes after the last newline are a line too (a client may send its

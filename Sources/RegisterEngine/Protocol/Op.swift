@@ -57,3 +57,13 @@ public enum Op: String, CaseIterable, Sendable {
     }
   }
 }
+
+extension Op {
+  /// Every op by its wire name, for decoding (one hash instead of comparing the name with each
+  /// op's in turn, as the synthesized `init(rawValue:)` does).
+  private static let byName: [String: Op] = Dictionary(
+    uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+
+  /// The op named `name` on the wire.
+  public static func named(_ name: String) -> Op? { byName[name] }
+}

@@ -315,7 +315,7 @@ public enum RequestDecoder {
       guard case .string(let op) = opValue else {
         throw RegisterError(.badRequest, "\"op\" must be a string, got \(opValue.typeName)")
       }
-      guard let known = Op(rawValue: op) else {
+      guard let known = Op.named(op) else {
         throw RegisterError(
           .unknownOp, "there is no op \"\(op)\"; known ops: \(opNames.joined(separator: ", "))")
       }
