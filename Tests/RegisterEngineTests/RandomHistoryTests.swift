@@ -80,8 +80,9 @@ enum RandomHistory {
     out.append("totals \(register.totals)")
     out.append("parked \(register.parked)")
     for order in register.parked {
-      let totals = (try? OrderTotals.compute(order, tax: register.store.tax)) ?? OrderTotals()
-      out.append("parked totals \(totals)")
+      // Kept by `apply` since the order was parked: the same as computing them now.
+      let kept = register.orders.parkedTotals[order.id]
+      out.append("parked totals \(kept.map { "\($0)" } ?? "missing")")
     }
     out.append("next order \(register.nextOrderID) receipt \(register.nextReceiptNumber)")
     out.append("last receipt \(String(describing: register.lastReceiptNumber))")

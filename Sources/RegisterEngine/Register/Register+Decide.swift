@@ -221,7 +221,7 @@ extension Register {
       throw RegisterError(.outOfStock, "\(product.name) (\(sku)) is out of stock")
     }
     let held = order.quantity(ofSKU: sku, excludingLine: line)
-    let reserved = parked.reduce(Int64(0)) { $0 + $1.quantity(ofSKU: sku) }
+    let reserved = orders.parkedQuantity(ofSKU: sku)
     guard held + reserved + quantity <= stock else {
       var holding = held > 0 ? "; the order already holds \(held)" : ""
       if reserved > 0 { holding += "; parked orders hold \(reserved)" }

@@ -91,21 +91,12 @@ extension Register {
   /// When `person`'s lock ends: the store's `lockout_minutes` after the journaled time of the
   /// wrong PIN that locked them (nil: not locked, or locked with no time — until unlocked).
   public func lockExpiry(of person: Operator) -> Timestamp? {
-    guard person.locked, let lockedAt = person.lockedAt else { return nil }
-    let (millis, overflow) = Int64(store.lockoutMinutes).multipliedReportingOverflow(by: 60_000)
-    let (end, later) = lockedAt.epochMilliseconds.addingReportingOverflow(millis)
-    guard !overflow && !later else { return nil }
-    return Timestamp(epochMilliseconds: end, utcOffsetSeconds: lockedAt.utcOffsetSeconds)
+    Staff.lockExpiry(of: person, lockoutMinutes: store.lockoutMinutes)
   }
 
   /// True while `person` is locked at `now`: locked by wrong PINs and the lock has not expired.
   public func isLocked(_ person: Operator, at now: Timestamp) -> Bool {
-    guard person.locked else { return false }
-    guard person.lockedAt != nil, let expiry = lockExpiry(of: person) else {
-      // Locked with no usable time: only an unlock ends it.
-      return true
-    }
-    return now < expiry
+    Staff.isLocked(person, at: now, lockoutMinutes: store.lockoutMinutes)
   }
 
   /// Refuses a PIN of the wrong shape (not hashed, not counted), a locked operator or a wrong
