@@ -177,7 +177,12 @@ extension Register {
             cashRounding: event.cashRounding, reason: event.reason,
             header: ReceiptHeader(store: store), currency: store.currency, operatorName: nil,
             customer: nil)
-        default:
+        case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+          .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
+          .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
+          .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .productAdded,
+          .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
+          .receiptEmailed, .dayClosed:
           break
         }
         try projected.apply(

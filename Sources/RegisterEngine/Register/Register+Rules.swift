@@ -53,7 +53,13 @@ extension Register {
         for tender in refund.refunds where tender.type == .cash {
           out = out.addingReportingOverflow(tender.amount.minorUnits).partialValue
         }
-      default:
+      case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+        .discountSet, .priceOverridden, .saleCompleted, .lineVoided, .orderVoided, .orderParked,
+        .orderResumed, .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked,
+        .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached,
+        .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn,
+        .noSale, .receiptEmailed, .dayClosed:
+        // No cash leaves the drawer.
         continue
       }
     }
