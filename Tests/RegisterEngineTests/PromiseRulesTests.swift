@@ -195,10 +195,11 @@ private let extremeCases: [ExtremeCase] = {
     register.day.totals.paidIn = Int64.max - 100
     let context = CommandContext(now: testTime)
     #expect(throws: RegisterError.overflow("the day's totals")) {
-      try register.decide(.paidIn(usd(101), reason: "x"), context: context)
+      try register.decide(.paidIn(usd(101), reason: "x"), context: context).accepted()
     }
     // Up to the limit is fine.
-    #expect(try register.decide(.paidIn(usd(100), reason: "x"), context: context).count == 1)
+    #expect(
+      try register.decide(.paidIn(usd(100), reason: "x"), context: context).accepted().count == 1)
   }
 
   @Test func applyLeavesTotalsAloneRatherThanWrap() throws {
@@ -217,7 +218,7 @@ private let extremeCases: [ExtremeCase] = {
     let context = CommandContext(now: testTime)
     let tender = Command.tender(TenderRequest(type: .cash, amount: usd(10_000), card: nil))
     #expect(throws: RegisterError.overflow("the day's totals")) {
-      try register.decide(tender, context: context)
+      try register.decide(tender, context: context).accepted()
     }
   }
 
@@ -226,7 +227,7 @@ private let extremeCases: [ExtremeCase] = {
     register.day.totals.float = Int64.max - 10
     let context = CommandContext(now: testTime)
     #expect(throws: RegisterError.overflow("the day's totals")) {
-      try register.decide(.paidIn(usd(11), reason: "x"), context: context)
+      try register.decide(.paidIn(usd(11), reason: "x"), context: context).accepted()
     }
   }
 }

@@ -311,7 +311,8 @@ import Testing
     var register = lane.register
     let context = CommandContext(now: testTime)
     let events = try register.decide(
-      .add(sku: "TEE", quantity: 2, options: [:]), context: context)
+      .add(sku: "TEE", quantity: 2, options: [:]), context: context
+    ).accepted()
     #expect(events.count == 1)
     guard case .lineAdded(let orderID, let line) = events.first else {
       Issue.record("expected line_added, got \(events)")
@@ -327,11 +328,11 @@ import Testing
     #expect(register.totals.total == 3225)
 
     #expect(throws: RegisterError.self) {
-      try register.decide(.add(sku: "TEE", quantity: 2, options: [:]), context: context)
+      try register.decide(.add(sku: "TEE", quantity: 2, options: [:]), context: context).accepted()
     }
     let cash = TenderRequest(
       type: .cash, amount: Money(minorUnits: 5000, currency: .usd), card: nil)
-    let paid = try register.decide(.tender(cash), context: context)
+    let paid = try register.decide(.tender(cash), context: context).accepted()
     #expect(paid.count == 2)
     guard case .saleCompleted(_, let receipt, _, let change) = paid.last else {
       Issue.record("expected sale_completed, got \(paid)")

@@ -425,19 +425,17 @@ public final class RegisterService {
       let head = journal.head(after: openRecords)
       if head.sequence > 0 { context.journalHead = head }
     }
-    let decided: (events: [Event], approvedBy: String?)
-    do {
-      decided = try register.decision(request.command, context: context)
-    } catch {
+    let events: [Event]
+    switch register.decide(request.command, context: context) {
+    case .accepted(let accepted, let approvedBy):
+      events = accepted
+      stage(events, at: now, approvedBy: approvedBy)
+    case .rejected(let error, let standing):
       // Some refusals still change something: a wrong PIN is counted. Those events are
       // journaled like any other; the request itself is refused.
-      if !error.events.isEmpty {
-        stage(error.events, at: now, approvedBy: nil)
-      }
+      if !standing.isEmpty { stage(standing, at: now, approvedBy: nil) }
       throw error
     }
-    let events = decided.events
-    stage(events, at: now, approvedBy: decided.approvedBy)
     let reply = result(of: request.command, events: events)
     if let key = request.key, !openRecords.isEmpty {
       let stored = KeyRecord(key: key, fingerprint: fingerprint, reply: reply)

@@ -118,12 +118,13 @@ extension Register {
 
   /// Units of `sku` held by the open order and parked orders (not available to sell).
   func reserved(sku: String) -> Int64 {
-    parked.reduce(order.quantity(ofSKU: sku)) { $0 + $1.quantity(ofSKU: sku) }
+    order.quantity(ofSKU: sku) + orders.parkedQuantity(ofSKU: sku)
   }
 
   /// A parked order as `parked` lists it: the order object plus when and why it was parked.
+  /// Its totals are the ones kept since it was parked, not computed again here.
   func parkedJSON(_ parkedOrder: Order) -> JSONValue {
-    let totals = (try? OrderTotals.compute(parkedOrder, tax: store.tax)) ?? OrderTotals()
+    let totals = orders.parkedTotals[parkedOrder.id] ?? OrderTotals()
     guard
       case .object(var object) = Register.orderJSON(
         parkedOrder, totals: totals, status: "parked", currency: store.currency, cashDue: 0,

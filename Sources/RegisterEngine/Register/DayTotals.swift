@@ -113,7 +113,12 @@ public struct DayTotals: Sendable, Equatable {
       paidOut = try Checked.add(paidOut, amount.minorUnits)
     case .noSale:
       noSales += 1
-    default:
+    case .storeConfigured, .catalogLoaded, .lineAdded, .quantitySet, .tenderAdded, .discountSet,
+      .priceOverridden, .orderParked, .orderResumed, .operatorAdded, .operatorRemoved,
+      .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut,
+      .customerAdded, .customerAttached, .productAdded, .productUpdated, .productRemoved,
+      .stockAdjusted, .receiptEmailed, .dayClosed:
+      // Not a change to the day's totals (lines rung up count when their sale completes).
       return
     }
     try checkDerived()

@@ -373,7 +373,8 @@ extension Discount {
     switch (percent, amount) {
     case (let percent?, nil): self.init(value: .percent(percent), reason: reason)
     case (nil, let amount?): self.init(value: .amount(amount), reason: reason)
-    default: throw JSONShapeError(path: path, message: "needs exactly one of percent and amount")
+    case (nil, nil), (.some, .some):
+      throw JSONShapeError(path: path, message: "needs exactly one of percent and amount")
     }
   }
 }

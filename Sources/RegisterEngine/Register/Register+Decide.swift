@@ -2,41 +2,36 @@ extension Register {
   /// The most units of one product a single line may hold.
   public static let maximumQuantity: Int64 = 9999
 
-  /// Validates `command` against the current state and returns the events that carry it out.
-  /// Never changes anything; a refusal is a `RegisterError` with a stable code.
-  public func decide(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
-    try decision(command, context: context).events
-  }
-
-  /// The events for `command` and the manager who approved it (when one had to).
-  public func decision(
-    _ command: Command, context: CommandContext
-  ) throws(RegisterError) -> (events: [Event], approvedBy: String?) {
-    var authorization = try authorize(command, context: context)
+  /// Validates `command` against the current state: the events that carry it out and the
+  /// manager who approved it (when one had to), or a refusal with a stable code and the events
+  /// that stand even so (a wrong PIN is counted). Never changes anything.
+  public func decide(_ command: Command, context: CommandContext) -> Decision {
+    // Events that stand whatever becomes of the request: a wrong PIN counted, and an
+    // approval's right PIN resetting a count even if the request is then refused.
+    var standing: [Event] = []
     do {
-      let events = try decideEvents(command, context: context)
-      guard !events.isEmpty else { return (authorization.events, authorization.approvedBy) }
+      var approvedBy = try authorize(command, context: context, standing: &standing)
+      let events = try decideEvents(command, context: context, standing: &standing)
+      guard !events.isEmpty else { return .accepted(events: standing, approvedBy: approvedBy) }
       let after = try checkOutcome(of: events)
       let drawer = try checkDayTotals(of: events, orderAfter: after)
       // Rules judged on the state after the change: the discount limit (whatever mix of line,
       // order discounts and overrides got there) and the cash in the drawer.
-      if authorization.approvedBy == nil,
+      if approvedBy == nil,
         let rule = managerRule(for: command, events: events, orderAfter: after, drawer: drawer)
       {
-        authorization = try approve(rule.reason, refusal: rule.refusal, context: context)
+        approvedBy = try approve(
+          rule.reason, refusal: rule.refusal, context: context, standing: &standing)
       }
-      return (authorization.events + events, authorization.approvedBy)
+      return .accepted(events: standing + events, approvedBy: approvedBy)
     } catch {
-      // The approval's PIN was right even if the request is refused: its reset still counts.
-      var refusal = error
-      refusal.events = authorization.events + refusal.events
-      throw refusal
+      return .rejected(error, events: standing)
     }
   }
 
-  private func decideEvents(_ command: Command, context: CommandContext) throws(RegisterError)
-    -> [Event]
-  {
+  private func decideEvents(
+    _ command: Command, context: CommandContext, standing: inout [Event]
+  ) throws(RegisterError) -> [Event] {
     let events: [Event]
     switch command {
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .report, .listParked, .subscribe,
@@ -44,7 +39,7 @@ extension Register {
       return []
     case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
       .customerAdd, .attachCustomer:
-      events = try decidePeople(command, context: context)
+      events = try decidePeople(command, context: context, standing: &standing)
     case .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
       .noSale, .emailReceipt:
       events = try decideStore(command, context: context)
@@ -182,7 +177,12 @@ extension Register {
             cashRounding: event.cashRounding, reason: event.reason,
             header: ReceiptHeader(store: store), currency: store.currency, operatorName: nil,
             customer: nil)
-        default:
+        case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+          .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
+          .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
+          .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .productAdded,
+          .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
+          .receiptEmailed, .dayClosed:
           break
         }
         try projected.apply(
@@ -226,7 +226,7 @@ extension Register {
       throw RegisterError(.outOfStock, "\(product.name) (\(sku)) is out of stock")
     }
     let held = order.quantity(ofSKU: sku, excludingLine: line)
-    let reserved = parked.reduce(Int64(0)) { $0 + $1.quantity(ofSKU: sku) }
+    let reserved = orders.parkedQuantity(ofSKU: sku)
     guard held + reserved + quantity <= stock else {
       var holding = held > 0 ? "; the order already holds \(held)" : ""
       if reserved > 0 { holding += "; parked orders hold \(reserved)" }

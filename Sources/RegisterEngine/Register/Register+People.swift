@@ -14,46 +14,41 @@ extension Register {
     return person
   }
 
-  /// Who approved a request, and the events a right approval PIN leaves behind.
-  struct Authorization {
-    /// The manager who approved, when approval was needed.
-    var approvedBy: String?
-    /// `pin_accepted` when an approval's right PIN resets a count of wrong ones.
-    var events: [Event] = []
-  }
-
   /// Checks who may do `command`. Returns the manager who approved it, when approval was
   /// needed. With no operators defined the register runs open (anyone may do anything); after
   /// that every change needs someone signed in, and some need a manager: either signed in, or
-  /// giving `approve: {operator, pin}` with the request.
-  func authorize(_ command: Command, context: CommandContext) throws(RegisterError)
-    -> Authorization
-  {
+  /// giving `approve: {operator, pin}` with the request. Events that stand even if the request
+  /// is refused (an approval's PIN counted or reset) are added to `standing`.
+  func authorize(
+    _ command: Command, context: CommandContext, standing: inout [Event]
+  ) throws(RegisterError) -> String? {
     guard requiresSignIn else {
       if case .operatorAdd(_, _, let role, _) = command, role != .manager {
         throw RegisterError(
           .forbidden, "the first operator must be a manager (role \"manager\")")
       }
-      return Authorization()
+      return nil
     }
-    guard command.isMutation else { return Authorization() }
-    if case .signIn = command { return Authorization() }
+    guard command.isMutation else { return nil }
+    if case .signIn = command { return nil }
     guard let current = currentOperator else {
       throw RegisterError(.notSignedIn, "nobody is signed in; sign in first (op sign_in)")
     }
-    guard let reason = managerNeeded(for: command, by: current) else { return Authorization() }
-    if current.role == .manager { return Authorization(approvedBy: current.id) }
+    guard let reason = managerNeeded(for: command, by: current) else { return nil }
+    if current.role == .manager { return current.id }
     return try managerApproval(
       context: context, refusal: .approvalRequired, needs: "\(reason) needs a manager",
-      reason: reason)
+      reason: reason, standing: &standing)
   }
 
   /// The manager's approval sent with the request (`approve: {operator, pin}`), checked: who
-  /// approved, and the `pin_accepted` that resets their count of wrong PINs. Without one, the
-  /// request is refused with `refusal`, saying `needs`.
+  /// approved. A right PIN that resets a count of wrong ones adds `pin_accepted` to
+  /// `standing`; a wrong one adds `pin_failed`. Without an approval, the request is refused
+  /// with `refusal`, saying `needs`.
   func managerApproval(
-    context: CommandContext, refusal: ErrorCode, needs: String, reason: String
-  ) throws(RegisterError) -> Authorization {
+    context: CommandContext, refusal: ErrorCode, needs: String, reason: String,
+    standing: inout [Event]
+  ) throws(RegisterError) -> String {
     guard let approval = context.approval else {
       throw RegisterError(
         refusal, "\(needs): sign in as a manager, or send approve: {operator, pin}")
@@ -63,12 +58,14 @@ extension Register {
       throw RegisterError(
         .approvalRequired, "\(manager.id) is not a manager and cannot approve \(reason)")
     }
-    try checkPIN(approval.pin, of: manager, context: context)
+    try checkPIN(approval.pin, of: manager, context: context, standing: &standing)
     // Any right PIN resets the count, not only a sign-in's: otherwise a manager who approves
-    // between wrong PINs drifts toward a lock that a right PIN should have prevented.
-    let reset = manager.failedAttempts > 0 || manager.locked
-    return Authorization(
-      approvedBy: manager.id, events: reset ? [.pinAccepted(id: manager.id)] : [])
+    // between wrong PINs drifts toward a lock that a right PIN should have prevented. The
+    // reset stands even if the request is refused afterwards.
+    if manager.failedAttempts > 0 || manager.locked {
+      standing.append(.pinAccepted(id: manager.id))
+    }
+    return manager.id
   }
 
   /// Why `command` needs a manager, or nil when it does not.
@@ -94,27 +91,20 @@ extension Register {
   /// When `person`'s lock ends: the store's `lockout_minutes` after the journaled time of the
   /// wrong PIN that locked them (nil: not locked, or locked with no time — until unlocked).
   public func lockExpiry(of person: Operator) -> Timestamp? {
-    guard person.locked, let lockedAt = person.lockedAt else { return nil }
-    let (millis, overflow) = Int64(store.lockoutMinutes).multipliedReportingOverflow(by: 60_000)
-    let (end, later) = lockedAt.epochMilliseconds.addingReportingOverflow(millis)
-    guard !overflow && !later else { return nil }
-    return Timestamp(epochMilliseconds: end, utcOffsetSeconds: lockedAt.utcOffsetSeconds)
+    Staff.lockExpiry(of: person, lockoutMinutes: store.lockoutMinutes)
   }
 
   /// True while `person` is locked at `now`: locked by wrong PINs and the lock has not expired.
   public func isLocked(_ person: Operator, at now: Timestamp) -> Bool {
-    guard person.locked else { return false }
-    guard person.lockedAt != nil, let expiry = lockExpiry(of: person) else {
-      // Locked with no usable time: only an unlock ends it.
-      return true
-    }
-    return now < expiry
+    Staff.isLocked(person, at: now, lockoutMinutes: store.lockoutMinutes)
   }
 
   /// Refuses a PIN of the wrong shape (not hashed, not counted), a locked operator or a wrong
-  /// PIN; a wrong PIN is counted (the refusal carries a `pin_failed` event, and the fifth in a
-  /// row locks the operator for the store's `lockout_minutes`).
-  func checkPIN(_ pin: String, of person: Operator, context: CommandContext) throws(RegisterError) {
+  /// PIN; a wrong PIN is counted (`pin_failed` is added to `standing`, and the fifth in a row
+  /// locks the operator for the store's `lockout_minutes`).
+  func checkPIN(
+    _ pin: String, of person: Operator, context: CommandContext, standing: inout [Event]
+  ) throws(RegisterError) {
     try PINHash.validate(pin)
     guard !isLocked(person, at: context.now) else {
       let until = lockExpiry(of: person).map { " until \($0.local.timeString)" } ?? ""
@@ -132,8 +122,8 @@ extension Register {
         left > 0
         ? "\(left) more wrong PIN\(left == 1 ? "" : "s") will lock \(person.id)"
         : "\(person.id) is now locked for \(store.lockoutMinutes) minutes"
-      throw RegisterError(
-        .wrongPIN, "wrong PIN for \(person.id); \(warning)", events: [.pinFailed(id: person.id)])
+      standing.append(.pinFailed(id: person.id))
+      throw RegisterError(.wrongPIN, "wrong PIN for \(person.id); \(warning)")
     }
   }
 
@@ -177,7 +167,9 @@ extension Register {
     return work
   }
 
-  func decidePeople(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
+  func decidePeople(
+    _ command: Command, context: CommandContext, standing: inout [Event]
+  ) throws(RegisterError) -> [Event] {
     switch command {
     case .operatorAdd(let id, let name, let role, let pin):
       try validateOperatorID(id)
@@ -207,7 +199,7 @@ extension Register {
       return [.operatorUnlocked(id: id)]
     case .signIn(let id, let pin):
       let person = try operatorNamed(id)
-      try checkPIN(pin, of: person, context: context)
+      try checkPIN(pin, of: person, context: context, standing: &standing)
       return [.signedIn(id: id)]
     case .signOut:
       guard let current = signedIn else {

@@ -24,20 +24,21 @@ extension Register {
   }
 
   /// Gets a manager's approval for `reason`: the signed-in manager, or the one named in the
-  /// request's `approve` with the right PIN. Throws `refusal` when there is none.
-  func approve(_ reason: String, refusal: ErrorCode, context: CommandContext) throws(RegisterError)
-    -> Authorization
-  {
+  /// request's `approve` with the right PIN. Throws `refusal` when there is none. The approval's
+  /// PIN check adds the events that stand either way to `standing`.
+  func approve(
+    _ reason: String, refusal: ErrorCode, context: CommandContext, standing: inout [Event]
+  ) throws(RegisterError) -> String {
     guard requiresSignIn else {
       throw RegisterError(
         refusal, "\(reason); with no operators set up there is no manager who could approve it")
     }
     if let current = currentOperator, current.role == .manager {
-      return Authorization(approvedBy: current.id)
+      return current.id
     }
     return try managerApproval(
       context: context, refusal: refusal, needs: "\(reason); that needs a manager",
-      reason: "this: \(reason)")
+      reason: "this: \(reason)", standing: &standing)
   }
 
   /// Why `events` pay out more cash than the drawer holds, or nil. Cash goes out in paid-outs
@@ -52,7 +53,13 @@ extension Register {
         for tender in refund.refunds where tender.type == .cash {
           out = out.addingReportingOverflow(tender.amount.minorUnits).partialValue
         }
-      default:
+      case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+        .discountSet, .priceOverridden, .saleCompleted, .lineVoided, .orderVoided, .orderParked,
+        .orderResumed, .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked,
+        .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached,
+        .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn,
+        .noSale, .receiptEmailed, .dayClosed:
+        // No cash leaves the drawer.
         continue
       }
     }

@@ -63,14 +63,11 @@ public struct RegisterError: Error, Equatable, CustomStringConvertible {
   public var code: ErrorCode
   public var message: String
   public var data: JSONValue?
-  /// Events that happen even though the request is refused (a wrong PIN is counted).
-  public var events: [Event] = []
 
-  public init(_ code: ErrorCode, _ message: String, data: JSONValue? = nil, events: [Event] = []) {
+  public init(_ code: ErrorCode, _ message: String, data: JSONValue? = nil) {
     self.code = code
     self.message = CardNumberMask.mask(message)
     self.data = data
-    self.events = events
   }
 
   public var description: String { "\(code.rawValue): \(CardNumberMask.mask(message))" }

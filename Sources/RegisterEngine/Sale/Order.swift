@@ -56,41 +56,65 @@ public struct Order: Sendable, Equatable {
 }
 
 extension Order {
-  /// Applies an event that changes this order's lines, tenders or discounts, and bumps the
-  /// version. Returns false (changing nothing) for an event about another order or one that
-  /// does not touch an open order's contents.
-  mutating func apply(_ event: Event, at time: Timestamp) -> Bool {
+  /// True when `event` changes this order's lines, tenders, discounts or customer: it is about
+  /// this order and names a line the order has (a line added must have a number the order does
+  /// not have yet: everything looks lines up by number). False for every other event.
+  func admits(_ event: Event) -> Bool {
     switch event {
-    case .lineAdded(let orderID, let line) where orderID == id:
-      // Line numbers are unique within an order (everything looks lines up by number); a
-      // journal that repeats one is not followed.
-      guard index(ofLine: line.line) == nil else { return false }
+    case .lineAdded(let orderID, let line):
+      return orderID == id && index(ofLine: line.line) == nil
+    case .lineRemoved(let orderID, let number), .quantitySet(let orderID, let number, _),
+      .priceOverridden(let orderID, let number, _), .lineVoided(let orderID, let number):
+      return orderID == id && index(ofLine: number) != nil
+    case .discountSet(let orderID, let number, _):
+      return orderID == id && (number.map { index(ofLine: $0) != nil } ?? true)
+    case .tenderAdded(let orderID, _), .customerAttached(let orderID, _):
+      return orderID == id
+    case .storeConfigured, .catalogLoaded, .saleCompleted, .orderVoided, .orderParked,
+      .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
+      .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
+      .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
+      .noSale, .receiptEmailed, .dayClosed:
+      return false
+    }
+  }
+
+  /// Applies an event that changes this order's lines, tenders, discounts or customer (see
+  /// `admits`), and bumps the version. Returns false, changing nothing, for any other event.
+  mutating func apply(_ event: Event, at time: Timestamp) -> Bool {
+    guard admits(event) else { return false }
+    switch event {
+    case .lineAdded(_, let line):
       lines.append(line)
       nextLine = max(nextLine, line.line + 1)
-    case .lineRemoved(let orderID, let number) where orderID == id:
+    case .lineRemoved(_, let number):
       guard let index = index(ofLine: number) else { return false }
       lines.remove(at: index)
-    case .quantitySet(let orderID, let number, let quantity) where orderID == id:
+    case .quantitySet(_, let number, let quantity):
       guard let index = index(ofLine: number) else { return false }
       lines[index].quantity = quantity
-    case .tenderAdded(let orderID, let tender) where orderID == id:
+    case .tenderAdded(_, let tender):
       tenders.append(tender)
-    case .discountSet(let orderID, let number, let newDiscount) where orderID == id:
+    case .discountSet(_, let number, let newDiscount):
       if let number {
         guard let index = index(ofLine: number) else { return false }
         lines[index].discount = newDiscount
       } else {
         discount = newDiscount
       }
-    case .priceOverridden(let orderID, let number, let override) where orderID == id:
+    case .priceOverridden(_, let number, let override):
       guard let index = index(ofLine: number) else { return false }
       lines[index].override = override
-    case .customerAttached(let orderID, let customer) where orderID == id:
+    case .customerAttached(_, let customer):
       customerID = customer
-    case .lineVoided(let orderID, let number) where orderID == id:
+    case .lineVoided(_, let number):
       guard let index = index(ofLine: number) else { return false }
       lines[index].voided = true
-    default:
+    case .storeConfigured, .catalogLoaded, .saleCompleted, .orderVoided, .orderParked,
+      .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
+      .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
+      .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
+      .noSale, .receiptEmailed, .dayClosed:
       return false
     }
     version += 1

@@ -1,0 +1,80 @@
+/// An idempotency key's request fingerprint and the reply the request got.
+public struct StoredKey: Sendable, Equatable {
+  public var fingerprint: String
+  public var reply: JSONValue
+  /// The business day the key was used in.
+  public var day: Int
+  /// The journal sequence number of the request's last record.
+  public var sequence: Int64 = 0
+}
+
+/// The idempotency keys the register remembers, grouped by the business day they were used in.
+///
+/// A key is found in O(1) (one hash lookup per day held, and at most two days are held). Keys
+/// expire when the day after the one they were used in is closed (`expire(before:)`, driven by
+/// the journaled `day_closed`, so a replay expires exactly the same keys), and an expired day's
+/// keys are dropped from memory as a whole.
+///
+/// Grouping by day also keeps keyed requests cheap while changes wait to be made durable: the
+/// service's rollback checkpoint shares the closed days' keys and leaves out the open day's
+/// (`checkpointCopy(openDay:)`), so the open day's table is never shared and a new key is
+/// inserted in place instead of copying every key the day has seen.
+public struct KeyTable: Sendable, Equatable {
+  private var days: [Int: [String: StoredKey]] = [:]
+
+  public init() {}
+
+  /// The stored key, if it has not expired.
+  public subscript(key: String) -> StoredKey? {
+    for table in days.values {
+      if let stored = table[key] { return stored }
+    }
+    return nil
+  }
+
+  /// How many keys are held.
+  public var count: Int { days.values.reduce(0) { $0 + $1.count } }
+
+  /// The business days whose keys are held.
+  public var heldDays: [Int] { days.keys.sorted() }
+
+  /// Folds an event the register admits into the table: closing a day forgets the keys of the
+  /// day before it (keys are remembered for the day they were used and the day after).
+  mutating func apply(_ event: Event) {
+    switch event {
+    case .dayClosed(let number, _, _):
+      expire(before: number)
+    case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+      .discountSet, .priceOverridden, .saleCompleted, .lineVoided, .orderVoided, .orderParked,
+      .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
+      .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
+      .customerAttached, .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet,
+      .paidIn, .paidOut, .noSale, .receiptEmailed:
+      return
+    }
+  }
+
+  mutating func insert(_ key: String, _ stored: StoredKey) {
+    days[stored.day, default: [:]][key] = stored
+  }
+
+  /// Forgets the keys of every day before `day`.
+  mutating func expire(before day: Int) {
+    for held in days.keys where held < day { days[held] = nil }
+  }
+
+  /// A copy for a rollback checkpoint: every day's keys but `openDay`'s, which the live table
+  /// goes on changing (see `restoreOpenDay`).
+  func checkpointCopy(openDay: Int) -> KeyTable {
+    var copy = self
+    copy.days[openDay] = nil
+    return copy
+  }
+
+  /// Puts back, into a checkpoint copy, the keys of `openDay` that `live` holds from records
+  /// up to `sequence`: the open day's keys as they were when the checkpoint was taken.
+  mutating func restoreOpenDay(_ openDay: Int, from live: KeyTable, upTo sequence: Int64) {
+    guard let table = live.days[openDay] else { return }
+    days[openDay] = table.filter { $0.value.sequence <= sequence }
+  }
+}

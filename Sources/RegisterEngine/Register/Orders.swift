@@ -1,0 +1,125 @@
+/// The register's orders: the open order with its totals, the parked orders with theirs, and
+/// the id the next order gets.
+///
+/// Totals are computed once per change, here in `apply`, and never by readers: the open
+/// order's when it changes, a parked order's when it is parked (it cannot change while parked),
+/// and all of them again when the store's tax settings change.
+public struct Orders: Sendable, Equatable {
+  /// The order being rung up.
+  public internal(set) var order: Order
+  /// Totals of the open order.
+  public internal(set) var totals: OrderTotals
+  /// Orders set aside with `park`, oldest first.
+  public internal(set) var parked: [Order]
+  /// Totals of the parked orders, by order id.
+  public internal(set) var parkedTotals: [Int: OrderTotals]
+  /// The id the next order opened gets.
+  public internal(set) var nextOrderID: Int
+
+  init() {
+    order = Order(id: 1)
+    totals = OrderTotals()
+    parked = []
+    parkedTotals = [:]
+    nextOrderID = 2
+  }
+
+  /// False for an event about an order that is not the open one (or not parked), or about a
+  /// line the order does not have: `decide` never makes one, and a journal that holds one is
+  /// not followed (the register applies such an event to no part).
+  func admits(_ event: Event) -> Bool {
+    switch event {
+    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
+      .lineVoided, .customerAttached:
+      return order.admits(event)
+    case .saleCompleted(let orderID, _, _, _), .orderVoided(let orderID, _, _),
+      .orderParked(let orderID, _):
+      return orderID == order.id
+    case .orderResumed(let orderID, let replacing):
+      return replacing == order.id && parked.contains { $0.id == orderID }
+    case .storeConfigured, .catalogLoaded, .returnCompleted, .operatorAdded, .operatorRemoved,
+      .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut,
+      .customerAdded, .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet,
+      .paidIn, .paidOut, .noSale, .receiptEmailed, .dayClosed:
+      return true
+    }
+  }
+
+  /// Folds an event the register admits into the orders. `tax` is the store's tax settings
+  /// in force.
+  mutating func apply(_ event: Event, at time: Timestamp, tax: TaxSettings) {
+    switch event {
+    case .storeConfigured(let settings):
+      // New tax settings change every order's totals.
+      recomputeTotals(tax: settings.tax)
+      for parkedOrder in parked {
+        if let computed = try? OrderTotals.compute(parkedOrder, tax: settings.tax) {
+          parkedTotals[parkedOrder.id] = computed
+        }
+      }
+    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
+      .lineVoided, .customerAttached:
+      guard order.apply(event, at: time) else { return }
+      recomputeTotals(tax: tax)
+    case .saleCompleted:
+      // The completed sale's receipt holds the order at this version (see
+      // `Register.receipts(completedBy:at:operatorID:)`).
+      order.version += 1
+      openNextOrder(tax: tax)
+    case .orderVoided:
+      openNextOrder(tax: tax)
+    case .orderParked(_, let note):
+      var set = order
+      set.note = note
+      set.parkedAt = time
+      set.version += 1
+      parked.append(set)
+      // Parking does not change what the order comes to.
+      parkedTotals[set.id] = totals
+      openNextOrder(tax: tax)
+    case .orderResumed(let orderID, _):
+      guard let index = parked.firstIndex(where: { $0.id == orderID }) else { return }
+      let replacedVersion = order.version
+      order = parked.remove(at: index)
+      order.parkedAt = nil
+      order.version = max(order.version, replacedVersion) + 1
+      if let kept = parkedTotals.removeValue(forKey: orderID) {
+        totals = kept
+      } else {
+        recomputeTotals(tax: tax)
+      }
+      assert(order.version > replacedVersion, "a version never means two orders")
+    case .catalogLoaded, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
+      .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
+      .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
+      .noSale, .receiptEmailed, .dayClosed:
+      return
+    }
+    assert(parked.count == parkedTotals.count, "every parked order has its totals")
+    assert(order.id < nextOrderID, "order ids are never reused")
+  }
+
+  private mutating func recomputeTotals(tax: TaxSettings) {
+    // `decide` has proven the totals computable; keep the last good totals if a journal that
+    // passed its checksums somehow says otherwise.
+    if let computed = try? OrderTotals.compute(order, tax: tax) {
+      totals = computed
+    }
+  }
+
+  /// Opens a new order. Its version continues from the last one's, so that a version number
+  /// never means two different orders (a stale `expect_version` cannot match by chance).
+  private mutating func openNextOrder(tax: TaxSettings) {
+    let version = order.version
+    order = Order(id: nextOrderID)
+    order.version = version + 1
+    nextOrderID += 1
+    recomputeTotals(tax: tax)
+    assert(order.isEmpty, "a new order starts empty")
+  }
+
+  /// Units of `sku` held by parked orders.
+  func parkedQuantity(ofSKU sku: String) -> Int64 {
+    parked.reduce(Int64(0)) { $0 + $1.quantity(ofSKU: sku) }
+  }
+}
