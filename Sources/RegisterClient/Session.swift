@@ -57,15 +57,20 @@ final class Session {
       return exportCatalog(dataDirectory: directory, to: path)
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
-    case .request(var object, let style):
-      object["id"] = .int(nextID)
+    case .refused(let error):
+      // What registerd would have replied, had the request been sent.
+      let line = JSONValue.object(["id": .int(nextID), "ok": false, "error": error.json])
       nextID += 1
-      if case .string(let name) = object["op"] ?? .null, Op(rawValue: name)?.isMutation == true {
+      return show(line.serialized, style: .plain(""))
+    case .request(var typed, let style):
+      typed.envelope.id = .int(nextID)
+      nextID += 1
+      if typed.op.isMutation {
         // A fresh key per change (ops that change the register, from the engine's one op
         // table); the same key on every retry of it, so it happens once.
-        object["key"] = .string(IdempotencyKey.random(RegisterService.systemRandom))
+        typed.envelope.key = IdempotencyKey.random(RegisterService.systemRandom)
       }
-      switch exchange(JSONValue.object(object).serialized) {
+      switch exchange(typed.line) {
       case .success(let line):
         return show(line, style: style)
       case .failure(let failure):

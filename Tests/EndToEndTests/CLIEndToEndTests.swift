@@ -469,3 +469,25 @@ struct DuplicateKeyTests {
     #expect(try client.send(#"{"op":"order"}"#).result["lines"]?.arrayValue?.isEmpty == true)
   }
 }
+
+@Suite("register-cli refuses what registerd would refuse, as registerd would")
+struct CLILocalRefusalTests {
+  @Test("an amount that is not one gets registerd's own refusal and exit status 1")
+  func badAmount() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let raw = try daemon.connect().send(#"{"id":1,"op":"tender","type":"cash","amount":"abc"}"#)
+    let error = try #require(raw["error"])
+    let plain = try daemon.cli(["tender", "cash", "abc"])
+    #expect(plain.status == 1)
+    #expect(
+      plain.stderr.hasPrefix("register-cli: invalid_amount: amount: \"abc\" is not an amount"))
+    let json = try daemon.cli(["--json", "tender", "cash", "abc"])
+    #expect(json.status == 1)
+    let reply = try JSONParser.parse(json.stdout.trimmingCharacters(in: .newlines))
+    #expect(reply["ok"] == .bool(false))
+    #expect(reply["error"] == error, "the same code and message as registerd's")
+    // A usage error on the same line still wins, as when only registerd checked the amount.
+    #expect(try daemon.cli(["paid-in", "abc"]).status == 2)
+  }
+}
