@@ -491,3 +491,23 @@ struct CLILocalRefusalTests {
     #expect(try daemon.cli(["paid-in", "abc"]).status == 2)
   }
 }
+
+@Suite("register-cli prints hello and the drawer from their typed views")
+struct CLITypedViewTests {
+  @Test func helloAndDrawer() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let hello = try daemon.cli(["hello"])
+    #expect(hello.status == 0)
+    #expect(hello.stdout.hasPrefix("registerd \(registerdVersion) serving "), "\(hello.stdout)")
+    #expect(hello.stdout.hasSuffix(" (protocol 1)\n"), "\(hello.stdout)")
+    let float = try daemon.cli(["float", "150"])
+    #expect(float.status == 0, "\(float.stderr)")
+    #expect(
+      float.stdout
+        == "Drawer, day 1: float 150.00, cash taken 0.00, change 0.00, refunds 0.00, paid in 0.00, paid out 0.00; expected 150.00\n"
+    )
+    let paidOut = try daemon.cli(["paid-out", "12.5", "--reason", "stamps"])
+    #expect(paidOut.stdout.contains("paid out 12.50; expected 137.50"), "\(paidOut.stdout)")
+  }
+}
