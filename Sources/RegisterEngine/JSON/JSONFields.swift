@@ -101,7 +101,10 @@ extension Array: JSONEncodable where Element: JSONEncodable {
 public struct JSONFields {
   public let path: String
   private let object: JSONObject
-  private var used: Set<String> = []
+  /// Which members have been read, by position (a bit each; objects past 64 members spill
+  /// into `usedBeyond`).
+  private var used: UInt64 = 0
+  private var usedBeyond: [Bool] = []
 
   /// Starts reading `value`, which must be an object.
   public init(_ value: JSONValue, path: String = "") throws(JSONShapeError) {
@@ -121,8 +124,20 @@ public struct JSONFields {
   /// The raw member, marking it as read. An explicit `null` is returned as `.null`, so that
   /// typed readers refuse it: a field is either absent or has a value of its type.
   public mutating func raw(_ key: String) -> JSONValue? {
-    used.insert(key)
-    return object[key]
+    guard let position = object.position(of: key) else { return nil }
+    if position < 64 {
+      used |= 1 << UInt64(position)
+    } else {
+      if usedBeyond.isEmpty { usedBeyond = Array(repeating: false, count: object.count - 64) }
+      usedBeyond[position - 64] = true
+    }
+    return object.members[position].value
+  }
+
+  private func isUsed(_ position: Int) -> Bool {
+    position < 64
+      ? used & (1 << UInt64(position)) != 0
+      : !usedBeyond.isEmpty && usedBeyond[position - 64]
   }
 
   /// A member that must be present. An integer must be in its field's range (`IntegerRanges`).
@@ -158,8 +173,9 @@ public struct JSONFields {
 
   /// Throws when the object has a member that was never read.
   public func rejectUnknown(allowing extra: Set<String> = []) throws(JSONShapeError) {
-    for key in object.keys where !used.contains(key) && !extra.contains(key) {
-      throw JSONShapeError(path: joinPath(path, key), message: "is not a known field")
+    for (position, member) in object.members.enumerated()
+    where !isUsed(position) && !extra.contains(member.key) {
+      throw JSONShapeError(path: joinPath(path, member.key), message: "is not a known field")
     }
   }
 }

@@ -14,19 +14,26 @@ public struct JSONParser {
 
   /// Parses one JSON document from `bytes`; whitespace around it is allowed, nothing else.
   public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+    // UTF-8 is checked where it matters, in strings, rather than on every line up front;
+    // a text that fails to parse is checked as a whole, so that bad UTF-8 anywhere is
+    // reported as such, whatever else is wrong with it.
     let array = Array(bytes)
-    guard String(validating: array, as: UTF8.self) != nil else {
-      throw JSONParseError(message: "the text is not valid UTF-8", offset: 0)
+    do throws(JSONParseError) {
+      var parser = JSONParser(bytes: array)
+      parser.skipWhitespace()
+      let value = try parser.parseValue(depth: 0)
+      parser.skipWhitespace()
+      guard parser.position == parser.bytes.count else {
+        throw parser.error("unexpected text after the JSON value")
+      }
+      return value
+    } catch {
+      guard String(validating: array, as: UTF8.self) != nil else { throw Self.invalidUTF8 }
+      throw error
     }
-    var parser = JSONParser(bytes: array)
-    parser.skipWhitespace()
-    let value = try parser.parseValue(depth: 0)
-    parser.skipWhitespace()
-    guard parser.position == parser.bytes.count else {
-      throw parser.error("unexpected text after the JSON value")
-    }
-    return value
   }
+
+  static let invalidUTF8 = JSONParseError(message: "the text is not valid UTF-8", offset: 0)
 
   /// Parses one JSON document from a string.
   public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
@@ -105,7 +112,7 @@ public struct JSONParser {
       guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
       position += 1
       skipWhitespace()
-      object[key] = try parseValue(depth: depth)
+      object.append(key, try parseValue(depth: depth))
       skipWhitespace()
       switch current {
       case UInt8(ascii: ","): position += 1
@@ -178,24 +185,39 @@ public struct JSONParser {
     position += 1  // opening quote
     var start = position
     var result = ""
+    var isASCII = true
     while true {
       guard let byte = current else { throw error("unterminated string") }
       switch byte {
       case UInt8(ascii: "\""):
-        result += String(decoding: bytes[start..<position], as: UTF8.self)
+        result += try text(start..<position, isASCII: isASCII)
         position += 1
         return result
       case UInt8(ascii: "\\"):
-        result += String(decoding: bytes[start..<position], as: UTF8.self)
+        result += try text(start..<position, isASCII: isASCII)
         position += 1
         result.unicodeScalars.append(try parseEscape())
         start = position
       case 0x00..<0x20:
         throw error("control character in string (escape it)")
+      case 0x80...:
+        isASCII = false
+        position += 1
       default:
         position += 1
       }
     }
+  }
+
+  /// The text of a run of string bytes: refused when it is not valid UTF-8 (never repaired).
+  private func text(_ range: Range<Int>, isASCII: Bool) throws(JSONParseError)
+    -> String
+  {
+    if isASCII { return String(decoding: bytes[range], as: UTF8.self) }
+    guard let text = String(validating: bytes[range], as: UTF8.self) else {
+      throw Self.invalidUTF8
+    }
+    return text
   }
 
   private mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {

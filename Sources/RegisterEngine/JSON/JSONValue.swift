@@ -31,9 +31,11 @@ public enum JSONValue: Sendable, Equatable {
 
   /// An object from ordered key/value pairs; `nil` values are left out.
   public static func object(_ pairs: KeyValuePairs<String, JSONValue?>) -> JSONValue {
-    var object = JSONObject()
+    var object = JSONObject(capacity: pairs.count)
     for (key, value) in pairs {
-      if let value { object[key] = value }
+      // The keys of a literal are distinct: no need to look each one up.
+      assert(object[key] == nil, "duplicate key \(key) in an object literal")
+      if let value { object.append(key, value) }
     }
     return .object(object)
   }
@@ -62,8 +64,10 @@ public enum JSONValue: Sendable, Equatable {
     switch self {
     case .array(let items): return .array(items.map(\.canonical))
     case .object(let object):
-      var sorted = JSONObject()
-      for key in object.keys.sorted() { sorted[key] = object[key]?.canonical }
+      var sorted = JSONObject(capacity: object.count)
+      for member in object.members.sorted(by: { $0.key < $1.key }) {
+        sorted.append(member.key, member.value.canonical)
+      }
       return .object(sorted)
     default: return self
     }
@@ -83,34 +87,87 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 /// A JSON object that remembers the order its keys were inserted in.
+///
+/// The members live in one array in order. Objects on the wire are small (a request has a
+/// handful of members, a reply a dozen or two), so finding a key by comparing it with each one
+/// is faster than hashing it; an object that grows past `indexThreshold` members also keeps a
+/// hash index, so large ones (a catalog keyed by SKU) stay linear to build.
 public struct JSONObject: Sendable, Equatable {
-  public private(set) var keys: [String] = []
-  private var storage: [String: JSONValue] = [:]
+  /// Members in insertion order.
+  public private(set) var members: [(key: String, value: JSONValue)] = []
+  /// Position of each key in `members`, kept once the object is large.
+  private var index: [String: Int]?
+  static let indexThreshold = 16
 
   public init() {}
 
-  public var count: Int { keys.count }
-  public var isEmpty: Bool { keys.isEmpty }
+  /// An object with room for `capacity` members.
+  public init(capacity: Int) {
+    members.reserveCapacity(capacity)
+  }
+
+  public var count: Int { members.count }
+  public var isEmpty: Bool { members.isEmpty }
+
+  /// The keys in order.
+  public var keys: [String] { members.map(\.key) }
+
+  /// The position of `key` in `members`.
+  func position(of key: String) -> Int? {
+    if let index { return index[key] }
+    for position in members.indices where members[position].key == key { return position }
+    return nil
+  }
 
   /// Reads or writes a member; writing `nil` removes it; a new key goes to the end.
   public subscript(key: String) -> JSONValue? {
-    get { storage[key] }
+    get {
+      guard let position = position(of: key) else { return nil }
+      return members[position].value
+    }
     set {
       if let newValue {
-        if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-      } else if storage.removeValue(forKey: key) != nil {
-        keys.removeAll { $0 == key }
+        if let position = position(of: key) {
+          members[position].value = newValue
+        } else {
+          append(key, newValue)
+        }
+      } else if let position = position(of: key) {
+        members.remove(at: position)
+        rebuildIndex()
       }
     }
   }
 
-  /// The members in order.
-  public var members: [(key: String, value: JSONValue)] {
-    keys.compactMap { key in storage[key].map { (key, $0) } }
+  /// Adds a member the caller knows is not there yet (a parser that has checked, a builder
+  /// with distinct literal keys).
+  mutating func append(_ key: String, _ value: JSONValue) {
+    members.append((key, value))
+    if index != nil {
+      index?[key] = members.count - 1
+    } else if members.count > Self.indexThreshold {
+      rebuildIndex()
+    }
+  }
+
+  private mutating func rebuildIndex() {
+    guard members.count > Self.indexThreshold else {
+      index = nil
+      return
+    }
+    var built: [String: Int] = [:]
+    built.reserveCapacity(members.count)
+    for (position, member) in members.enumerated() { built[member.key] = position }
+    index = built
   }
 
   public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-    lhs.keys == rhs.keys && lhs.storage == rhs.storage
+    guard lhs.members.count == rhs.members.count else { return false }
+    for (left, right) in zip(lhs.members, rhs.members)
+    where left.key != right.key || left.value != right.value {
+      return false
+    }
+    return true
   }
 }
 

@@ -36,13 +36,12 @@ extension JSONValue {
     case .object(let object):
       output.append(UInt8(ascii: "{"))
       var first = true
-      for key in object.keys {
-        guard let value = object[key] else { continue }
+      for member in object.members {
         if !first { output.append(UInt8(ascii: ",")) }
         first = false
-        Self.writeString(key, to: &output)
+        Self.writeString(member.key, to: &output)
         output.append(UInt8(ascii: ":"))
-        value.write(to: &output)
+        member.value.write(to: &output)
       }
       output.append(UInt8(ascii: "}"))
     }
@@ -92,34 +91,48 @@ extension JSONValue {
     text.withUTF8 { bytes in
       var index = 0
       var runStart = 0
-      while index < bytes.count {
+      let count = bytes.count
+      while index < count {
         let byte = bytes[index]
-        var escape: [UInt8]?
-        switch byte {
-        case UInt8(ascii: "\""): escape = [0x5C, 0x22]
-        case UInt8(ascii: "\\"): escape = [0x5C, 0x5C]
-        case 0x0A: escape = [0x5C, 0x6E]
-        case 0x0D: escape = [0x5C, 0x72]
-        case 0x09: escape = [0x5C, 0x74]
-        case 0x08: escape = [0x5C, 0x62]
-        case 0x0C: escape = [0x5C, 0x66]
-        case 0x00..<0x20, 0x7F: escape = unicodeEscape(UInt32(byte))
-        case 0xE2
-        where index + 2 < bytes.count && bytes[index + 1] == 0x80
-          && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
-          escape = unicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
-        default: break
-        }
-        if let escape {
-          output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-          output.append(contentsOf: escape)
-          index += byte == 0xE2 ? 3 : 1
-          runStart = index
-        } else {
+        // The common case: a byte copied as it is (runs are appended in one piece).
+        if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte < 0x7F {
           index += 1
+          continue
         }
+        if byte >= 0x80 && byte != 0xE2 {
+          index += 1
+          continue
+        }
+        let escape: (bytes: [UInt8], length: Int)
+        switch byte {
+        case UInt8(ascii: "\""): escape = ([0x5C, 0x22], 1)
+        case UInt8(ascii: "\\"): escape = ([0x5C, 0x5C], 1)
+        case 0x0A: escape = ([0x5C, 0x6E], 1)
+        case 0x0D: escape = ([0x5C, 0x72], 1)
+        case 0x09: escape = ([0x5C, 0x74], 1)
+        case 0x08: escape = ([0x5C, 0x62], 1)
+        case 0x0C: escape = ([0x5C, 0x66], 1)
+        case 0xE2
+        where index + 2 < count && bytes[index + 1] == 0x80
+          && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+          escape = (unicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029), 3)
+        case 0xE2:
+          index += 1
+          continue
+        default:
+          // The other control characters and DEL.
+          escape = (unicodeEscape(UInt32(byte)), 1)
+        }
+        if runStart < index {
+          output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+        }
+        output.append(contentsOf: escape.bytes)
+        index += escape.length
+        runStart = index
       }
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+      if runStart < count {
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
+      }
     }
     output.append(UInt8(ascii: "\""))
   }

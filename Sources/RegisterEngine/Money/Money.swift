@@ -103,15 +103,30 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
   }
 
   static func format(_ value: Int64, fractionDigits: Int) -> String {
-    let magnitude = value.magnitude
-    var digits = String(magnitude)
-    if fractionDigits > 0 {
-      if digits.count <= fractionDigits {
-        digits = String(repeating: "0", count: fractionDigits - digits.count + 1) + digits
+    // Written right to left into a small buffer (this runs for every amount of every reply):
+    // the digits of the magnitude, a point after `fractionDigits` of them, at least one digit
+    // before the point, then the sign.
+    var magnitude = value.magnitude
+    let fraction = max(0, min(fractionDigits, 18))
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+      var position = buffer.count
+      var written = 0
+      repeat {
+        if written == fraction && fraction > 0 {
+          position -= 1
+          buffer[position] = UInt8(ascii: ".")
+        }
+        position -= 1
+        buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+        written += 1
+      } while magnitude > 0 || written <= fraction
+      if value < 0 {
+        position -= 1
+        buffer[position] = UInt8(ascii: "-")
       }
-      digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -fractionDigits))
+      return String(decoding: UnsafeBufferPointer(rebasing: buffer[position...]), as: UTF8.self)
     }
-    return value < 0 ? "-" + digits : digits
   }
 
   public var description: String { decimalString }

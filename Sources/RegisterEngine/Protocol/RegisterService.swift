@@ -19,10 +19,13 @@ public struct IncomingLine: Sendable {
 /// One reply line, for the connection that asked.
 public struct OutgoingReply: Sendable {
   public var connection: Int
-  /// The serialized reply, without a trailing newline.
-  public var line: String
+  /// The serialized reply as UTF-8, without a trailing newline.
+  public var bytes: [UInt8]
   /// When the request was a successful `subscribe`: what the connection now listens to.
   public var subscription: Subscription?
+
+  /// The serialized reply as text.
+  public var line: String { String(decoding: bytes, as: UTF8.self) }
 }
 
 /// A connection's live-event subscription: the event types it wants (nil: all) and the last
@@ -37,6 +40,15 @@ public struct Subscription: Sendable, Equatable {
   }
 
   public func wants(_ type: String) -> Bool { topics?.contains(type) ?? true }
+}
+
+/// What a request's reply carries as its result.
+enum ReplyResult {
+  case value(JSONValue)
+  /// JSON text already encoded (a reply written straight to bytes).
+  case encoded([UInt8])
+  /// A successful `subscribe`: the result, and what the connection now listens to.
+  case subscribed(Subscription, JSONValue)
 }
 
 /// What one batch produced: a reply per line, and the events that became durable (for live
@@ -60,7 +72,14 @@ public struct BatchResult: Sendable {
 /// `storage_failed`, reads among them are answered again from the restored state, and the
 /// register takes no more mutations until restarted.
 public final class RegisterService {
-  public private(set) var register: Register
+  /// The state. Every change to it goes through this property, so its observer can drop what
+  /// was rendered from the old state.
+  public private(set) var register: Register {
+    didSet { renderedOrder = nil }
+  }
+  /// The open order's view as `order` answers it, rendered once per change: displays and lanes
+  /// ask for it far more often than it changes.
+  private var renderedOrder: [UInt8]?
   private let clock: any RegisterClock
   private let journal: Journal?
   /// Why the register stopped taking mutations, when storage has failed.
@@ -76,14 +95,14 @@ public final class RegisterService {
   /// A reply waiting until the group it depends on is durable.
   private struct Held {
     var incoming: IncomingLine
-    var reply: JSONValue
+    /// The reply, serialized when it was made (the state it describes may change before it
+    /// is released).
+    var reply: [UInt8]
     /// The newest group with staged changes when the reply was made (nil: nothing pending).
     var group: Int?
     var subscription: Subscription?
   }
 
-  /// The subscription a `subscribe` request being handled asked for.
-  private var pendingSubscription: Subscription?
   /// The sequence number of the last record known to be on disk.
   public private(set) var durableSequence: Int64 = 0
 
@@ -157,11 +176,11 @@ public final class RegisterService {
   /// Handles lines now (state changes in memory); their replies are held until durable.
   public func submit(_ batch: [IncomingLine]) {
     for incoming in batch {
-      pendingSubscription = nil
       let reply = reply(to: incoming)
       let pending = !openRecords.isEmpty ? openGroup : writing?.group
       held.append(
-        Held(incoming: incoming, reply: reply, group: pending, subscription: pendingSubscription))
+        Held(
+          incoming: incoming, reply: reply.bytes, group: pending, subscription: reply.subscription))
     }
   }
 
@@ -209,8 +228,7 @@ public final class RegisterService {
     held.removeFirst(ready.count)
     let replies = ready.map {
       OutgoingReply(
-        connection: $0.incoming.connection, line: $0.reply.serialized, subscription: $0.subscription
-      )
+        connection: $0.incoming.connection, bytes: $0.reply, subscription: $0.subscription)
     }
     let events = committed
     committed = []
@@ -235,10 +253,10 @@ public final class RegisterService {
     // Answer again, from the restored state, every request whose reply depended on the lost
     // changes: mutations are now refused with storage_failed.
     for index in held.indices where (held[index].group ?? 0) >= group {
-      pendingSubscription = nil
-      held[index].reply = reply(to: held[index].incoming)
+      let reply = reply(to: held[index].incoming)
+      held[index].reply = reply.bytes
       held[index].group = nil
-      held[index].subscription = pendingSubscription
+      held[index].subscription = reply.subscription
     }
   }
 
@@ -334,31 +352,42 @@ public final class RegisterService {
     }
   }
 
-  private func reply(to incoming: IncomingLine) -> JSONValue {
+  /// The serialized reply to one line, and the subscription it starts (a `subscribe`).
+  private func reply(to incoming: IncomingLine) -> (
+    bytes: [UInt8], subscription: Subscription?
+  ) {
     guard let bytes = incoming.bytes else {
-      return Self.failure(
-        id: .null,
-        RegisterError(
-          .lineTooLong,
-          "the line is longer than \(LineFramer.maximumLineLength) bytes and was discarded; send one request per line"
-        ))
+      return (
+        Self.failure(
+          id: .null,
+          RegisterError(
+            .lineTooLong,
+            "the line is longer than \(LineFramer.maximumLineLength) bytes and was discarded; send one request per line"
+          )), nil
+      )
     }
     let request: Request
     do {
       request = try RequestDecoder.decode(bytes, currency: register.store.currency)
     } catch {
-      return Self.failure(id: error.id, error.error)
+      return (Self.failure(id: error.id, error.error), nil)
     }
     do {
-      return Self.success(
-        id: request.id, try execute(request, prepared: incoming.prepared ?? PreparedPINs()))
+      switch try execute(request, prepared: incoming.prepared ?? PreparedPINs()) {
+      case .value(let result):
+        return (Self.success(id: request.id, result), nil)
+      case .encoded(let result):
+        return (Self.success(id: request.id, encoded: result), nil)
+      case .subscribed(let subscription, let result):
+        return (Self.success(id: request.id, result), subscription)
+      }
     } catch {
-      return Self.failure(id: request.id, error)
+      return (Self.failure(id: request.id, error), nil)
     }
   }
 
   private func execute(_ request: Request, prepared: PreparedPINs) throws(RegisterError)
-    -> JSONValue
+    -> ReplyResult
   {
     guard request.command.isMutation else { return try query(request.command) }
     // A repeated key gets the original reply and changes nothing — even after a restart.
@@ -372,7 +401,7 @@ public final class RegisterService {
             "key \"\(key)\" was already used for a different request; use a fresh key for a new change"
           )
         }
-        return stored.reply
+        return .value(stored.reply)
       }
     }
     if let storageFailure {
@@ -415,7 +444,7 @@ public final class RegisterService {
       openRecords[openRecords.count - 1].key = stored
       register.remember(stored)
     }
-    return reply
+    return .value(reply)
   }
 
   /// Applies a request's events and queues them in the open group.
@@ -459,57 +488,51 @@ public final class RegisterService {
   }
 
   /// The reply to a read-only command.
-  private func query(_ command: Command) throws(RegisterError) -> JSONValue {
+  private func query(_ command: Command) throws(RegisterError) -> ReplyResult {
     switch command {
     case .hello:
-      return .object([
-        "protocol": 1, "server": "registerd", "version": .string(registerdVersion),
-        "store": .string(register.store.name), "currency": .string(register.store.currency.code),
-        "day": .int(register.day.number), "journal_seq": .int(register.lastSequence),
-        "read_only": storageFailure == nil ? .bool(false) : .bool(true),
-        "journal": journal.map {
-          .object([
-            "records": .int($0.recordsWritten), "fsyncs": .int($0.batchesWritten),
-            "last_seq": .int($0.lastSequence),
-          ])
-        },
-        "ops": Self.opNamesJSON,
-      ])
+      return .encoded(helloReply())
     case .catalog:
-      return register.catalogJSON
+      return .value(register.catalogJSON)
     case .catalogExport:
-      return .object(["catalog": register.catalogDocument.json])
+      return .value(.object(["catalog": register.catalogDocument.json]))
     case .showOrder:
-      return register.orderJSON
+      if let renderedOrder { return .encoded(renderedOrder) }
+      let rendered = register.orderJSON.serializedBytes
+      renderedOrder = rendered
+      return .encoded(rendered)
     case .receipt(let number):
       guard let wanted = number ?? register.lastReceiptNumber else {
         throw RegisterError(.receiptNotFound, "no sale has been completed yet")
       }
-      if let sale = register.receipts[wanted] { return sale.receiptReply(reprint: true) }
-      if let refund = register.returns[wanted] { return refund.receiptReply(reprint: true) }
+      if let sale = register.receipts[wanted] { return .value(sale.receiptReply(reprint: true)) }
+      if let refund = register.returns[wanted] {
+        return .value(refund.receiptReply(reprint: true))
+      }
       throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
     case .listParked:
-      return .object(["parked": .array(register.parked.map(register.parkedJSON))])
+      return .value(.object(["parked": .array(register.parked.map(register.parkedJSON))]))
     case .operatorList:
-      return register.operatorsJSON(at: clock.now())
+      return .value(register.operatorsJSON(at: clock.now()))
     case .customerFind(let query):
-      return .object(["customers": .array(register.findCustomers(query).map(\.json))])
+      return .value(.object(["customers": .array(register.findCustomers(query).map(\.json))]))
     case .customerHistory(let id):
-      return try register.customerHistory(id)
+      return .value(try register.customerHistory(id))
     case .subscribe(let topics, let after):
       let start = after ?? register.lastSequence
       guard start <= register.lastSequence else {
         throw RegisterError(
           .badRequest, "after \(start) is beyond the last event (\(register.lastSequence))")
       }
-      pendingSubscription = Subscription(topics: topics, cursor: start)
-      return .object([
-        "subscribed": true,
-        "topics": topics.map { .array($0.sorted().map(JSONValue.string)) } ?? .string("all"),
-        "after": .int(start),
-      ])
+      return .subscribed(
+        Subscription(topics: topics, cursor: start),
+        .object([
+          "subscribed": true,
+          "topics": topics.map { .array($0.sorted().map(JSONValue.string)) } ?? .string("all"),
+          "after": .int(start),
+        ]))
     case .report(.x, _):
-      return ReportRenderer.reply(DayReport(openDayOf: register, at: clock.now()))
+      return .value(ReportRenderer.reply(DayReport(openDayOf: register, at: clock.now())))
     case .report(.z, let day):
       guard let number = day ?? register.closedDays.keys.max() else {
         throw RegisterError(.dayNotFound, "no day has been closed yet")
@@ -519,14 +542,37 @@ public final class RegisterService {
           .dayNotFound, "day \(number) has not been closed (the open day is \(register.day.number))"
         )
       }
-      return ReportRenderer.reply(DayReport(closed: closed, reprint: true))
+      return .value(ReportRenderer.reply(DayReport(closed: closed, reprint: true)))
     case .add, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine, .park,
       .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
       .signIn, .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
       .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
       // Not a read: `execute` sends changes through decide and apply, never here.
-      return register.orderJSON
+      return .value(register.orderJSON)
     }
+  }
+
+  /// `hello`'s result, written straight to bytes: it is the most frequent request there is
+  /// (a display or a lane's health check asks it again and again).
+  private func helloReply() -> [UInt8] {
+    var object = JSONObjectWriter(capacity: 1024)
+    object.int("protocol", 1)
+    object.string("server", "registerd")
+    object.string("version", registerdVersion)
+    object.string("store", register.store.name)
+    object.string("currency", register.store.currency.code)
+    object.int("day", register.day.number)
+    object.int("journal_seq", register.lastSequence)
+    object.bool("read_only", storageFailure != nil)
+    if let journal {
+      object.object("journal") { counts in
+        counts.int("records", journal.recordsWritten)
+        counts.int("fsyncs", journal.batchesWritten)
+        counts.int("last_seq", journal.lastSequence)
+      }
+    }
+    object.encoded("ops", Self.opNamesJSON)
+    return object.finished()
   }
 
   /// The reply to a mutation, from the state after its events.
@@ -599,14 +645,43 @@ public final class RegisterService {
     return register.orderJSON
   }
 
-  /// `hello`'s list of ops, built once.
+  /// `hello`'s list of ops, encoded once.
   private static let opNamesJSON = JSONValue.array(RequestDecoder.opNames.map(JSONValue.string))
+    .serializedBytes
 
-  static func success(id: JSONValue, _ result: JSONValue) -> JSONValue {
-    .object(["id": id, "ok": true, "result": result])
+  /// `{"id":…,"ok":true,"result":…}`, written straight to bytes.
+  static func success(id: JSONValue, _ result: JSONValue) -> [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(256)
+    output.append(contentsOf: #"{"id":"#.utf8)
+    id.write(to: &output)
+    output.append(contentsOf: #","ok":true,"result":"#.utf8)
+    result.write(to: &output)
+    output.append(UInt8(ascii: "}"))
+    return output
   }
 
-  static func failure(id: JSONValue, _ error: RegisterError) -> JSONValue {
-    .object(["id": id, "ok": false, "error": error.json])
+  /// A success whose result is JSON text already encoded.
+  static func success(id: JSONValue, encoded result: [UInt8]) -> [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(result.count + 64)
+    output.append(contentsOf: #"{"id":"#.utf8)
+    id.write(to: &output)
+    output.append(contentsOf: #","ok":true,"result":"#.utf8)
+    output.append(contentsOf: result)
+    output.append(UInt8(ascii: "}"))
+    return output
+  }
+
+  /// `{"id":…,"ok":false,"error":{…}}`, written straight to bytes.
+  static func failure(id: JSONValue, _ error: RegisterError) -> [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(256)
+    output.append(contentsOf: #"{"id":"#.utf8)
+    id.write(to: &output)
+    output.append(contentsOf: #","ok":false,"error":"#.utf8)
+    error.json.write(to: &output)
+    output.append(UInt8(ascii: "}"))
+    return output
   }
 }

@@ -89,7 +89,7 @@ final class Connection {
   }
 
   /// Queues the reply to the oldest unanswered line (a newline is added).
-  func enqueue(reply line: String) {
+  func enqueue(reply line: [UInt8]) {
     if head < submitted {
       heldLineBytes -= (lines[head]?.count ?? 0) + Self.lineOverhead
       lines[head] = nil
@@ -104,7 +104,8 @@ final class Connection {
         head = 0
       }
     }
-    enqueue(line: line)
+    output.append(contentsOf: line)
+    output.append(UInt8(ascii: "\n"))
   }
 
   /// Queues one line that answers no request (an event, a last error) (a newline is added).

@@ -1,0 +1,120 @@
+import Testing
+
+@testable import RegisterEngine
+
+/// The hot reply path writes some replies straight to bytes or from a rendering kept between
+/// changes; these tests hold it to the same bytes as the `JSONValue` trees it replaces.
+@Suite struct ReplyPathTests {
+  /// The reference the fast formatter replaced: digits, then a point inserted.
+  private func referenceFormat(_ value: Int64, fractionDigits: Int) -> String {
+    var digits = String(value.magnitude)
+    if fractionDigits > 0 {
+      if digits.count <= fractionDigits {
+        digits = String(repeating: "0", count: fractionDigits - digits.count + 1) + digits
+      }
+      digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -fractionDigits))
+    }
+    return value < 0 ? "-" + digits : digits
+  }
+
+  @Test(arguments: [0, 1, 2, 3, 4])
+  func moneyFormatMatchesTheReference(fractionDigits: Int) {
+    var values: [Int64] = [0, 1, -1, 9, 10, 99, 100, 101, -100, 12_345, .max, .min, .max - 1]
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<2000 {
+      values.append(Int64.random(in: -1_000_000_000_000...1_000_000_000_000, using: &generator))
+      values.append(Int64.random(in: -1000...1000, using: &generator))
+    }
+    for value in values {
+      #expect(
+        Money.format(value, fractionDigits: fractionDigits)
+          == referenceFormat(value, fractionDigits: fractionDigits), "\(value)")
+    }
+  }
+
+  @Test func anObjectLiteralKeepsItsOrderAndLeavesOutNil() {
+    let value = JSONValue.object(["b": 1, "a": nil, "c": "x", "a2": .null])
+    #expect(value.serialized == #"{"b":1,"c":"x","a2":null}"#)
+    #expect(value["c"] == "x")
+    #expect(value["a"] == nil)
+  }
+
+  @Test func aLargeObjectFindsEveryKeyAndRemovesInOrder() {
+    var object = JSONObject()
+    for index in 0..<100 { object["k\(index)"] = .int(index) }
+    #expect(object.count == 100)
+    for index in 0..<100 { #expect(object["k\(index)"] == .int(index)) }
+    object["k50"] = nil
+    object["k3"] = nil
+    object["k99"] = .string("last")
+    #expect(object.count == 98)
+    #expect(object["k50"] == nil)
+    #expect(object["k51"] == .int(51))
+    #expect(object.keys.prefix(4) == ["k0", "k1", "k2", "k4"])
+    #expect(object.keys.last == "k99")
+    #expect(object["k99"] == "last")
+    // Down below the index threshold and up again.
+    for index in 10..<100 { object["k\(index)"] = nil }
+    #expect(object.keys == ["k0", "k1", "k2", "k4", "k5", "k6", "k7", "k8", "k9"])
+    for index in 200..<230 { object["k\(index)"] = .int(index) }
+    #expect(object["k229"] == .int(229))
+    #expect(object["k4"] == .int(4))
+  }
+
+  @Test func fieldsBeyondSixtyFourAreTrackedForUnknownMemberChecks() throws {
+    var object = JSONObject()
+    for index in 0..<70 { object["f\(index)"] = .int(index) }
+    var fields = try JSONFields(.object(object))
+    for index in 0..<70 where index != 66 { _ = fields.raw("f\(index)") }
+    #expect(throws: JSONShapeError(path: "f66", message: "is not a known field")) {
+      try fields.rejectUnknown()
+    }
+    _ = fields.raw("f66")
+    try fields.rejectUnknown()
+  }
+
+  /// The `order` reply is rendered once per change: after every kind of change — to the
+  /// order, to the store settings it is priced with — it must be the state's view again.
+  @Test func theOrderReplyFollowsEveryChange() throws {
+    let lane = try TestLane()
+    func expectCurrent(_ sourceLocation: SourceLocation = #_sourceLocation) throws {
+      let reply = try lane.ok(#"{"op":"order"}"#)
+      #expect(reply == lane.register.orderJSON, sourceLocation: sourceLocation)
+    }
+    try expectCurrent()
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try expectCurrent()
+    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try expectCurrent()
+    try lane.ok(#"{"op":"set_qty","line":2,"qty":1}"#)
+    try expectCurrent()
+    // A change that is not to the order: the store's settings (cash rounding shows cash_due).
+    var store = lane.register.store
+    store.cashRounding = Money(minorUnits: 5, currency: store.currency)
+    lane.service.stageSystemEvents([.storeConfigured(store)])
+    lane.service.flush()
+    let reply = try lane.ok(#"{"op":"order"}"#)
+    #expect(reply["cash_due"] != nil)
+    try expectCurrent()
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+    try expectCurrent()
+  }
+
+  @Test func helloWrittenDirectlyHasTheDocumentedMembersInOrder() throws {
+    let lane = try TestLane()
+    let line = lane.service.handle(line: #"{"id":7,"op":"hello"}"#)
+    let reply = try JSONParser.parse(line)
+    #expect(reply.objectValue?.keys == ["id", "ok", "result"])
+    let result = try #require(reply["result"]?.objectValue)
+    #expect(
+      result.keys == [
+        "protocol", "server", "version", "store", "currency", "day", "journal_seq", "read_only",
+        "ops",
+      ])
+    #expect(result["store"] == "Test Lane")
+    #expect(result["read_only"] == false)
+    #expect(result["ops"] == .array(RequestDecoder.opNames.map(JSONValue.string)))
+    // The bytes are what writing the same value gives.
+    #expect(line == reply.serialized)
+  }
+}
