@@ -22,12 +22,19 @@ let package = Package(
     .executableTarget(name: "register-cli", dependencies: ["RegisterClient", "RegisterServer"]),
     .executableTarget(
       name: "register-bench", dependencies: ["RegisterEngine", "RegisterServer", "RegisterClient"]),
+    // The test client and its in-process transport, shared by the test targets.
+    .target(
+      name: "RegisterTestSupport",
+      dependencies: ["RegisterEngine", "RegisterServer", "RegisterClient"],
+      path: "Tests/RegisterTestSupport"
+    ),
     .testTarget(name: "RegisterEngineTests", dependencies: ["RegisterEngine", "RegisterServer"]),
     .testTarget(name: "RegisterClientTests", dependencies: ["RegisterClient", "RegisterEngine"]),
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "RegisterEngine", "RegisterServer", "RegisterClient", "registerd", "register-cli",
+        "RegisterEngine", "RegisterServer", "RegisterClient", "RegisterTestSupport", "registerd",
+        "register-cli",
       ]
     ),
   ],

@@ -41,10 +41,38 @@ package enum LocalCommand: Equatable {
   case unlockOperator(id: String, dataDirectory: String)
 }
 
+/// A typed request as a client sends it: the op's body in its envelope.
+public struct TypedRequest: Sendable, Equatable {
+  /// The op's fields.
+  public var body: any RequestBody
+  /// The id, key, expected version and approval sent with it.
+  public var envelope: RequestEnvelope
+
+  /// `body` in `envelope`.
+  public init(_ body: any RequestBody, envelope: RequestEnvelope = RequestEnvelope()) {
+    self.body = body
+    self.envelope = envelope
+  }
+
+  /// The op of the body.
+  public var op: Op { Swift.type(of: body).op }
+
+  /// The request line (without its newline).
+  public var line: String { envelope.line(for: body) }
+
+  public static func == (lhs: TypedRequest, rhs: TypedRequest) -> Bool {
+    lhs.envelope == rhs.envelope && lhs.body.isEqual(to: rhs.body)
+  }
+}
+
 /// What one command line asks for.
 package enum Invocation: Equatable {
-  /// A request to the daemon, and how to print its result.
-  case request(JSONObject, OutputStyle)
+  /// A request to the daemon (with the approval given on the command line, if any; the
+  /// session adds the id and the key), and how to print its result.
+  case request(TypedRequest, OutputStyle)
+  /// A request registerd would refuse, found before sending it (an amount that is not one):
+  /// reported as registerd's refusal would be, with the same code and message.
+  case refused(RegisterError)
   /// Read commands from standard input; stop at the first refused line unless `keepGoing`.
   case batch(keepGoing: Bool)
   /// Work on the journal offline.
@@ -103,11 +131,11 @@ package enum CommandParser {
       try arguments.finish()
       return .batch(keepGoing: keepGoing)
     case "hello", "status":
-      invocation = .request(request("hello"), .hello)
+      invocation = request(Requests.Hello(), .hello)
     case "catalog", "products":
       switch arguments.optionalPositional() {
       case nil:
-        invocation = .request(request("catalog"), .catalog)
+        invocation = request(Requests.Catalog(), .catalog)
       case "export":
         let directory = try arguments.option("--data-dir")
         invocation = .exportCatalog(dataDirectory: directory, to: try arguments.option("--to"))
@@ -115,77 +143,66 @@ package enum CommandParser {
         throw UsageError("catalog takes no argument but export, not \"\(other)\"")
       }
     case "show", "order":
-      invocation = .request(request("order"), .order)
+      invocation = request(Requests.Order(), .order)
     case "add":
-      let sku = try arguments.positional("SKU")
-      var object = request("add", ["sku": .string(sku)])
+      var add = Requests.Add(sku: try arguments.positional("SKU"))
       if let quantity = arguments.optionalPositional() {
-        object["qty"] = try integer(quantity, name: "QTY")
+        add.quantity = try integer(quantity, name: "QTY")
       }
-      var options = JSONObject()
       while let option = try arguments.option("--option") {
         guard let equals = option.firstIndex(of: "=") else {
           throw UsageError("--option takes GROUP=CHOICE, like --option frame=oak")
         }
-        options[String(option[..<equals])] = .string(String(option[option.index(after: equals)...]))
+        add.options[String(option[..<equals])] = String(option[option.index(after: equals)...])
       }
-      if !options.isEmpty { object["options"] = .object(options) }
-      invocation = .request(object, .order)
+      invocation = request(add, .order)
     case "remove", "rm":
-      let line = try integer(try arguments.positional("LINE"), name: "LINE")
-      invocation = .request(request("remove", ["line": line]), .order)
+      let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
+      invocation = request(Requests.Remove(line: line), .order)
     case "qty", "set-qty":
-      let line = try integer(try arguments.positional("LINE"), name: "LINE")
+      let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
       let quantity = try integer(try arguments.positional("QTY"), name: "QTY")
-      invocation = .request(request("set_qty", ["line": line, "qty": quantity]), .order)
+      invocation = request(Requests.SetQty(line: line, quantity: quantity), .order)
     case "tender", "pay":
-      invocation = .request(try tender(&arguments), .orderOrReceipt)
+      invocation = request(try tender(&arguments), .orderOrReceipt)
     case "void":
-      var object = request("void")
-      if let reason = try arguments.option("--reason") { object["reason"] = .string(reason) }
-      invocation = .request(object, .order)
+      invocation = request(Requests.Void(reason: try arguments.option("--reason")), .order)
     case "receipt", "reprint":
-      var object = request("receipt")
-      if let number = arguments.optionalPositional() {
-        object["number"] = try integer(number, name: "NUMBER")
+      let number = try arguments.optionalPositional().map { text throws(UsageError) in
+        try integer(text, name: "NUMBER", as: Int.self)
       }
       if let address = try arguments.option("--email") {
-        guard let number = object["number"] else {
+        guard let number else {
           throw UsageError("receipt --email needs the receipt NUMBER")
         }
-        invocation = .request(
-          request("email_receipt", ["receipt": number, "to": .string(address)]),
-          .emailQueued)
+        invocation = request(Requests.EmailReceipt(receipt: number, to: address), .emailQueued)
       } else {
-        invocation = .request(object, .receipt)
+        invocation = request(Requests.Receipt(number: number), .receipt)
       }
     case "discount":
-      var object = request("discount")
-      if let line = arguments.optionalPositional() {
-        object["line"] = try integer(line, name: "LINE")
+      let line = try arguments.optionalPositional().map { text throws(UsageError) in
+        try integer(text, name: "LINE", as: Int.self)
       }
       let percent = try arguments.option("--percent")
       let amount = try arguments.option("--amount")
+      let value: DiscountValue
       switch (percent, amount) {
-      case (let percent?, nil): object["percent"] = .string(percent)
-      case (nil, let amount?): object["amount"] = .string(amount)
+      case (let percent?, nil): value = .percent(arguments.percent(percent, path: "percent"))
+      case (nil, let amount?): value = .amount(arguments.money(amount, path: "amount"))
       default: throw UsageError("discount needs --percent P or --amount A (0 removes it)")
       }
       guard let reason = try arguments.option("--reason") else {
         throw UsageError("discount needs --reason TEXT")
       }
-      object["reason"] = .string(reason)
-      invocation = .request(object, .order)
+      invocation = request(Requests.Discount(line: line, value: value, reason: reason), .order)
     case "override", "override-price":
-      let line = try integer(try arguments.positional("LINE"), name: "LINE")
-      let price = try arguments.positional("PRICE")
+      let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
+      let price = arguments.money(try arguments.positional("PRICE"), path: "unit_price")
       guard let reason = try arguments.option("--reason") else {
         throw UsageError("override needs --reason TEXT")
       }
-      invocation = .request(
-        request(
-          "override_price", ["line": line, "unit_price": .string(price), "reason": .string(reason)]
-        ), .order)
+      invocation = request(
+        Requests.OverridePrice(line: line, unitPrice: price, reason: reason), .order)
     case "operator":
       invocation = try operatorCommand(&arguments)
     case "sign-in", "signin", "login":
@@ -193,11 +210,10 @@ package enum CommandParser {
       guard let pin = try arguments.option("--pin") else {
         throw UsageError("sign-in needs --pin PIN")
       }
-      invocation = .request(
-        request("sign_in", ["operator": .string(id), "pin": .string(pin)]),
-        .message("Signed in as \(id)."))
+      invocation = request(
+        Requests.SignIn(operatorID: id, pin: pin), .message("Signed in as \(id)."))
     case "sign-out", "signout", "logout":
-      invocation = .request(request("sign_out"), .message("Signed out."))
+      invocation = request(Requests.SignOut(), .message("Signed out."))
     case "customer":
       invocation = try customerCommand(&arguments)
     case "product":
@@ -212,60 +228,52 @@ package enum CommandParser {
       guard let reason = try arguments.option("--reason") else {
         throw UsageError("stock adjust needs --reason TEXT")
       }
-      invocation = .request(
-        request("stock_adjust", ["sku": .string(sku), "delta": delta, "reason": .string(reason)]),
-        .product)
+      invocation = request(Requests.StockAdjust(sku: sku, delta: delta, reason: reason), .product)
     case "float":
-      let amount = try arguments.positional("AMOUNT")
-      invocation = .request(request("float", ["amount": .string(amount)]), .drawer)
+      let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
+      invocation = request(Requests.Float(amount: amount), .drawer)
     case "paid-in", "paid-out":
-      let amount = try arguments.positional("AMOUNT")
+      let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
       guard let reason = try arguments.option("--reason") else {
         throw UsageError("\(name) needs --reason TEXT")
       }
-      invocation = .request(
-        request(
-          name == "paid-in" ? "paid_in" : "paid_out",
-          ["amount": .string(amount), "reason": .string(reason)]),
+      invocation = request(
+        name == "paid-in"
+          ? Requests.PaidIn(amount: amount, reason: reason)
+          : Requests.PaidOut(amount: amount, reason: reason),
         .drawer)
     case "no-sale":
-      var object = request("no_sale")
-      if let reason = try arguments.option("--reason") { object["reason"] = .string(reason) }
-      invocation = .request(object, .drawer)
+      invocation = request(Requests.NoSale(reason: try arguments.option("--reason")), .drawer)
     case "email":
-      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT")
-      var object = request("email_receipt", ["receipt": receipt])
-      if let to = try arguments.option("--to") { object["to"] = .string(to) }
-      invocation = .request(object, .emailQueued)
+      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT", as: Int.self)
+      invocation = request(
+        Requests.EmailReceipt(receipt: receipt, to: try arguments.option("--to")), .emailQueued)
     case "void-line", "void_line":
-      let line = try integer(try arguments.positional("LINE"), name: "LINE")
-      invocation = .request(request("void_line", ["line": line]), .order)
+      let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
+      invocation = request(Requests.VoidLine(line: line), .order)
     case "park":
-      var object = request("park")
-      if let note = try arguments.option("--note") { object["note"] = .string(note) }
-      invocation = .request(object, .order)
+      invocation = request(Requests.Park(note: try arguments.option("--note")), .order)
     case "parked":
-      invocation = .request(request("parked"), .parked)
+      invocation = request(Requests.Parked(), .parked)
     case "resume":
-      let order = try integer(try arguments.positional("ORDER"), name: "ORDER")
-      invocation = .request(request("resume", ["order_id": order]), .order)
+      let order = try integer(try arguments.positional("ORDER"), name: "ORDER", as: Int.self)
+      invocation = request(Requests.Resume(orderID: order), .order)
     case "return", "refund":
-      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT")
+      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT", as: Int.self)
       guard let reason = try arguments.option("--reason") else {
         throw UsageError("return needs --reason TEXT")
       }
-      var lines: [JSONValue] = []
+      var lines: [ReturnRequestLine] = []
       while let item = arguments.optionalPositional() {
         let parts = item.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let line = Int(parts[0]),
-          let quantity = parts.count == 2 ? Int(parts[1]) : 1
+          let quantity = parts.count == 2 ? Int64(parts[1]) : 1
         else { throw UsageError("return takes LINE or LINE:QTY, got \"\(item)\"") }
-        lines.append(.object(["line": .int(line), "qty": .int(quantity)]))
+        lines.append(ReturnRequestLine(line: line, quantity: quantity))
       }
       guard !lines.isEmpty else { throw UsageError("return needs at least one LINE[:QTY]") }
-      invocation = .request(
-        request("return", ["receipt": receipt, "lines": .array(lines), "reason": .string(reason)]),
-        .receipt)
+      invocation = request(
+        Requests.Return(receipt: receipt, lines: lines, reason: reason), .receipt)
     case "watch":
       let topics =
         try arguments.option("--topics").map {
@@ -277,19 +285,19 @@ package enum CommandParser {
       }
       invocation = .watch(topics: topics, count: count)
     case "report":
-      let kind = arguments.optionalPositional() ?? "x"
-      guard kind == "x" || kind == "z" else {
-        throw UsageError("report takes x or z, got \"\(kind)\"")
+      let kindName = arguments.optionalPositional() ?? "x"
+      guard let kind = DayReport.Kind(rawValue: kindName) else {
+        throw UsageError("report takes x or z, got \"\(kindName)\"")
       }
-      var object = request("report", ["kind": .string(kind)])
-      if let day = try arguments.option("--day") { object["day"] = try integer(day, name: "--day") }
-      invocation = .request(object, .report)
+      let day = try arguments.option("--day").map { text throws(UsageError) in
+        try integer(text, name: "--day", as: Int.self)
+      }
+      invocation = request(Requests.Report(kind: kind, day: day), .report)
     case "close-day", "close_day":
-      var object = request("close_day")
-      if let cash = try arguments.option("--counted-cash") {
-        object["counted"] = .object(["cash": .string(cash)])
+      let counted = try arguments.option("--counted-cash").map {
+        arguments.money($0, path: "counted.cash")
       }
-      invocation = .request(object, .report)
+      invocation = request(Requests.CloseDay(countedCash: counted), .report)
     case "verify":
       let directory = try arguments.option("--data-dir")
       var anchors: [JournalHead] = []
@@ -321,18 +329,19 @@ package enum CommandParser {
       throw unknownCommand(name)
     }
     if let approval = try arguments.option("--approve"),
-      case .request(var object, let style) = invocation
+      case .request(var typed, let style) = invocation
     {
       guard let colon = approval.firstIndex(of: ":") else {
         throw UsageError("--approve takes OPERATOR:PIN of a manager")
       }
-      object["approve"] = .object([
-        "operator": .string(String(approval[..<colon])),
-        "pin": .string(String(approval[approval.index(after: colon)...])),
-      ])
-      invocation = .request(object, style)
+      typed.envelope.approval = Approval(
+        operatorID: String(approval[..<colon]),
+        pin: String(approval[approval.index(after: colon)...]))
+      invocation = .request(typed, style)
     }
     try arguments.finish()
+    // Only a line with no usage error gets as far as a refusal, as when registerd refused it.
+    if let refusal = arguments.refusal { return .refused(refusal) }
     return invocation
   }
 
@@ -357,37 +366,31 @@ package enum CommandParser {
       guard let name = try arguments.option("--name"), let role = try arguments.option("--role"),
         let pin = try arguments.option("--pin")
       else { throw UsageError("operator add ID --name NAME --role cashier|manager --pin PIN") }
-      return .request(
-        request(
-          "operator_add",
-          [
-            "operator_id": .string(id), "name": .string(name), "role": .string(role),
-            "pin": .string(pin),
-          ]),
+      guard let role = OperatorRole(rawValue: role) else {
+        return .refused(RegisterError(.badRequest, "role must be \"cashier\" or \"manager\""))
+      }
+      return request(
+        Requests.OperatorAdd(operatorID: id, name: name, role: role, pin: pin),
         .message("Operator \(id) added."))
     case "list":
-      return .request(request("operator_list"), .operators)
+      return request(Requests.OperatorList(), .operators)
     case "remove":
       let id = try arguments.positional("ID")
-      return .request(
-        request("operator_remove", ["operator_id": .string(id)]),
-        .message("Operator \(id) removed."))
+      return request(Requests.OperatorRemove(operatorID: id), .message("Operator \(id) removed."))
     case "set-pin":
       let id = try arguments.positional("ID")
       guard let pin = try arguments.option("--pin") else {
         throw UsageError("operator set-pin ID --pin PIN")
       }
-      return .request(
-        request("operator_set_pin", ["operator_id": .string(id), "pin": .string(pin)]),
-        .message("PIN of \(id) changed."))
+      return request(
+        Requests.OperatorSetPIN(operatorID: id, pin: pin), .message("PIN of \(id) changed."))
     case "unlock":
       let id = try arguments.positional("ID")
       if let directory = try arguments.option("--data-dir") {
         return .local(.unlockOperator(id: id, dataDirectory: directory))
       }
-      return .request(
-        request("operator_unlock", ["operator_id": .string(id)]),
-        .message("Operator \(id) unlocked."))
+      return request(
+        Requests.OperatorUnlock(operatorID: id), .message("Operator \(id) unlocked."))
     default:
       throw UsageError("operator takes add, list, remove, set-pin or unlock")
     }
@@ -400,19 +403,17 @@ package enum CommandParser {
     switch action {
     case "add":
       let name = try arguments.positional("NAME")
-      var object = request("customer_add", ["name": .string(name)])
-      if let email = try arguments.option("--email") { object["email"] = .string(email) }
-      if let phone = try arguments.option("--phone") { object["phone"] = .string(phone) }
-      return .request(object, .customers)
+      let email = try arguments.option("--email")
+      let phone = try arguments.option("--phone")
+      return request(Requests.CustomerAdd(name: name, email: email, phone: phone), .customers)
     case "find":
-      return .request(
-        request("customer_find", ["query": .string(try arguments.positional("QUERY"))]), .customers)
+      return request(Requests.CustomerFind(query: try arguments.positional("QUERY")), .customers)
     case "attach":
       let id = try arguments.positional("CUSTOMER_ID")
-      return .request(request("attach_customer", ["customer_id": .string(id)]), .order)
+      return request(Requests.AttachCustomer(customerID: id), .order)
     case "history":
       let id = try arguments.positional("CUSTOMER_ID")
-      return .request(request("customer_history", ["customer_id": .string(id)]), .history)
+      return request(Requests.CustomerHistory(customerID: id), .history)
     default:
       throw UsageError("customer takes add, find, attach or history")
     }
@@ -448,7 +449,7 @@ package enum CommandParser {
         if action == "update" && value == "none" {
           fields[entry.field] = .null
         } else if entry.isInteger {
-          fields[entry.field] = try integer(value, name: entry.flag)
+          fields[entry.field] = .int(try integer(value, name: entry.flag))
         } else {
           fields[entry.field] = .string(value)
         }
@@ -459,41 +460,42 @@ package enum CommandParser {
       if action == "add" {
         fields["sku"] = .string(sku)
         if fields["description"] == nil { fields["description"] = "" }
-        return .request(request("product_add", ["product": .object(fields)]), .product)
+        return request(Requests.ProductAdd(product: .object(fields)), .product)
       }
       guard !fields.isEmpty else { throw UsageError("product update needs something to change") }
-      return .request(
-        request("product_update", ["sku": .string(sku), "changes": .object(fields)]), .product)
+      return request(Requests.ProductUpdate(sku: sku, changes: fields), .product)
     case "remove":
       let sku = try arguments.positional("SKU")
-      return .request(
-        request("product_remove", ["sku": .string(sku)]), .message("Product \(sku) removed."))
+      return request(Requests.ProductRemove(sku: sku), .message("Product \(sku) removed."))
     default:
       throw UsageError("product takes add, update or remove")
     }
   }
 
-  static func request(_ op: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) -> JSONObject
-  {
-    var object = JSONObject()
-    object["op"] = .string(op)
-    for (key, value) in fields { object[key] = value }
-    return object
+  /// A request for `body` (the session adds the id and the key), printed as `style`.
+  static func request(_ body: any RequestBody, _ style: OutputStyle) -> Invocation {
+    .request(TypedRequest(body), style)
   }
 
-  static func integer(_ text: String, name: String) throws(UsageError) -> JSONValue {
-    guard let value = Int64(text) else {
+  /// A whole number typed for `name`.
+  static func integer<Integer: FixedWidthInteger>(
+    _ text: String, name: String, as type: Integer.Type = Int64.self
+  ) throws(UsageError) -> Integer {
+    // Read as an Int64 as before, whatever the field's type (the same on 64-bit platforms).
+    guard let wide = Int64(text), let value = Integer(exactly: wide) else {
       throw UsageError("\(name) must be a whole number, got \"\(text)\"")
     }
-    return .int(value)
+    return value
   }
 
-  private static func tender(_ arguments: inout ArgumentList) throws(UsageError) -> JSONObject {
+  private static func tender(_ arguments: inout ArgumentList) throws(UsageError)
+    -> Requests.Tender
+  {
     let type = try arguments.positional("cash|card")
     switch type {
     case "cash":
-      let amount = try arguments.positional("AMOUNT")
-      return request("tender", ["type": "cash", "amount": .string(amount)])
+      let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
+      return Requests.Tender(type: .cash, amount: amount)
     case "card":
       let number = try arguments.positional("NUMBER")
       guard let expiry = try arguments.option("--exp") else {
@@ -506,13 +508,10 @@ package enum CommandParser {
       guard let cvv = try arguments.option("--cvv") else {
         throw UsageError("tender card needs --cvv CVV")
       }
-      var object = request("tender", ["type": "card"])
-      if let amount = try arguments.option("--amount") { object["amount"] = .string(amount) }
-      object["card"] = .object([
-        "number": .string(number), "exp_month": .int(month), "exp_year": .int(year),
-        "cvv": .string(cvv),
-      ])
-      return object
+      let amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
+      return Requests.Tender(
+        type: .card, amount: amount,
+        card: CardInput(number: number, expiryMonth: month, expiryYear: year, cvv: cvv))
     default:
       throw UsageError("tender takes cash or card, got \"\(type)\"")
     }
@@ -523,6 +522,9 @@ package enum CommandParser {
 struct ArgumentList {
   private var words: [String]
   private let command: String
+  /// The first value registerd would refuse (an amount that is not one), reported once the
+  /// line has no usage error.
+  private(set) var refusal: RegisterError?
 
   init(_ words: [String], command: String) {
     self.words = words
@@ -580,6 +582,33 @@ struct ArgumentList {
       return words.remove(at: index)
     }
     return nil
+  }
+
+  /// Notes a refusal registerd would give (the first one counts, as registerd reads a
+  /// request's fields in order and stops at the first bad one).
+  mutating func refuse(_ error: RegisterError) {
+    if refusal == nil { refusal = error }
+  }
+
+  /// The amount typed for the member `path` (see `TypedAmount.money`); text that is no
+  /// amount is noted as registerd's refusal, and zero stands in for it.
+  mutating func money(_ text: String, path: String) -> Money {
+    do {
+      return try TypedAmount.money(text, path: path)
+    } catch {
+      refuse(error)
+      return Money(minorUnits: 0, currency: .usd)
+    }
+  }
+
+  /// The percentage typed for the member `path`, refused as registerd would refuse it.
+  mutating func percent(_ text: String, path: String) -> Percent {
+    do {
+      return try TypedAmount.percent(text, path: path)
+    } catch {
+      refuse(error)
+      return .zero
+    }
   }
 
   /// Refuses anything left over.

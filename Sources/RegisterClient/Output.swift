@@ -18,10 +18,9 @@ enum Output {
     case .catalog:
       return catalog(result)
     case .hello:
-      let version = result["version"]?.stringValue ?? "?"
-      let store = result["store"]?.stringValue ?? "?"
+      guard let hello = try? HelloView(json: result) else { return result.pretty + "\n" }
       return
-        "registerd \(version) serving \(store) (protocol \(result["protocol"].map(describe) ?? "?"))\n"
+        "registerd \(hello.version) serving \(hello.store) (protocol \(hello.protocolVersion))\n"
     case .report:
       return result["text"]?.stringValue ?? result.pretty + "\n"
     case .parked:
@@ -80,11 +79,13 @@ enum Output {
       if let stock = product["stock"], stock != .null { out += "  stock \(describe(stock))" }
       return out + "\n"
     case .drawer:
-      let drawer = result["drawer"] ?? result
-      return "Drawer, day \(text(drawer["day"])): float \(text(drawer["float"])), cash taken "
-        + "\(text(drawer["cash_taken"])), change \(text(drawer["change_given"])), refunds "
-        + "\(text(drawer["cash_refunds"])), paid in \(text(drawer["paid_in"])), paid out "
-        + "\(text(drawer["paid_out"])); expected \(text(drawer["expected_cash"]))\n"
+      guard let drawer = try? DrawerView(json: result["drawer"] ?? result) else {
+        return result.pretty + "\n"
+      }
+      return "Drawer, day \(drawer.day): float \(drawer.float), cash taken "
+        + "\(drawer.cashTaken), change \(drawer.changeGiven), refunds "
+        + "\(drawer.cashRefunds), paid in \(drawer.paidIn), paid out "
+        + "\(drawer.paidOut); expected \(drawer.expectedCash)\n"
     }
   }
 

@@ -30,7 +30,7 @@ package enum CLI {
 final class Session {
   let socketPath: String
   let json: Bool
-  private var connection: LineConnection?
+  private var connection: RegisterConnection?
   private var nextID = 1
   /// How long to keep retrying a request whose connection broke before its reply came.
   static let retryWindowMilliseconds = 15_000
@@ -57,15 +57,20 @@ final class Session {
       return exportCatalog(dataDirectory: directory, to: path)
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
-    case .request(var object, let style):
-      object["id"] = .int(nextID)
+    case .refused(let error):
+      // What registerd would have replied, had the request been sent.
+      let line = JSONValue.object(["id": .int(nextID), "ok": false, "error": error.json])
       nextID += 1
-      if case .string(let name) = object["op"] ?? .null, Op(rawValue: name)?.isMutation == true {
+      return show(line.serialized, style: .plain(""))
+    case .request(var typed, let style):
+      typed.envelope.id = .int(nextID)
+      nextID += 1
+      if typed.op.isMutation {
         // A fresh key per change (ops that change the register, from the engine's one op
         // table); the same key on every retry of it, so it happens once.
-        object["key"] = .string(IdempotencyKey.random(RegisterService.systemRandom))
+        typed.envelope.key = IdempotencyKey.random(RegisterService.systemRandom)
       }
-      switch exchange(JSONValue.object(object).serialized) {
+      switch exchange(typed.line) {
       case .success(let line):
         return show(line, style: style)
       case .failure(let failure):
@@ -90,8 +95,7 @@ final class Session {
         let connection = try connect()
         try connection.send(line: line)
         sentOnce = true
-        if let reply = try connection.readLine() { return .success(reply) }
-        lastError = "registerd closed the connection before replying"
+        return .success(try connection.readLine())
       } catch {
         lastError = error.description
       }
@@ -119,20 +123,22 @@ final class Session {
       guard let replayed = Offline.register(dataDirectory) else { return .refused }
       catalog = replayed.catalogDocument
     } else {
-      let line = JSONValue.object(["id": .int(nextID), "op": "catalog_export"]).serialized
+      let request = TypedRequest(
+        Requests.CatalogExport(), envelope: RequestEnvelope(id: .int(nextID)))
       nextID += 1
-      let reply: JSONValue
-      switch exchange(line) {
+      let reply: Reply
+      switch exchange(request.line) {
       case .success(let text):
-        guard let parsed = try? JSONParser.parse(text) else {
-          return CLI.fail(.unreachable, "registerd sent a reply that is not JSON: \(text)")
+        do {
+          reply = try Reply(line: text)
+        } catch {
+          return CLI.fail(.unreachable, error.description)
         }
-        reply = parsed
       case .failure(let failure):
         return CLI.fail(.unreachable, failure.message)
       }
-      guard reply["ok"] == .bool(true), let document = reply["result"]?["catalog"] else {
-        let message = reply["error"]?["message"]?.stringValue ?? "no catalog in the reply"
+      guard let document = reply.result?["catalog"] else {
+        let message = reply.error?.message ?? "no catalog in the reply"
         return CLI.fail(.refused, "catalog export refused: \(message)")
       }
       do {
@@ -157,25 +163,33 @@ final class Session {
     return .done
   }
 
-  private func connect() throws(SystemError) -> LineConnection {
+  private func connect() throws(ClientError) -> RegisterConnection {
     if let connection { return connection }
-    let made = try LineConnection(path: socketPath)
-    connection = made
-    return made
+    do {
+      let made = try RegisterConnection(socketPath: socketPath)
+      connection = made
+      return made
+    } catch {
+      throw .system(error)
+    }
   }
 
+  /// Prints a reply line: as it came with `--json`, else the result for people, or the error.
   private func show(_ line: String, style: OutputStyle) -> ExitStatus {
-    guard let reply = try? JSONParser.parse(line) else {
-      return CLI.fail(.unreachable, "registerd sent a reply that is not JSON: \(line)")
+    let reply: Reply
+    do {
+      reply = try Reply(line: line)
+    } catch {
+      return CLI.fail(.unreachable, error.description)
     }
     if json { writeStandardOutput(line + "\n") }
-    if reply["ok"] == .bool(true) {
-      if !json { writeStandardOutput(Output.render(reply["result"] ?? .null, style: style)) }
+    switch reply {
+    case .success(_, let result):
+      if !json { writeStandardOutput(Output.render(result, style: style)) }
       return .done
+    case .failure(_, let error):
+      return CLI.fail(.refused, "\(error.codeName): \(Phrasebook.translate(error.message))")
     }
-    let code = reply["error"]?["code"]?.stringValue ?? "error"
-    let message = reply["error"]?["message"]?.stringValue ?? "the register refused the request"
-    return CLI.fail(.refused, "\(code): \(Phrasebook.translate(message))")
   }
 
   /// Runs commands from standard input. By default it stops at the first line that fails —

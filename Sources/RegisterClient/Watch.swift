@@ -22,8 +22,8 @@ struct Watch {
     var seen = 0
     var announcedWait = false
     while true {
-      guard let events = try? LineConnection(path: socketPath),
-        let orders = try? LineConnection(path: socketPath)
+      guard let events = try? RegisterConnection(socketPath: socketPath),
+        let orders = try? RegisterConnection(socketPath: socketPath)
       else {
         if lastSeen == nil && !announcedWait {
           writeStandardError("register-cli: waiting for registerd at \(socketPath)…\n")
@@ -32,24 +32,19 @@ struct Watch {
         usleep(300_000)
         continue
       }
-      var request = JSONObject()
-      request["op"] = "subscribe"
-      request["topics"] = .array(topics.map(JSONValue.string))
-      if let lastSeen { request["after"] = .int(lastSeen) }
-      guard let reply = try? events.request(JSONValue.object(request).serialized),
-        let parsed = try? JSONParser.parse(reply)
-      else { continue }
-      guard parsed["ok"] == .bool(true) else {
-        let message = parsed["error"]?["message"]?.stringValue ?? reply
-        return CLI.fail(.refused, "cannot subscribe: \(message)")
+      let subscribe = TypedRequest(Requests.Subscribe(topics: topics, after: lastSeen))
+      guard let reply = try? events.send(subscribe) else { continue }
+      guard case .success(_, let result) = reply else {
+        return CLI.fail(.refused, "cannot subscribe: \(reply.error?.message ?? "refused")")
       }
       if lastSeen == nil {
-        lastSeen = parsed["result"]?["after"]?.int64Value ?? 0
+        lastSeen = result["after"]?.int64Value ?? 0
         show(order(orders), event: nil, terminal: isTerminal)
       } else {
         writeStandardError("register-cli: reconnected to registerd\n")
       }
-      // Read events until the connection drops.
+      // Read events until the connection drops. (Event lines are read by their keys: the
+      // display shows a few members of any event type, including ones newer than this client.)
       while let line = try? events.readLine() {
         guard let event = try? JSONParser.parse(line) else { continue }
         if event["event"] == "error" {
@@ -71,11 +66,8 @@ struct Watch {
     }
   }
 
-  private func order(_ connection: LineConnection) -> JSONValue? {
-    guard let line = try? connection.request(#"{"op":"order"}"#),
-      let reply = try? JSONParser.parse(line)
-    else { return nil }
-    return reply["result"]
+  private func order(_ connection: RegisterConnection) -> JSONValue? {
+    (try? connection.send(TypedRequest(Requests.Order())))?.result
   }
 
   private func show(_ order: JSONValue?, event: JSONValue?, terminal: Bool) {

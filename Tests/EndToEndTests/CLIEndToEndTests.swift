@@ -469,3 +469,45 @@ struct DuplicateKeyTests {
     #expect(try client.send(#"{"op":"order"}"#).result["lines"]?.arrayValue?.isEmpty == true)
   }
 }
+
+@Suite("register-cli refuses what registerd would refuse, as registerd would")
+struct CLILocalRefusalTests {
+  @Test("an amount that is not one gets registerd's own refusal and exit status 1")
+  func badAmount() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let raw = try daemon.connect().send(#"{"id":1,"op":"tender","type":"cash","amount":"abc"}"#)
+    let error = try #require(raw["error"])
+    let plain = try daemon.cli(["tender", "cash", "abc"])
+    #expect(plain.status == 1)
+    #expect(
+      plain.stderr.hasPrefix("register-cli: invalid_amount: amount: \"abc\" is not an amount"))
+    let json = try daemon.cli(["--json", "tender", "cash", "abc"])
+    #expect(json.status == 1)
+    let reply = try JSONParser.parse(json.stdout.trimmingCharacters(in: .newlines))
+    #expect(reply["ok"] == .bool(false))
+    #expect(reply["error"] == error, "the same code and message as registerd's")
+    // A usage error on the same line still wins, as when only registerd checked the amount.
+    #expect(try daemon.cli(["paid-in", "abc"]).status == 2)
+  }
+}
+
+@Suite("register-cli prints hello and the drawer from their typed views")
+struct CLITypedViewTests {
+  @Test func helloAndDrawer() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let hello = try daemon.cli(["hello"])
+    #expect(hello.status == 0)
+    #expect(hello.stdout.hasPrefix("registerd \(registerdVersion) serving "), "\(hello.stdout)")
+    #expect(hello.stdout.hasSuffix(" (protocol 1)\n"), "\(hello.stdout)")
+    let float = try daemon.cli(["float", "150"])
+    #expect(float.status == 0, "\(float.stderr)")
+    #expect(
+      float.stdout
+        == "Drawer, day 1: float 150.00, cash taken 0.00, change 0.00, refunds 0.00, paid in 0.00, paid out 0.00; expected 150.00\n"
+    )
+    let paidOut = try daemon.cli(["paid-out", "12.5", "--reason", "stamps"])
+    #expect(paidOut.stdout.contains("paid out 12.50; expected 137.50"), "\(paidOut.stdout)")
+  }
+}

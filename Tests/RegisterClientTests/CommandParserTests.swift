@@ -6,9 +6,14 @@ import Testing
 /// request (or the usage error) out — no daemon, no process.
 @Suite struct CommandParserTests {
   /// The request a command line builds, or nil when it builds something else.
-  func request(_ words: [String]) throws -> JSONObject? {
-    guard case .request(let object, _) = try CommandParser.parse(words) else { return nil }
-    return object
+  func request(_ words: [String]) throws -> TypedRequest? {
+    guard case .request(let typed, _) = try CommandParser.parse(words) else { return nil }
+    return typed
+  }
+
+  /// The request body a command line builds, as `Body`.
+  func body<Body: RequestBody>(_ words: [String], as type: Body.Type) throws -> Body? {
+    try request(words)?.body as? Body
   }
 
   /// The usage error a command line gets.
@@ -22,13 +27,12 @@ import Testing
   }
 
   @Test func addWithQuantityAndOption() throws {
-    let object = try #require(try request(["add", "PRINT", "2", "--option", "size=11x14"]))
-    #expect(object["op"] == .string("add"))
-    #expect(object["sku"] == .string("PRINT"))
-    #expect(object["qty"] == .int(2))
-    #expect(object["options"]?["size"] == .string("11x14"))
-    // Nothing else: the daemon refuses unknown fields, so the CLI must not invent any.
-    #expect(object.keys.sorted() == ["op", "options", "qty", "sku"])
+    let typed = try #require(try request(["add", "PRINT", "2", "--option", "size=11x14"]))
+    #expect(
+      typed == TypedRequest(Requests.Add(sku: "PRINT", quantity: 2, options: ["size": "11x14"])))
+    // On the wire: nothing else (the daemon refuses unknown fields, so the CLI must not
+    // invent any), and no envelope yet (the session adds the id and the key).
+    #expect(typed.line == #"{"op":"add","sku":"PRINT","qty":2,"options":{"size":"11x14"}}"#)
   }
 
   @Test func optionsGoAnywhereOnTheLine() throws {
@@ -38,17 +42,121 @@ import Testing
   }
 
   @Test func addWithoutQuantityOrOptionsSendsOnlyTheSKU() throws {
-    let object = try #require(try request(["add", "TEE"]))
-    #expect(object.keys.sorted() == ["op", "sku"])
-    #expect(try CommandParser.parse(["add", "TEE"]) == .request(object, .order))
+    let typed = try #require(try request(["add", "TEE"]))
+    #expect(typed.line == #"{"op":"add","sku":"TEE"}"#)
+    #expect(try CommandParser.parse(["add", "TEE"]) == .request(typed, .order))
+    #expect(try CommandParser.parse(["add", "TEE"]) != .request(typed, .receipt))
+    #expect(try CommandParser.parse(["add", "TEE", "1"]) != .request(typed, .order))
   }
 
   @Test func tenderCashKeepsTheAmountAsText() throws {
     // Money goes on the wire as the decimal string typed, never through a Double.
-    let object = try #require(try request(["tender", "cash", "20.10"]))
-    #expect(object["op"] == .string("tender"))
-    #expect(object["type"] == .string("cash"))
-    #expect(object["amount"] == .string("20.10"))
+    let tender = try #require(try body(["tender", "cash", "20.10"], as: Requests.Tender.self))
+    #expect(tender.type == .cash)
+    #expect(tender.amount?.minorUnits == 2010)
+    #expect(tender.card == nil)
+    #expect(
+      try request(["tender", "cash", "20.10"])?.line
+        == #"{"op":"tender","type":"cash","amount":"20.10"}"#)
+    #expect(try request(["tender", "cash", "7"])?.line.contains(#""amount":"7""#) == true)
+  }
+
+  @Test func tenderCardCarriesTheCardAndAnAmount() throws {
+    let tender = try #require(
+      try body(
+        ["tender", "card", "4242424242424242", "--exp", "12/30", "--cvv", "123", "--amount", "5"],
+        as: Requests.Tender.self))
+    #expect(
+      tender
+        == Requests.Tender(
+          type: .card, amount: try TypedAmount.money("5", path: "amount"),
+          card: CardInput(number: "4242424242424242", expiryMonth: 12, expiryYear: 30, cvv: "123")
+        ))
+  }
+
+  @Test func approvalGoesIntoTheEnvelope() throws {
+    let typed = try #require(try request(["void", "--reason", "left", "--approve", "boss:4321"]))
+    #expect(typed.body.isEqual(to: Requests.Void(reason: "left")))
+    #expect(typed.envelope.approval == Approval(operatorID: "boss", pin: "4321"))
+    #expect(typed.envelope.key == nil, "the session adds the key, fresh for each run")
+  }
+
+  @Test(arguments: [
+    (["report"], Requests.Report(kind: .x) as any RequestBody),
+    (["report", "z", "--day", "3"], Requests.Report(kind: .z, day: 3)),
+    (["remove", "2"], Requests.Remove(line: 2)),
+    (["qty", "1", "3"], Requests.SetQty(line: 1, quantity: 3)),
+    (["receipt"], Requests.Receipt()),
+    (
+      ["receipt", "4", "--email", "a@example.com"],
+      Requests.EmailReceipt(receipt: 4, to: "a@example.com")
+    ),
+    (
+      ["return", "2", "1", "3:2", "--reason", "r"],
+      Requests.Return(
+        receipt: 2,
+        lines: [ReturnRequestLine(line: 1, quantity: 1), ReturnRequestLine(line: 3, quantity: 2)],
+        reason: "r")
+    ),
+    (
+      ["operator", "add", "amy", "--name", "Amy", "--role", "manager", "--pin", "1234"],
+      Requests.OperatorAdd(operatorID: "amy", name: "Amy", role: .manager, pin: "1234")
+    ),
+    (["sign-in", "amy", "--pin", "1234"], Requests.SignIn(operatorID: "amy", pin: "1234")),
+    (
+      ["customer", "add", "Dana", "--email", "d@example.com"],
+      Requests.CustomerAdd(name: "Dana", email: "d@example.com")
+    ),
+    (
+      ["stock", "adjust", "TEE", "-2", "--reason", "count"],
+      Requests.StockAdjust(sku: "TEE", delta: -2, reason: "count")
+    ),
+    (
+      ["discount", "1", "--percent", "12.5", "--reason", "r"],
+      Requests.Discount(line: 1, value: .percent(Percent(millionths: 12_500_000)), reason: "r")
+    ),
+    (["park", "--note", "back soon"], Requests.Park(note: "back soon")),
+    (["resume", "3"], Requests.Resume(orderID: 3)),
+    (["no-sale"], Requests.NoSale()),
+  ])
+  func commandsBuildTheirTypedRequest(words: [String], expected: any RequestBody) throws {
+    let typed = try #require(try request(words))
+    #expect(typed.body.isEqual(to: expected), "\(words)")
+  }
+
+  @Test(arguments: [
+    (["tender", "cash", "abc"], "invalid_amount", #"amount: "abc" is not an amount"#),
+    (["paid-in", "-5", "--reason", "r"], "invalid_amount", #"amount: "-5" is negative"#),
+    (["override", "1", "1,99", "--reason", "r"], "invalid_amount", #"unit_price: "1,99" is not"#),
+    (["close-day", "--counted-cash", "lots"], "invalid_amount", #"counted.cash: "lots" is not"#),
+    (
+      ["discount", "--percent", "ten", "--reason", "r"], "invalid_amount",
+      #"percent: "ten" is not a percentage"#
+    ),
+    (
+      ["operator", "add", "amy", "--name", "Amy", "--role", "boss", "--pin", "1234"], "bad_request",
+      "role must be"
+    ),
+  ])
+  func valuesRegisterdWouldRefuseAreRefusedAsItWould(
+    words: [String], code: String, message: String
+  ) throws {
+    guard case .refused(let error) = try CommandParser.parse(words) else {
+      Issue.record("\(words) was not refused")
+      return
+    }
+    #expect(error.code.rawValue == code)
+    #expect(error.message.hasPrefix(message), "\(error.message)")
+  }
+
+  @Test func aUsageErrorComesBeforeARefusal() {
+    // As before, when the amount was only checked by registerd: the line must be complete.
+    #expect(
+      usageError(["paid-in", "abc"])
+        == UsageError("paid-in needs --reason TEXT", command: "paid-in"))
+    #expect(
+      usageError(["tender", "cash", "abc", "extra"])?.message
+        == "tender: unexpected argument \"extra\"")
   }
 
   @Test(arguments: [

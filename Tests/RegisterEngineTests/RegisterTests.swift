@@ -653,14 +653,15 @@ import Testing
     let line =
       #"{"op":"tender","type":"card","card":{"number":"4242424242424242","exp_month":12,"#
       + #""exp_year":2030,"cvv":"739"},"key":"k1","id":9}"#
-    let request = try RequestDecoder.decode(Array(line.utf8), currency: .usd)
-    #expect(!request.fingerprint.contains("424242424242"))
-    #expect(!request.fingerprint.contains("739"))
-    #expect(!request.fingerprint.contains("k1"))
+    let request = try #require(
+      try RequestDecoder.decode(Array(line.utf8), currency: .usd).fingerprint)
+    #expect(!request.contains("424242424242"))
+    #expect(!request.contains("739"))
+    #expect(!request.contains("k1"))
     let other = try RequestDecoder.decode(
       Array(line.replacingOccurrences(of: "4242424242424242", with: "4000056655665556").utf8),
       currency: .usd)
-    #expect(other.fingerprint != request.fingerprint)
+    #expect(other.fingerprint != request)
   }
 
   @Test func onceTenderedTheTotalCanOnlyGoUp() throws {

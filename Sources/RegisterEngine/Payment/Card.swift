@@ -61,7 +61,7 @@ public struct CardSummary: Sendable, Equatable, Hashable {
 
 /// Card data as typed at the lane. It lives only while the request is decided; only its
 /// `summary` is ever stored, journaled or sent back. `description` never shows the number.
-public struct CardInput: Sendable, CustomStringConvertible {
+public struct CardInput: Sendable, Equatable, CustomStringConvertible {
   public var number: String
   public var expiryMonth: Int
   public var expiryYear: Int

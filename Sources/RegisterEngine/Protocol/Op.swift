@@ -1,4 +1,4 @@
-/// Every op of the protocol, declared once: decoding (`RequestDecoder.decoder(for:)`), the
+/// Every op of the protocol, declared once: its request type (`requestType`), the
 /// `hello` list, whether it changes state, and the CLI's choice to send an idempotency key all
 /// come from here, through exhaustive switches.
 public enum Op: String, CaseIterable, Sendable {

@@ -392,8 +392,8 @@ public final class RegisterService {
     guard request.command.isMutation else { return try query(request.command) }
     // A repeated key gets the original reply and changes nothing — even after a restart.
     var fingerprint = ""
-    if let key = request.key {
-      fingerprint = SHA256.hex(Array(request.fingerprint.utf8))
+    if let key = request.key, let content = request.fingerprint {
+      fingerprint = SHA256.hex(Array(content.utf8))
       if let stored = register.keys[key] {
         guard stored.fingerprint == fingerprint else {
           throw RegisterError(

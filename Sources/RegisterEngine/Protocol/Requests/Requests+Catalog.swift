@@ -1,0 +1,106 @@
+// The catalog: reading it and changing its products and stock.
+
+extension Requests {
+  /// `catalog`: the products for sale.
+  public struct Catalog: RequestBody, DecodableRequestBody {
+    public static let op = Op.catalog
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .catalog }
+    public func encode(to object: inout JSONObject) {}
+  }
+
+  /// `catalog_export`: the live catalog as a catalog file document.
+  public struct CatalogExport: RequestBody, DecodableRequestBody {
+    public static let op = Op.catalogExport
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .catalogExport }
+    public func encode(to object: inout JSONObject) {}
+  }
+
+  /// `product_add`: a product as the catalog file writes it (free-form here: the catalog
+  /// validates it, with its own errors).
+  public struct ProductAdd: RequestBody, DecodableRequestBody {
+    public static let op = Op.productAdd
+    public var product: JSONValue
+    public init(product: JSONValue) { self.product = product }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      guard let product = fields.raw("product") else {
+        throw RegisterError(.badRequest, "product is required: a product as in the catalog file")
+      }
+      self.product = product
+    }
+    public var command: Command { .productAdd(product) }
+    public func encode(to object: inout JSONObject) { object["product"] = product }
+  }
+
+  /// `product_update`: fields of a product to change (`null` removes an optional one).
+  public struct ProductUpdate: RequestBody, DecodableRequestBody {
+    public static let op = Op.productUpdate
+    public var sku: String
+    public var changes: JSONObject
+
+    public init(sku: String, changes: JSONObject) {
+      self.sku = sku
+      self.changes = changes
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      sku = try fields.required("sku", as: String.self)
+      guard case .object(let changes)? = fields.raw("changes"), !changes.isEmpty else {
+        throw RegisterError(
+          .badRequest,
+          "changes is required: an object of fields to change, like {\"price\": \"12.00\"}")
+      }
+      self.changes = changes
+    }
+
+    public var command: Command { .productUpdate(sku: sku, changes: changes) }
+
+    public func encode(to object: inout JSONObject) {
+      object["sku"] = .string(sku)
+      object["changes"] = .object(changes)
+    }
+  }
+
+  /// `product_remove`: a product leaves the catalog.
+  public struct ProductRemove: RequestBody, DecodableRequestBody {
+    public static let op = Op.productRemove
+    public var sku: String
+    public init(sku: String) { self.sku = sku }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      sku = try fields.required("sku")
+    }
+    public var command: Command { .productRemove(sku: sku) }
+    public func encode(to object: inout JSONObject) { object["sku"] = .string(sku) }
+  }
+
+  /// `stock_adjust`: stock counted in or out, with the reason.
+  public struct StockAdjust: RequestBody, DecodableRequestBody {
+    public static let op = Op.stockAdjust
+    public var sku: String
+    public var delta: Int64
+    public var reason: String
+
+    public init(sku: String, delta: Int64, reason: String) {
+      self.sku = sku
+      self.delta = delta
+      self.reason = reason
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      sku = try fields.required("sku", as: String.self)
+      delta = try fields.required("delta", as: Int64.self)
+      reason = try fields.text("reason", required: true) ?? ""
+    }
+
+    public var command: Command { .stockAdjust(sku: sku, delta: delta, reason: reason) }
+
+    public func encode(to object: inout JSONObject) {
+      object["sku"] = .string(sku)
+      object["delta"] = .int(delta)
+      object["reason"] = .string(reason)
+    }
+  }
+}

@@ -1,0 +1,311 @@
+// The current order: showing it, its lines, its payment, parking and resuming it.
+
+extension Requests {
+  /// `order`: the current order.
+  public struct Order: RequestBody, DecodableRequestBody {
+    public static let op = Op.order
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .showOrder }
+    public func encode(to object: inout JSONObject) {}
+  }
+
+  /// `add`: a product to the order.
+  public struct Add: RequestBody, DecodableRequestBody {
+    public static let op = Op.add
+    public var sku: String
+    /// How many (nil: the wire's default, one).
+    public var quantity: Int64?
+    /// The chosen option of each option group (`frame: oak`).
+    public var options: [String: String]
+
+    public init(sku: String, quantity: Int64? = nil, options: [String: String] = [:]) {
+      self.sku = sku
+      self.quantity = quantity
+      self.options = options
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      sku = try fields.required("sku", as: String.self)
+      quantity = try fields.quantity("qty")
+      options = [:]
+      if let value = fields.raw("options") {
+        guard case .object(let object) = value else {
+          throw RegisterError(
+            .badRequest,
+            "options must be an object like {\"frame\": \"oak\"}, got \(value.typeName)")
+        }
+        for (group, choice) in object.members {
+          guard case .string(let name) = choice else {
+            throw RegisterError(
+              .badRequest, "options.\(group) must be a string, got \(choice.typeName)")
+          }
+          options[group] = name
+        }
+      }
+    }
+
+    public var command: Command { .add(sku: sku, quantity: quantity ?? 1, options: options) }
+
+    public func encode(to object: inout JSONObject) {
+      object["sku"] = .string(sku)
+      if let quantity { object["qty"] = .int(quantity) }
+      if !options.isEmpty {
+        var chosen = JSONObject()
+        for (group, choice) in options.sorted(by: { $0.key < $1.key }) {
+          chosen[group] = .string(choice)
+        }
+        object["options"] = .object(chosen)
+      }
+    }
+  }
+
+  /// `remove`: a line off the order (before anything is paid).
+  public struct Remove: RequestBody, DecodableRequestBody {
+    public static let op = Op.remove
+    public var line: Int
+    public init(line: Int) { self.line = line }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      line = try fields.required("line")
+    }
+    public var command: Command { .remove(line: line) }
+    public func encode(to object: inout JSONObject) { object["line"] = .int(line) }
+  }
+
+  /// `set_qty`: a line's quantity.
+  public struct SetQty: RequestBody, DecodableRequestBody {
+    public static let op = Op.setQty
+    public var line: Int
+    public var quantity: Int64
+
+    public init(line: Int, quantity: Int64) {
+      self.line = line
+      self.quantity = quantity
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      line = try fields.required("line", as: Int.self)
+      guard let quantity = try fields.quantity("qty") else {
+        throw RegisterError(.badRequest, "qty is required")
+      }
+      self.quantity = quantity
+    }
+
+    public var command: Command { .setQuantity(line: line, quantity: quantity) }
+
+    public func encode(to object: inout JSONObject) {
+      object["line"] = .int(line)
+      object["qty"] = .int(quantity)
+    }
+  }
+
+  /// `tender`: a payment, cash with an amount or a card with an optional one.
+  public struct Tender: RequestBody, DecodableRequestBody {
+    public static let op = Op.tender
+    public var type: TenderType
+    public var amount: Money?
+    public var card: CardInput?
+
+    public init(type: TenderType, amount: Money?, card: CardInput? = nil) {
+      self.type = type
+      self.amount = amount
+      self.card = card
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      let typeName = try fields.required("type", as: String.self)
+      guard let type = TenderType(rawValue: typeName) else {
+        throw RegisterError(.badRequest, "type must be \"cash\" or \"card\", got \"\(typeName)\"")
+      }
+      self.type = type
+      amount = try fields.money("amount")
+      if let value = fields.raw("card") {
+        card = try Self.decodeCard(value)
+      }
+    }
+
+    public var command: Command {
+      .tender(TenderRequest(type: type, amount: amount, card: card))
+    }
+
+    public func encode(to object: inout JSONObject) {
+      object["type"] = .string(type.rawValue)
+      if let amount { object["amount"] = .string(amount.decimalString) }
+      if let card {
+        object["card"] = .object([
+          "number": .string(card.number), "exp_month": .int(card.expiryMonth),
+          "exp_year": .int(card.expiryYear), "cvv": .string(card.cvv),
+        ])
+      }
+    }
+
+    /// Card data. Any problem with it is `invalid_card`, and no message repeats the number.
+    private static func decodeCard(_ value: JSONValue) throws(RegisterError) -> CardInput {
+      do {
+        var fields = try JSONFields(value, path: "card")
+        let number = try fields.required("number", as: String.self)
+        let month = try fields.required("exp_month", as: Int.self)
+        let year = try fields.required("exp_year", as: Int.self)
+        let cvv = try fields.required("cvv", as: String.self)
+        try fields.rejectUnknown()
+        return CardInput(number: number, expiryMonth: month, expiryYear: year, cvv: cvv)
+      } catch {
+        // Say which field, never what was in it: it may be a card number typed in the wrong
+        // box.
+        let expected = [
+          "card.number": "a string of digits", "card.exp_month": "an integer 1-12",
+          "card.exp_year": "an integer like 2030", "card.cvv": "a string of 3 or 4 digits",
+        ]
+        let what =
+          expected[error.path].map { "\(error.path) must be \($0)" }
+          ?? (error.path == "card"
+            ? "card must be an object" : "\(error.path) is not a card field")
+        throw RegisterError(
+          .invalidCard,
+          "\(what); send card as {\"number\": \"4242...\", \"exp_month\": 12, \"exp_year\": 2030, \"cvv\": \"123\"}"
+        )
+      }
+    }
+  }
+
+  /// `void`: abandon the order (handing back what was tendered).
+  public struct Void: RequestBody, DecodableRequestBody {
+    public static let op = Op.void
+    public var reason: String?
+    public init(reason: String? = nil) { self.reason = reason }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      reason = try fields.text("reason", required: false)
+    }
+    public var command: Command { .void(reason: reason) }
+    public func encode(to object: inout JSONObject) {
+      if let reason { object["reason"] = .string(reason) }
+    }
+  }
+
+  /// `discount`: a discount on a line, or on the order when `line` is nil; a zero value
+  /// removes it.
+  public struct Discount: RequestBody, DecodableRequestBody {
+    public static let op = Op.discount
+    public var line: Int?
+    public var value: DiscountValue
+    public var reason: String
+
+    public init(line: Int? = nil, value: DiscountValue, reason: String) {
+      self.line = line
+      self.value = value
+      self.reason = reason
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      line = try fields.optional("line", as: Int.self)
+      let percent = try fields.percent("percent")
+      let amount = try fields.money("amount")
+      reason = try fields.text("reason", required: true) ?? ""
+      switch (percent, amount) {
+      case (let percent?, nil): value = .percent(percent)
+      case (nil, let amount?): value = .amount(amount)
+      default:
+        throw RegisterError(
+          .badRequest,
+          "a discount needs exactly one of percent (like \"10\") and amount (like \"5.00\"); 0 removes it"
+        )
+      }
+    }
+
+    public var command: Command {
+      let isZero =
+        switch value {
+        case .percent(let percent): percent == .zero
+        case .amount(let amount): amount.isZero
+        }
+      return .discount(line: line, value: isZero ? nil : value, reason: reason)
+    }
+
+    public func encode(to object: inout JSONObject) {
+      if let line { object["line"] = .int(line) }
+      switch value {
+      case .percent(let percent): object["percent"] = .string(percent.decimalString)
+      case .amount(let amount): object["amount"] = .string(amount.decimalString)
+      }
+      object["reason"] = .string(reason)
+    }
+  }
+
+  /// `override_price`: a line's unit price, with the reason.
+  public struct OverridePrice: RequestBody, DecodableRequestBody {
+    public static let op = Op.overridePrice
+    public var line: Int
+    public var unitPrice: Money
+    public var reason: String
+
+    public init(line: Int, unitPrice: Money, reason: String) {
+      self.line = line
+      self.unitPrice = unitPrice
+      self.reason = reason
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      line = try fields.required("line", as: Int.self)
+      guard let price = try fields.money("unit_price") else {
+        throw RegisterError(.badRequest, "unit_price is required, like \"19.99\"")
+      }
+      unitPrice = price
+      reason = try fields.text("reason", required: true) ?? ""
+    }
+
+    public var command: Command { .overridePrice(line: line, unitPrice: unitPrice, reason: reason) }
+
+    public func encode(to object: inout JSONObject) {
+      object["line"] = .int(line)
+      object["unit_price"] = .string(unitPrice.decimalString)
+      object["reason"] = .string(reason)
+    }
+  }
+
+  /// `void_line`: strike a line (it stays on the receipt, at zero).
+  public struct VoidLine: RequestBody, DecodableRequestBody {
+    public static let op = Op.voidLine
+    public var line: Int
+    public init(line: Int) { self.line = line }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      line = try fields.required("line")
+    }
+    public var command: Command { .voidLine(line: line) }
+    public func encode(to object: inout JSONObject) { object["line"] = .int(line) }
+  }
+
+  /// `park`: put the order aside and open a new one.
+  public struct Park: RequestBody, DecodableRequestBody {
+    public static let op = Op.park
+    public var note: String?
+    public init(note: String? = nil) { self.note = note }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      note = try fields.text("note", required: false)
+    }
+    public var command: Command { .park(note: note) }
+    public func encode(to object: inout JSONObject) {
+      if let note { object["note"] = .string(note) }
+    }
+  }
+
+  /// `parked`: the parked orders.
+  public struct Parked: RequestBody, DecodableRequestBody {
+    public static let op = Op.parked
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .listParked }
+    public func encode(to object: inout JSONObject) {}
+  }
+
+  /// `resume`: bring a parked order back.
+  public struct Resume: RequestBody, DecodableRequestBody {
+    public static let op = Op.resume
+    public var orderID: Int
+    public init(orderID: Int) { self.orderID = orderID }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      orderID = try fields.required("order_id")
+    }
+    public var command: Command { .resume(orderID: orderID) }
+    public func encode(to object: inout JSONObject) { object["order_id"] = .int(orderID) }
+  }
+}

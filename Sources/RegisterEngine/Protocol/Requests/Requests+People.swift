@@ -1,0 +1,228 @@
+// Operators (who works the lane, signing in) and customers.
+
+extension Requests {
+  /// The operator an operator_* op is about: `operator_id`, or `id` (which is then also the
+  /// request id the reply echoes).
+  static func operatorID(_ fields: inout RequestFields) throws(RegisterError) -> String {
+    let id: String
+    if let given = try fields.optional("operator_id", as: String.self) {
+      id = given
+    } else if case .string(let given)? = fields.raw("id") {
+      id = given
+    } else {
+      throw RegisterError(
+        .badRequest, "the operator's id is required: \"operator_id\" (or \"id\") as a string")
+    }
+    // An id is stored and shown as it is: one that looks like a card number is refused.
+    guard !CardNumberMask.containsCardNumber(id) else {
+      throw RegisterError(.badRequest, "an operator id must not look like a card number")
+    }
+    return id
+  }
+
+  /// A PIN: a string (its digits are checked by `decide`; never echoed in errors).
+  static func pin(_ fields: inout RequestFields) throws(RegisterError) -> String {
+    guard case .string(let pin)? = fields.raw("pin") else {
+      throw RegisterError(.badRequest, "pin is required, as a string of 4 to 12 digits")
+    }
+    return pin
+  }
+
+  /// `operator_add`: a new cashier or manager with a PIN.
+  public struct OperatorAdd: RequestBody, DecodableRequestBody {
+    public static let op = Op.operatorAdd
+    public var operatorID: String
+    public var name: String
+    public var role: OperatorRole
+    public var pin: String
+
+    public init(operatorID: String, name: String, role: OperatorRole, pin: String) {
+      self.operatorID = operatorID
+      self.name = name
+      self.role = role
+      self.pin = pin
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      operatorID = try Requests.operatorID(&fields)
+      name = try fields.text("name", required: true, maxLength: 80) ?? ""
+      let roleName = try fields.required("role", as: String.self)
+      guard let role = OperatorRole(rawValue: roleName) else {
+        throw RegisterError(.badRequest, "role must be \"cashier\" or \"manager\"")
+      }
+      self.role = role
+      pin = try Requests.pin(&fields)
+    }
+
+    public var command: Command { .operatorAdd(id: operatorID, name: name, role: role, pin: pin) }
+
+    public func encode(to object: inout JSONObject) {
+      object["operator_id"] = .string(operatorID)
+      object["name"] = .string(name)
+      object["role"] = .string(role.rawValue)
+      object["pin"] = .string(pin)
+    }
+  }
+
+  /// `operator_list`: the operators and who is signed in.
+  public struct OperatorList: RequestBody, DecodableRequestBody {
+    public static let op = Op.operatorList
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .operatorList }
+    public func encode(to object: inout JSONObject) {}
+  }
+
+  /// `operator_remove`: an operator leaves.
+  public struct OperatorRemove: RequestBody, DecodableRequestBody {
+    public static let op = Op.operatorRemove
+    public var operatorID: String
+    public init(operatorID: String) { self.operatorID = operatorID }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      operatorID = try Requests.operatorID(&fields)
+    }
+    public var command: Command { .operatorRemove(id: operatorID) }
+    public func encode(to object: inout JSONObject) {
+      object["operator_id"] = .string(operatorID)
+    }
+  }
+
+  /// `operator_set_pin`: a new PIN for an operator.
+  public struct OperatorSetPIN: RequestBody, DecodableRequestBody {
+    public static let op = Op.operatorSetPIN
+    public var operatorID: String
+    public var pin: String
+
+    public init(operatorID: String, pin: String) {
+      self.operatorID = operatorID
+      self.pin = pin
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      operatorID = try Requests.operatorID(&fields)
+      pin = try Requests.pin(&fields)
+    }
+
+    public var command: Command { .operatorSetPIN(id: operatorID, pin: pin) }
+
+    public func encode(to object: inout JSONObject) {
+      object["operator_id"] = .string(operatorID)
+      object["pin"] = .string(pin)
+    }
+  }
+
+  /// `operator_unlock`: lift a wrong-PIN lock.
+  public struct OperatorUnlock: RequestBody, DecodableRequestBody {
+    public static let op = Op.operatorUnlock
+    public var operatorID: String
+    public init(operatorID: String) { self.operatorID = operatorID }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      operatorID = try Requests.operatorID(&fields)
+    }
+    public var command: Command { .operatorUnlock(id: operatorID) }
+    public func encode(to object: inout JSONObject) {
+      object["operator_id"] = .string(operatorID)
+    }
+  }
+
+  /// `sign_in`: an operator starts working the lane.
+  public struct SignIn: RequestBody, DecodableRequestBody {
+    public static let op = Op.signIn
+    public var operatorID: String
+    public var pin: String
+
+    public init(operatorID: String, pin: String) {
+      self.operatorID = operatorID
+      self.pin = pin
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      operatorID = try fields.required("operator")
+      pin = try Requests.pin(&fields)
+    }
+
+    public var command: Command { .signIn(operatorID: operatorID, pin: pin) }
+
+    public func encode(to object: inout JSONObject) {
+      object["operator"] = .string(operatorID)
+      object["pin"] = .string(pin)
+    }
+  }
+
+  /// `sign_out`: the operator signed in leaves the lane.
+  public struct SignOut: RequestBody, DecodableRequestBody {
+    public static let op = Op.signOut
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .signOut }
+    public func encode(to object: inout JSONObject) {}
+  }
+
+  /// `customer_add`: a new customer.
+  public struct CustomerAdd: RequestBody, DecodableRequestBody {
+    public static let op = Op.customerAdd
+    public var name: String
+    public var email: String?
+    public var phone: String?
+
+    public init(name: String, email: String? = nil, phone: String? = nil) {
+      self.name = name
+      self.email = email
+      self.phone = phone
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      name = try fields.text("name", required: true, maxLength: 80) ?? ""
+      email = try fields.optional("email", as: String.self)
+      phone = try fields.optional("phone", as: String.self)
+    }
+
+    public var command: Command { .customerAdd(name: name, email: email, phone: phone) }
+
+    public func encode(to object: inout JSONObject) {
+      object["name"] = .string(name)
+      if let email { object["email"] = .string(email) }
+      if let phone { object["phone"] = .string(phone) }
+    }
+  }
+
+  /// `customer_find`: customers by name, e-mail or phone.
+  public struct CustomerFind: RequestBody, DecodableRequestBody {
+    public static let op = Op.customerFind
+    public var query: String
+    public init(query: String) { self.query = query }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      query = try fields.text("query", required: true, maxLength: 200) ?? ""
+    }
+    public var command: Command { .customerFind(query: query) }
+    public func encode(to object: inout JSONObject) { object["query"] = .string(query) }
+  }
+
+  /// `attach_customer`: the customer the current order is for.
+  public struct AttachCustomer: RequestBody, DecodableRequestBody {
+    public static let op = Op.attachCustomer
+    public var customerID: String
+    public init(customerID: String) { self.customerID = customerID }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      customerID = try fields.required("customer_id")
+    }
+    public var command: Command { .attachCustomer(customerID: customerID) }
+    public func encode(to object: inout JSONObject) {
+      object["customer_id"] = .string(customerID)
+    }
+  }
+
+  /// `customer_history`: a customer's receipts and totals.
+  public struct CustomerHistory: RequestBody, DecodableRequestBody {
+    public static let op = Op.customerHistory
+    public var customerID: String
+    public init(customerID: String) { self.customerID = customerID }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      customerID = try fields.required("customer_id")
+    }
+    public var command: Command { .customerHistory(customerID: customerID) }
+    public func encode(to object: inout JSONObject) {
+      object["customer_id"] = .string(customerID)
+    }
+  }
+}

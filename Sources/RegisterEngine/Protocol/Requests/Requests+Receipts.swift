@@ -1,0 +1,92 @@
+// Receipts: reprinting, returns against them, e-mailing them.
+
+extension Requests {
+  /// `receipt`: a receipt again (the last one when `number` is nil).
+  public struct Receipt: RequestBody, DecodableRequestBody {
+    public static let op = Op.receipt
+    public var number: Int?
+    public init(number: Int? = nil) { self.number = number }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      number = try fields.optional("number")
+    }
+    public var command: Command { .receipt(number: number) }
+    public func encode(to object: inout JSONObject) {
+      if let number { object["number"] = .int(number) }
+    }
+  }
+
+  /// `return`: units of a receipt's lines brought back, refunded to the original tenders.
+  public struct Return: RequestBody, DecodableRequestBody {
+    public static let op = Op.`return`
+    public var receipt: Int
+    public var lines: [ReturnRequestLine]
+    public var reason: String
+
+    public init(receipt: Int, lines: [ReturnRequestLine], reason: String) {
+      self.receipt = receipt
+      self.lines = lines
+      self.reason = reason
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      receipt = try fields.required("receipt", as: Int.self)
+      guard let items = try fields.optional("lines", as: [JSONValue].self) else {
+        throw RegisterError(.badRequest, "lines is required, like [{\"line\": 1, \"qty\": 1}]")
+      }
+      lines = []
+      for (index, item) in items.enumerated() {
+        let path = "lines[\(index)]"
+        do {
+          var lineFields = RequestFields(
+            try JSONFields(item, path: path), currency: fields.currency)
+          let line = try lineFields.required("line", as: Int.self)
+          guard let quantity = try lineFields.quantity("qty") else {
+            throw RegisterError(.badRequest, "\(path).qty is required")
+          }
+          try lineFields.rejectUnknown()
+          lines.append(ReturnRequestLine(line: line, quantity: quantity))
+        } catch let error as RegisterError {
+          throw error
+        } catch {
+          throw RegisterError(
+            .badRequest, "\(path) must be an object like {\"line\": 1, \"qty\": 1}")
+        }
+      }
+      reason = try fields.text("reason", required: true) ?? ""
+    }
+
+    public var command: Command { .returnItems(receipt: receipt, lines: lines, reason: reason) }
+
+    public func encode(to object: inout JSONObject) {
+      object["receipt"] = .int(receipt)
+      object["lines"] = .array(
+        lines.map { .object(["line": .int($0.line), "qty": .int($0.quantity)]) })
+      object["reason"] = .string(reason)
+    }
+  }
+
+  /// `email_receipt`: a receipt written to the outbox as an e-mail (to the customer's
+  /// address when `to` is nil).
+  public struct EmailReceipt: RequestBody, DecodableRequestBody {
+    public static let op = Op.emailReceipt
+    public var receipt: Int
+    public var to: String?
+
+    public init(receipt: Int, to: String? = nil) {
+      self.receipt = receipt
+      self.to = to
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      receipt = try fields.required("receipt")
+      to = try fields.optional("to")
+    }
+
+    public var command: Command { .emailReceipt(receipt: receipt, to: to) }
+
+    public func encode(to object: inout JSONObject) {
+      object["receipt"] = .int(receipt)
+      if let to { object["to"] = .string(to) }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// The connection itself: greeting the daemon and listening to its events.
+
+extension Requests {
+  /// `hello`: who the daemon is and what it speaks.
+  public struct Hello: RequestBody, DecodableRequestBody {
+    public static let op = Op.hello
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .hello }
+    public func encode(to object: inout JSONObject) {}
+  }
+
+  /// `subscribe`: turn the connection into a listener for live events.
+  public struct Subscribe: RequestBody, DecodableRequestBody {
+    public static let op = Op.subscribe
+    /// Topic names (groups or event types) as sent; nil: every event.
+    public var topics: [String]?
+    /// The last sequence number already seen: events after it are sent first.
+    public var after: Int64?
+    /// `topics` expanded to event types (checked when decoding).
+    private var eventTypes: Set<String>?
+
+    public init(topics: [String]? = nil, after: Int64? = nil) {
+      self.topics = topics
+      self.after = after
+      eventTypes = topics.flatMap(Topics.expand)
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      if let names = try fields.optional("topics", as: [String].self) {
+        guard let expanded = Topics.expand(names) else {
+          throw RegisterError(
+            .badRequest,
+            "unknown topic; use groups (\(Topics.groups.keys.sorted().joined(separator: ", "))) or event types"
+          )
+        }
+        topics = names
+        eventTypes = expanded
+      }
+      after = try fields.optional("after", as: Int64.self)
+      if let after, after < 0 { throw RegisterError(.badRequest, "after must be 0 or more") }
+    }
+
+    public var command: Command { .subscribe(topics: eventTypes, after: after) }
+
+    public func encode(to object: inout JSONObject) {
+      if let topics { object["topics"] = .array(topics.map(JSONValue.string)) }
+      if let after { object["after"] = .int(after) }
+    }
+  }
+}
