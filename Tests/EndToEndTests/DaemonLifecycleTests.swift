@@ -46,8 +46,7 @@ struct DaemonLifecycleTests {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
     kill(daemon.process.processIdentifier, SIGINT)
-    daemon.process.waitUntilExit()
-    #expect(daemon.process.terminationStatus == 0)
+    #expect(exitStatus(of: daemon.process, timeout: 30) == 0)
     #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
   }
 
@@ -65,8 +64,7 @@ struct DaemonLifecycleTests {
     second.standardError = errors
     try second.run()
     let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    second.waitUntilExit()
-    #expect(second.terminationStatus != 0)
+    #expect(exitStatus(of: second, timeout: 60).map { $0 != 0 } == true)
     #expect(message.contains("already listening on \(daemon.socketPath)"))
     // The first one is untouched.
     #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
@@ -87,8 +85,7 @@ struct DaemonLifecycleTests {
     second.standardError = errors
     try second.run()
     let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    second.waitUntilExit()
-    #expect(second.terminationStatus == 1)
+    #expect(exitStatus(of: second, timeout: 60) == 1)
     #expect(message.contains(daemon.dataDirectory))
     #expect(message.contains("pid \(daemon.process.processIdentifier)"))
     #expect(!FileManager.default.fileExists(atPath: daemon.directory.path("other.sock")))
@@ -168,8 +165,7 @@ struct DaemonLifecycleTests {
     process.standardError = errors
     try process.run()
     let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 1)
+    #expect(exitStatus(of: process, timeout: 60) == 1)
     for fragment in mentions {
       #expect(message.contains(fragment), "\(fragment) not in: \(message)")
     }
@@ -183,8 +179,7 @@ struct DaemonLifecycleTests {
     process.arguments = ["--frobnicate"]
     process.standardError = Pipe()
     try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 2)
+    #expect(exitStatus(of: process, timeout: 60) == 2)
   }
 }
 
