@@ -117,4 +117,29 @@ import Testing
     // The bytes are what writing the same value gives.
     #expect(line == reply.serialized)
   }
+
+  /// `hello` is rendered once and reused until something it shows changes: the register's
+  /// state, the journal's counters (which change when a group is written, not when the state
+  /// does) or the storage state.
+  @Test func helloFollowsTheJournalAndTheState() throws {
+    let lane = try JournalLane()
+    let first = try lane.ok(#"{"op":"hello"}"#)
+    #expect(try lane.ok(#"{"op":"hello"}"#) == first)
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    let second = try lane.ok(#"{"op":"hello"}"#)
+    #expect(second["journal_seq"] == .int(lane.register.lastSequence))
+    #expect(second["journal"]?["records"] == .int(lane.journal.recordsWritten))
+    #expect(second["journal"]?["fsyncs"] == .int(lane.journal.batchesWritten))
+    #expect(second["journal"]?["records"] != first["journal"]?["records"])
+    // A group written with no change to the register's state since hello was last asked:
+    // the journal's counters alone change, and hello must show them.
+    let line = { (text: String) in IncomingLine(connection: 1, bytes: Array(text.utf8)) }
+    lane.service.submit([line(#"{"op":"add","sku":"TEE"}"#), line(#"{"op":"hello"}"#)])
+    lane.service.flush()
+    let held = lane.service.takeReleasable().replies
+    #expect(held.count == 2)
+    let afterWrite = try lane.ok(#"{"op":"hello"}"#)
+    #expect(afterWrite["journal"]?["records"] == .int(lane.journal.recordsWritten))
+    #expect(afterWrite["journal"]?["fsyncs"] == .int(lane.journal.batchesWritten))
+  }
 }

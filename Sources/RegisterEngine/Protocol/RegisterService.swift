@@ -75,11 +75,25 @@ public final class RegisterService {
   /// The state. Every change to it goes through this property, so its observer can drop what
   /// was rendered from the old state.
   public private(set) var register: Register {
-    didSet { renderedOrder = nil }
+    didSet {
+      renderedOrder = nil
+      renderedHello = nil
+    }
   }
   /// The open order's view as `order` answers it, rendered once per change: displays and lanes
   /// ask for it far more often than it changes.
   private var renderedOrder: [UInt8]?
+  /// `hello`'s result as last rendered, and the journal and storage state it showed (what
+  /// the register's own state shows is dropped with `renderedOrder`).
+  private var renderedHello: (bytes: [UInt8], stamp: HelloStamp)?
+
+  /// What `hello` shows that is not the register's state.
+  private struct HelloStamp: Equatable {
+    var readOnly: Bool
+    var records: Int
+    var fsyncs: Int
+    var lastSequence: Int64
+  }
   private let clock: any RegisterClock
   private let journal: Journal?
   /// Why the register stopped taking mutations, when storage has failed.
@@ -489,7 +503,13 @@ public final class RegisterService {
   private func query(_ command: Command) throws(RegisterError) -> ReplyResult {
     switch command {
     case .hello:
-      return .encoded(helloReply())
+      let stamp = HelloStamp(
+        readOnly: storageFailure != nil, records: journal?.recordsWritten ?? -1,
+        fsyncs: journal?.batchesWritten ?? -1, lastSequence: journal?.lastSequence ?? -1)
+      if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
+      let rendered = helloReply()
+      renderedHello = (rendered, stamp)
+      return .encoded(rendered)
     case .catalog:
       return .value(register.catalogJSON)
     case .catalogExport:
