@@ -59,7 +59,8 @@ struct Replies {
       }
       throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
     case .listParked:
-      return .value(.object(["parked": .array(source.register.parked.map(source.register.parkedJSON))]))
+      return .value(
+        .object(["parked": .array(source.register.parked.map(source.register.parkedJSON))]))
     case .operatorList:
       return .value(source.register.operatorsJSON(at: clock.now()))
     case .customerFind(let query):
@@ -171,11 +172,15 @@ struct Replies {
       case .customerAdded(let customer):
         return customer.json
       case .productAdded(let product), .productUpdated(let product):
-        return .object(["product": source.register.productJSON(source.register.products[product.sku] ?? product)])
+        return .object([
+          "product": source.register.productJSON(source.register.products[product.sku] ?? product)
+        ])
       case .productRemoved(let sku):
         return .object(["removed": .string(sku)])
       case .stockAdjusted(let sku, _, _):
-        return source.register.products[sku].map { .object(["product": source.register.productJSON($0)]) }
+        return source.register.products[sku].map {
+          .object(["product": source.register.productJSON($0)])
+        }
           ?? .null
       case .floatSet, .paidIn, .paidOut, .noSale:
         return .object(["drawer": source.register.drawerJSON])
