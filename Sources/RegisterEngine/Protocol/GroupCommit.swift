@@ -127,6 +127,12 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     committed.append(contentsOf: current.records.map(CommittedEvent.init))
   }
 
+  /// Records written outside the groups (`RegisterService.commit`, at start-up) are durable
+  /// up to `sequence`: a subscriber asking for what came after an earlier record is sent them.
+  func noteDurable(through sequence: Int64) {
+    durableSequence = max(durableSequence, sequence)
+  }
+
   /// Without a journal (tests, demos): everything staged counts as durable now.
   func settleWithoutJournal() {
     guard journal == nil else { return }

@@ -28,7 +28,8 @@ extension RegisterService {
     handle([IncomingLine(connection: connection, bytes: Array(line.utf8))])[0].line
   }
 
-  /// Journals and applies events that do not come from a client (start-up catalog changes).
+  /// Journals and applies events that do not come from a client (start-up catalog changes),
+  /// before any request is staged.
   public func commit(_ events: [Event]) throws(SystemError) {
     guard !events.isEmpty else { return }
     let snapshot = register
@@ -39,5 +40,7 @@ extension RegisterService {
       restore(snapshot)
       throw error
     }
+    // Written and fsynced: durable, so `subscribe` with an earlier `after` replays them.
+    if let last = pending.last { groups.noteDurable(through: last.sequence) }
   }
 }
