@@ -7,6 +7,9 @@ import RegisterServer
   import Darwin
 #endif
 
+// Nothing the starter left open stays open in a process that runs for months.
+InheritedDescriptors.closeAll()
+
 let environment = processEnvironment()
 
 let options: Options

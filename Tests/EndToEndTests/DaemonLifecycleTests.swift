@@ -46,8 +46,7 @@ struct DaemonLifecycleTests {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
     kill(daemon.process.processIdentifier, SIGINT)
-    daemon.process.waitUntilExit()
-    #expect(daemon.process.terminationStatus == 0)
+    #expect(exitStatus(of: daemon.process, timeout: 30) == 0)
     #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
   }
 
@@ -65,8 +64,7 @@ struct DaemonLifecycleTests {
     second.standardError = errors
     try second.run()
     let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    second.waitUntilExit()
-    #expect(second.terminationStatus != 0)
+    #expect(exitStatus(of: second, timeout: 60).map { $0 != 0 } == true)
     #expect(message.contains("already listening on \(daemon.socketPath)"))
     // The first one is untouched.
     #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
@@ -87,8 +85,7 @@ struct DaemonLifecycleTests {
     second.standardError = errors
     try second.run()
     let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    second.waitUntilExit()
-    #expect(second.terminationStatus == 1)
+    #expect(exitStatus(of: second, timeout: 60) == 1)
     #expect(message.contains(daemon.dataDirectory))
     #expect(message.contains("pid \(daemon.process.processIdentifier)"))
     #expect(!FileManager.default.fileExists(atPath: daemon.directory.path("other.sock")))
@@ -168,8 +165,7 @@ struct DaemonLifecycleTests {
     process.standardError = errors
     try process.run()
     let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 1)
+    #expect(exitStatus(of: process, timeout: 60) == 1)
     for fragment in mentions {
       #expect(message.contains(fragment), "\(fragment) not in: \(message)")
     }
@@ -183,8 +179,7 @@ struct DaemonLifecycleTests {
     process.arguments = ["--frobnicate"]
     process.standardError = Pipe()
     try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 2)
+    #expect(exitStatus(of: process, timeout: 60) == 2)
   }
 }
 
@@ -243,5 +238,55 @@ struct CLIBehaviourTests {
     #expect(result.status == 1)
     #expect(result.stderr.contains("unknown_sku"))
     #expect(result.stdout.contains("Baseball Cap"))
+  }
+}
+
+@Suite("registerd holds no descriptor it was started with")
+struct InheritedDescriptorTests {
+  /// A descriptor left open by whoever started registerd (here: the shell, which opens a FIFO
+  /// for writing as descriptor 9 and then becomes registerd) must be closed at start-up: a
+  /// reader of that FIFO, pipe or supervisor socket would otherwise wait for end of file as
+  /// long as registerd runs. (Foundation's Process notices a child's exit that way, and test
+  /// runs hung when a daemon started at the same moment inherited such a socket.)
+  @Test func anInheritedWriteEndIsClosedAtStartUp() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    let fifo = directory.path("fifo")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    #expect(reader >= 0)
+    defer { close(reader) }
+    let socket = directory.path("s.sock")
+    try FileManager.default.copyItem(
+      atPath: Binaries.repository.appendingPathComponent("Data/products.json").path,
+      toPath: directory.path("products.json"))
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = [
+      "-c", #"exec 9>"$0"; exec "$1" --socket "$2" --data-dir "$3" --catalog "$4""#, fifo,
+      Binaries.registerd.path, socket, directory.path("data"), directory.path("products.json"),
+    ]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer {
+      process.terminate()
+      let deadline = Date().addingTimeInterval(10)
+      while process.isRunning && Date() < deadline { usleep(10_000) }
+    }
+    let deadline = Date().addingTimeInterval(20)
+    while UnixSocket.probe(socket) != .live && process.isRunning && Date() < deadline {
+      usleep(20_000)
+    }
+    #expect(UnixSocket.probe(socket) == .live)
+    // With the write end still held, a non-blocking read says "try again" (EAGAIN); once
+    // every writer has closed it, it says end of file (0).
+    var byte: UInt8 = 0
+    var result = read(reader, &byte, 1)
+    let eofDeadline = Date().addingTimeInterval(5)
+    while result < 0 && errno == EAGAIN && Date() < eofDeadline {
+      usleep(20_000)
+      result = read(reader, &byte, 1)
+    }
+    #expect(result == 0, "registerd still holds the inherited descriptor 9")
   }
 }

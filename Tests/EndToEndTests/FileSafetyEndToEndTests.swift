@@ -35,9 +35,9 @@ struct FileSafetyEndToEndTests {
       usleep(20_000)
     }
     if process.isRunning { process.terminate() }
-    process.waitUntilExit()
+    let status = exitStatus(of: process, timeout: 30) ?? -1
     let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    return (process.terminationStatus, log)
+    return (status, log)
   }
 
   @Test("a symbolic link at data/journal.ndjson: start refused, its target untouched")

@@ -129,29 +129,22 @@ final class Daemon: @unchecked Sendable {
     (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
   }
 
-  /// SIGTERM and wait; returns the exit status.
   /// SIGTERM and wait; returns the exit status. A daemon that does not stop within ten
   /// seconds is killed and reported as status -1 (so a test can never hang here).
   @discardableResult
   func stop() -> Int32 {
-    guard process.isRunning else { return process.terminationStatus }
+    if let status = exitStatus(of: process, timeout: 0) { return status }
     process.terminate()
-    let deadline = Date().addingTimeInterval(10)
-    while process.isRunning && Date() < deadline { usleep(10_000) }
-    if process.isRunning {
-      kill9()
-      return -1
-    }
-    process.waitUntilExit()
-    return process.terminationStatus
+    if let status = exitStatus(of: process, timeout: 10) { return status }
+    kill9()
+    return -1
   }
 
   /// SIGKILL and wait.
   func kill9() {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
+    guard exitStatus(of: process, timeout: 0) == nil else { return }
+    kill(process.processIdentifier, SIGKILL)
+    _ = exitStatus(of: process, timeout: 30)
   }
 
   /// A new raw client connection.
@@ -242,9 +235,11 @@ func runCLI(_ arguments: [String], stdin: String? = nil, environment: [String: S
   }
   errData = errors.fileHandleForReading.readDataToEndOfFile()
   group.wait()
-  process.waitUntilExit()
+  guard let status = exitStatus(of: process, timeout: 60) else {
+    throw HarnessError("register-cli \(arguments) did not exit within a minute")
+  }
   return CLIResult(
-    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    status: status, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData, as: UTF8.self))
 }
 
@@ -254,4 +249,30 @@ extension JSONValue {
   /// The error code of a failed reply.
   var errorCode: String? { self["error"]?["code"]?.stringValue }
   var isOK: Bool { self["ok"] == .bool(true) }
+}
+
+/// The exit status of `process` once it has exited (its exit code, or the signal that ended
+/// it), waiting at most `timeout` seconds (nil: still running).
+///
+/// Asks the kernel (`waitid` with `WNOWAIT`, which leaves the child for Foundation to reap)
+/// rather than `waitUntilExit()`: on Linux, Foundation's `Process` can miss a child's exit when
+/// many children start and stop at once, as in a parallel test run, and the waiting test then
+/// hangs for ever with the child a zombie.
+func exitStatus(of process: Process, timeout: TimeInterval) -> Int32? {
+  let deadline = Date().addingTimeInterval(timeout)
+  while true {
+    var info = siginfo_t()
+    let result = waitid(
+      P_PID, id_t(process.processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT)
+    if result == 0 && info._sifields._sigchld.si_pid == process.processIdentifier {
+      return info._sifields._sigchld.si_status
+    }
+    if result < 0 && errno == ECHILD {
+      // Foundation reaped it already: its record of the status is there (or about to be).
+      while process.isRunning && Date() < deadline { usleep(1000) }
+      return process.isRunning ? nil : process.terminationStatus
+    }
+    if Date() >= deadline { return nil }
+    usleep(2000)
+  }
 }

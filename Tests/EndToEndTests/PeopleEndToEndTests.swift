@@ -339,9 +339,8 @@ struct PeopleEndToEndTests {
     python.standardOutput = output
     python.standardError = output
     try python.run()
-    python.waitUntilExit()
     let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(python.terminationStatus == 0, "\(printed)")
+    #expect(exitStatus(of: python, timeout: 60) == 0, "\(printed)")
     #expect(
       printed.contains(
         "dana@example.com | Your receipt 1 from Lane & Thread Outfitters | Sun, 22 Nov 2026 14:03:05 -0500"
