@@ -22,9 +22,12 @@ public final class RegisterService {
   }
   /// The answers read from `register`, with the rendering kept between changes.
   private var replies: Replies
-  /// Groups, held replies and rollback.
+  /// Groups, held replies and rollback; it calls back (GroupCommitOwner) for a checkpoint, a
+  /// rollback and a fresh answer.
   let groups: GroupCommit<RegisterService>
+  /// The time each change is recorded at.
   let clock: any RegisterClock
+  /// Where changes are made durable (nil: in memory only, for tests and demos).
   let journal: Journal?
   /// Why the register stopped taking mutations, when storage has failed.
   public private(set) var storageFailure: String?
@@ -240,7 +243,8 @@ public final class RegisterService {
     return records
   }
 
-  /// Puts `register` back as it was before a synchronous `commit` that could not be written.
+  /// Puts `register` back as it was before a synchronous `commit` that could not be written
+  /// (`register` can only be set here: its observer must see every change).
   func restore(_ saved: Register) {
     register = saved
   }
