@@ -183,6 +183,29 @@ struct LifecycleEndToEndTests {
     #expect(try cashier.send(#"{"op":"hello"}"#).isOK)
   }
 
+  @Test("a subscriber asking for everything after 0 gets the start-up records first")
+  func subscribeFromTheStartReplaysTheStartUpRecords() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let listener = try daemon.connect()
+    let subscribed = try listener.send(#"{"op":"subscribe","after":0}"#)
+    #expect(subscribed.result["after"] == .int(0))
+    let cashier = try daemon.connect()
+    let last = try #require(try cashier.send(#"{"op":"hello"}"#).result["journal_seq"]?.int64Value)
+    #expect(last >= 2, "a fresh data directory starts with the store and the catalog")
+    #expect(try cashier.send(#"{"op":"add","sku":"PRINT-4X6"}"#).isOK)
+    var seen: [Int64] = []
+    var types: [String] = []
+    while seen.count < last + 1 {
+      let event = try listener.read()
+      seen.append(try #require(event["seq"]?.int64Value))
+      types.append(event["event"]?.stringValue ?? "")
+    }
+    #expect(seen == Array(1...(last + 1)), "the start-up records, then the live one, no gap")
+    #expect(types.first == "store_configured")
+    #expect(types.last == "line_added")
+  }
+
   @Test("register-cli watch follows the order and picks up after a restart without a gap")
   func watchReconnects() throws {
     let daemon = try Daemon()

@@ -3,6 +3,21 @@ import Testing
 @testable import RegisterEngine
 
 @Suite struct SubscribeTests {
+  @Test func recordsCommittedAtStartUpAreDurable() throws {
+    // JournalLane starts the way registerd does: the start-up events are committed first.
+    let lane = try JournalLane()
+    #expect(lane.journal.lastSequence >= 2)
+    #expect(lane.service.durableSequence == lane.journal.lastSequence)
+    // A failed commit changes nothing, durable sequence included.
+    let before = lane.service.durableSequence
+    lane.storage.failingAppend = lane.storage.appendCalls + 1
+    #expect(throws: SystemError.self) {
+      try lane.service.commit([.noSale(reason: "drawer check")])
+    }
+    #expect(lane.service.durableSequence == before)
+    #expect(lane.register.lastSequence == before)
+  }
+
   @Test func subscribeAnswersAndTurnsTheConnectionIntoAListener() throws {
     let lane = try TestLane()
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)

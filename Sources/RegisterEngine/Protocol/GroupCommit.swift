@@ -1,0 +1,183 @@
+/// What group commit needs from the state whose changes it makes durable: something to go back
+/// to, the way back, a fresh answer to a request, and the files a group calls for. Group commit
+/// knows nothing of how a reply is made or what the state is.
+protocol GroupCommitOwner: AnyObject {
+  /// What is kept before a group's first change, to restore if the group fails.
+  associatedtype Checkpoint
+  /// The state now, before the open group's first change.
+  func checkpoint() -> Checkpoint
+  /// Puts the state back to `checkpoint` after `failure`; the journal was at `sequence` then.
+  /// From here on the owner must refuse changes (group commit stages nothing after a failure).
+  func rollBack(to checkpoint: Checkpoint, sequence: Int64, failure: SystemError)
+  /// Answers a held request again, from the state after a rollback.
+  func answer(_ incoming: IncomingLine) -> SerializedReply
+  /// The files a group's records call for, from the state after the group.
+  func effects(of records: [PendingRecord]) -> [FileEffect]
+}
+
+/// Group commit: stages journal records in groups, hands one group at a time to the writer,
+/// and holds each reply until every change it could have seen is durable.
+///
+/// Requests are answered in arrival order; a reply is held with the newest group that had
+/// staged changes when it was made (reads included: a read may describe them). A group is
+/// written with one write and one fsync; while it is written the next one fills, so under load
+/// many requests share each fsync. If a write fails, that group and every one staged after it
+/// are rolled back (the owner restores its checkpoint and the journal's chain is rewound), and
+/// every reply that depended on them is answered again by the owner.
+final class GroupCommit<Owner: GroupCommitOwner> {
+  /// A reply waiting until the group it depends on is durable.
+  private struct Held {
+    var incoming: IncomingLine
+    var reply: SerializedReply
+    /// The newest group with staged changes when the reply was made (nil: nothing pending).
+    var group: Int?
+  }
+
+  /// What to restore if a group fails: the owner's state and the journal chain before it.
+  private struct Checkpoint {
+    var state: Owner.Checkpoint
+    var sum: String
+    var sequence: Int64
+  }
+
+  /// Where groups are written; without one nothing is ever sealed (see `settleWithoutJournal`).
+  private let journal: Journal?
+  private var held: [Held] = []
+  /// The group being filled, and its records.
+  private var openGroup = 1
+  private var openRecords: [PendingRecord] = []
+  /// The group being written, if any, with its records.
+  private var writing: (group: Int, records: [PendingRecord])?
+  private var checkpoints: [Int: Checkpoint] = [:]
+  /// Events that became durable and have not been handed out yet.
+  private var committed: [CommittedEvent] = []
+  /// The sequence number of the last record known to be on disk.
+  private(set) var durableSequence: Int64
+
+  /// Group commit into `journal`, whose records up to `durableSequence` are already durable.
+  init(journal: Journal?, durableSequence: Int64) {
+    self.journal = journal
+    self.durableSequence = durableSequence
+  }
+
+  /// True while changes are staged or being written.
+  var hasPendingWrites: Bool { writing != nil || !openRecords.isEmpty }
+
+  /// Before a change is applied: when it is the open group's first, keeps the owner's
+  /// checkpoint (and the journal's chain) to go back to should the group fail.
+  func willStage(for owner: Owner) {
+    guard openRecords.isEmpty, let journal, checkpoints[openGroup] == nil else { return }
+    checkpoints[openGroup] = Checkpoint(
+      state: owner.checkpoint(), sum: journal.lastSum, sequence: journal.lastSequence)
+  }
+
+  /// Queues records (already applied by the owner) in the open group.
+  func stage(_ records: [PendingRecord]) {
+    openRecords.append(contentsOf: records)
+  }
+
+  /// Gives the last staged record the request's idempotency key; false when nothing is staged.
+  func attachKey(_ key: KeyRecord) -> Bool {
+    guard !openRecords.isEmpty else { return false }
+    openRecords[openRecords.count - 1].key = key
+    return true
+  }
+
+  /// The journal chain's head once everything staged is written (nil without a journal).
+  func journalHead() -> JournalHead? {
+    journal?.head(after: openRecords)
+  }
+
+  /// Holds a request's reply until the changes it could have seen are durable.
+  func hold(_ incoming: IncomingLine, _ reply: SerializedReply) {
+    let pending = !openRecords.isEmpty ? openGroup : writing?.group
+    held.append(Held(incoming: incoming, reply: reply, group: pending))
+  }
+
+  /// The next group to write when nothing is being written: seals the open group.
+  func nextWrite(for owner: Owner) -> JournalWrite? {
+    guard writing == nil, !openRecords.isEmpty, let journal else { return nil }
+    let group = openGroup
+    let records = openRecords
+    writing = (group, records)
+    openRecords = []
+    openGroup += 1
+    do {
+      var work = try journal.encode(records, group: group)
+      work.effects = owner.effects(of: records)
+      return work
+    } catch {
+      // Cannot happen with sequence numbers the owner assigned; treat it as a storage failure.
+      fail(group: group, error: error, owner: owner)
+      return nil
+    }
+  }
+
+  /// The writer finished `work`: with `error`, the group was not made durable.
+  func finished(_ work: JournalWrite, error: SystemError?, for owner: Owner) {
+    guard let current = writing, current.group == work.group else { return }
+    if let error {
+      fail(group: work.group, error: error, owner: owner)
+      return
+    }
+    journal?.noteWritten(work)
+    durableSequence = current.records.last?.sequence ?? durableSequence
+    writing = nil
+    checkpoints[work.group] = nil
+    committed.append(contentsOf: current.records.map(CommittedEvent.init))
+  }
+
+  /// Records written outside the groups (`RegisterService.commit`, at start-up) are durable
+  /// up to `sequence`: a subscriber asking for what came after an earlier record is sent them.
+  func noteDurable(through sequence: Int64) {
+    durableSequence = max(durableSequence, sequence)
+  }
+
+  /// Without a journal (tests, demos): everything staged counts as durable now.
+  func settleWithoutJournal() {
+    guard journal == nil else { return }
+    committed.append(contentsOf: openRecords.map(CommittedEvent.init))
+    durableSequence = openRecords.last?.sequence ?? durableSequence
+    openRecords = []
+    openGroup += 1
+  }
+
+  /// The replies that may be sent now (in arrival order) and the newly durable events.
+  func takeReleasable() -> BatchResult {
+    // Everything staged before the open group and not being written is durable.
+    let durable = (writing?.group ?? openGroup) - 1
+    let ready = held.prefix { ($0.group ?? 0) <= durable }
+    held.removeFirst(ready.count)
+    let replies = ready.map {
+      OutgoingReply(
+        connection: $0.incoming.connection, bytes: $0.reply.bytes,
+        subscription: $0.reply.subscription)
+    }
+    let events = committed
+    committed = []
+    return BatchResult(replies: replies, events: events)
+  }
+
+  /// Rolls back `group` and everything staged after it, and answers again every request whose
+  /// reply depended on the lost changes.
+  private func fail(group: Int, error: SystemError, owner: Owner) {
+    guard let checkpoint = checkpoints[group] else { return }
+    journal?.rewind(toSum: checkpoint.sum, sequence: checkpoint.sequence)
+    writing = nil
+    openRecords = []
+    checkpoints = [:]
+    owner.rollBack(to: checkpoint.state, sequence: checkpoint.sequence, failure: error)
+    for index in held.indices where (held[index].group ?? 0) >= group {
+      held[index].reply = owner.answer(held[index].incoming)
+      held[index].group = nil
+    }
+  }
+}
+
+extension CommittedEvent {
+  /// The event of a record that is now durable, as subscribers receive it.
+  init(_ record: PendingRecord) {
+    self.init(
+      sequence: record.sequence, at: record.at, event: record.event, operatorID: record.operatorID)
+  }
+}

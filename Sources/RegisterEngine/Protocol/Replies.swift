@@ -1,0 +1,228 @@
+/// What replies are read from: the register's state, and whether it still takes changes.
+///
+/// Replies read it through a reference, field by field in place, because a `Register` passed
+/// by value is copied (every part of it retained) on each request.
+protocol ReplySource: AnyObject {
+  /// The state the reply describes.
+  var register: Register { get }
+  /// Why the register stopped taking changes, when storage has failed.
+  var storageFailure: String? { get }
+}
+
+/// The protocol's answers, read from a register: the reply to each read-only command, and a
+/// mutation's result from the state after its events.
+///
+/// The open order's view and `hello` are kept rendered between changes (`stateChanged()` drops
+/// them; `hello` also shows the journal's counters, compared each time): displays and lanes ask
+/// for them far more often than they change.
+struct Replies {
+  private let clock: any RegisterClock
+  /// For `hello`'s write counters.
+  private let journal: Journal?
+  /// The open order's view as `order` answers it, or nil when the state changed since.
+  private var renderedOrder: [UInt8]?
+  /// `hello`'s result as last rendered, and the journal and storage state it showed.
+  private var renderedHello: (bytes: [UInt8], stamp: HelloStamp)?
+
+  /// What `hello` shows that is not the register's state.
+  private struct HelloStamp: Equatable {
+    var readOnly: Bool
+    var records: Int
+    var fsyncs: Int
+    var lastSequence: Int64
+  }
+
+  init(clock: any RegisterClock, journal: Journal?) {
+    self.clock = clock
+    self.journal = journal
+  }
+
+  /// Drops what was rendered from the state before a change.
+  mutating func stateChanged() {
+    renderedOrder = nil
+    renderedHello = nil
+  }
+
+  /// The reply to a read-only command.
+  mutating func query<Source: ReplySource>(_ command: Command, from source: Source)
+    throws(RegisterError) -> ReplyResult
+  {
+    switch command {
+    case .hello:
+      let stamp = HelloStamp(
+        readOnly: source.storageFailure != nil, records: journal?.recordsWritten ?? -1,
+        fsyncs: journal?.batchesWritten ?? -1, lastSequence: journal?.lastSequence ?? -1)
+      if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
+      let rendered = hello(from: source)
+      renderedHello = (rendered, stamp)
+      return .encoded(rendered)
+    case .catalog:
+      return .value(source.register.catalogJSON)
+    case .catalogExport:
+      return .value(.object(["catalog": source.register.catalogDocument.json]))
+    case .showOrder:
+      if let renderedOrder { return .encoded(renderedOrder) }
+      let rendered = source.register.orderJSON.serializedBytes
+      renderedOrder = rendered
+      return .encoded(rendered)
+    case .receipt(let number):
+      guard let wanted = number ?? source.register.lastReceiptNumber else {
+        throw RegisterError(.receiptNotFound, "no sale has been completed yet")
+      }
+      if let sale = source.register.receipts[wanted] {
+        return .value(sale.receiptReply(reprint: true))
+      }
+      if let refund = source.register.returns[wanted] {
+        return .value(refund.receiptReply(reprint: true))
+      }
+      throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
+    case .listParked:
+      return .value(
+        .object(["parked": .array(source.register.parked.map(source.register.parkedJSON))]))
+    case .operatorList:
+      return .value(source.register.operatorsJSON(at: clock.now()))
+    case .customerFind(let query):
+      return .value(
+        .object(["customers": .array(source.register.findCustomers(query).map(\.json))]))
+    case .customerHistory(let id):
+      return .value(try source.register.customerHistory(id))
+    case .subscribe(let topics, let after):
+      let last = source.register.lastSequence
+      let start = after ?? last
+      guard start <= last else {
+        throw RegisterError(.badRequest, "after \(start) is beyond the last event (\(last))")
+      }
+      return .subscribed(
+        Subscription(topics: topics, cursor: start),
+        .object([
+          "subscribed": true,
+          "topics": topics.map { .array($0.sorted().map(JSONValue.string)) } ?? .string("all"),
+          "after": .int(start),
+        ]))
+    case .report(.x, _):
+      return .value(ReportRenderer.reply(DayReport(openDayOf: source.register, at: clock.now())))
+    case .report(.z, let day):
+      guard let number = day ?? source.register.closedDays.keys.max() else {
+        throw RegisterError(.dayNotFound, "no day has been closed yet")
+      }
+      guard let closed = source.register.closedDays[number] else {
+        throw RegisterError(
+          .dayNotFound,
+          "day \(number) has not been closed (the open day is \(source.register.day.number))")
+      }
+      return .value(ReportRenderer.reply(DayReport(closed: closed, reprint: true)))
+    case .add, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine, .park,
+      .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
+      .signIn, .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      // Not a read: changes go through decide and apply, never here.
+      return .value(source.register.orderJSON)
+    }
+  }
+
+  /// `hello`'s result, written straight to bytes: it is the most frequent request there is
+  /// (a display or a lane's health check asks it again and again).
+  private func hello<Source: ReplySource>(from source: Source) -> [UInt8] {
+    var object = JSONObjectWriter(capacity: 1024)
+    object.int("protocol", 1)
+    object.string("server", "registerd")
+    object.string("version", registerdVersion)
+    object.string("store", source.register.store.name)
+    object.string("currency", source.register.store.currency.code)
+    object.int("day", source.register.day.number)
+    object.int("journal_seq", source.register.lastSequence)
+    object.bool("read_only", source.storageFailure != nil)
+    if let journal {
+      object.object("journal") { counts in
+        counts.int("records", journal.recordsWritten)
+        counts.int("fsyncs", journal.batchesWritten)
+        counts.int("last_seq", journal.lastSequence)
+      }
+    }
+    object.encoded("ops", Self.opNamesJSON)
+    return object.finished()
+  }
+
+  /// `hello`'s list of ops, encoded once.
+  private static let opNamesJSON = JSONValue.array(RequestDecoder.opNames.map(JSONValue.string))
+    .serializedBytes
+
+  /// The reply to a mutation, from the state after its events: the first event that has a
+  /// result of its own gives it; otherwise the open order.
+  func result<Source: ReplySource>(
+    of command: Command, events: [Event], outbox: ReceiptOutbox?, from source: Source
+  ) -> JSONValue {
+    for event in events {
+      switch event {
+      case .saleCompleted(_, let number, _, _):
+        guard let sale = source.register.receipts[number],
+          case .object(var object) = sale.orderJSON
+        else { continue }
+        object["receipt"] = sale.receiptReply(reprint: false)
+        return .object(object)
+      case .dayClosed(let number, _, _):
+        guard let closed = source.register.closedDays[number] else { continue }
+        return ReportRenderer.reply(DayReport(closed: closed))
+      case .returnCompleted(let event):
+        guard let refund = source.register.returns[event.receipt] else { continue }
+        return refund.receiptReply(reprint: false)
+      case .orderVoided(let orderID, _, let reversed):
+        // The new open order, and what the void handed back.
+        guard case .object(var object) = source.register.orderJSON else { continue }
+        object["voided_order_id"] = .int(orderID)
+        object["reversed_tenders"] = .array(reversed.map(\.json))
+        return .object(object)
+      case .operatorAdded(let person):
+        return .object(["operator": source.register.publicJSON(of: person, at: clock.now())])
+      case .operatorRemoved(let id):
+        return .object(["removed": .string(id)])
+      case .operatorPINSet(let id, _), .operatorUnlocked(let id):
+        return source.register.operators.first { $0.id == id }.map {
+          .object(["operator": source.register.publicJSON(of: $0, at: clock.now())])
+        } ?? .null
+      case .signedIn(let id):
+        return .object([
+          "signed_in": .string(id), "name": source.register.operatorName(id).map(JSONValue.string),
+          "role": source.register.currentOperator.map { .string($0.role.rawValue) },
+        ])
+      case .signedOut(let id):
+        return .object(["signed_out": .string(id)])
+      case .customerAdded(let customer):
+        return customer.json
+      case .productAdded(let product), .productUpdated(let product):
+        return .object([
+          "product": source.register.productJSON(source.register.products[product.sku] ?? product)
+        ])
+      case .productRemoved(let sku):
+        return .object(["removed": .string(sku)])
+      case .stockAdjusted(let sku, _, _):
+        return source.register.products[sku].map {
+          .object(["product": source.register.productJSON($0)])
+        }
+          ?? .null
+      case .floatSet, .paidIn, .paidOut, .noSale:
+        return .object(["drawer": source.register.drawerJSON])
+      case .receiptEmailed(let number, let to, let messageID):
+        let sequence = source.register.lastSequence
+        return .object([
+          "emailed": .object([
+            "receipt": .int(number), "to": .string(to), "message_id": .string(messageID),
+            "file": outbox.map { .string($0.path(receipt: number, sequence: sequence)) },
+          ])
+        ])
+      case .orderParked(let orderID, _):
+        guard let parked = source.register.parked.first(where: { $0.id == orderID }),
+          case .object(var object) = source.register.orderJSON
+        else { continue }
+        object["parked"] = source.register.parkedJSON(parked)
+        return .object(object)
+      case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+        .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,
+        .customerAttached:
+        // The open order, as it stands after the change, answers these.
+        continue
+      }
+    }
+    return source.register.orderJSON
+  }
+}

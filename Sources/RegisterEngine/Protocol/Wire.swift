@@ -1,0 +1,103 @@
+/// One request line as it arrived, tagged with the connection it came from.
+public struct IncomingLine: Sendable {
+  public var connection: Int
+  /// The line without its newline, or `nil` when the line was too long and has been dropped.
+  public var bytes: [UInt8]?
+  /// PIN hashing done for this line off the event loop (see `RegisterService.pinWork(for:)`).
+  public var prepared: PreparedPINs?
+
+  public init(connection: Int, bytes: [UInt8]?, prepared: PreparedPINs? = nil) {
+    self.connection = connection
+    self.bytes = bytes
+    self.prepared = prepared
+  }
+}
+
+/// One reply line, for the connection that asked.
+public struct OutgoingReply: Sendable {
+  public var connection: Int
+  /// The serialized reply as UTF-8, without a trailing newline.
+  public var bytes: [UInt8]
+  /// When the request was a successful `subscribe`: what the connection now listens to.
+  public var subscription: Subscription?
+
+  /// The serialized reply as text.
+  public var line: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// A connection's live-event subscription: the event types it wants (nil: all) and the last
+/// sequence number it has been sent (or said it has seen).
+public struct Subscription: Sendable, Equatable {
+  public var topics: Set<String>?
+  public var cursor: Int64
+
+  public init(topics: Set<String>?, cursor: Int64) {
+    self.topics = topics
+    self.cursor = cursor
+  }
+
+  public func wants(_ type: String) -> Bool { topics?.contains(type) ?? true }
+}
+
+/// What one batch produced: a reply per line, and the events that became durable (for live
+/// subscribers), in journal order.
+public struct BatchResult: Sendable {
+  public var replies: [OutgoingReply]
+  public var events: [CommittedEvent]
+}
+
+/// What a request's reply carries as its result.
+enum ReplyResult {
+  case value(JSONValue)
+  /// JSON text already encoded (a reply written straight to bytes).
+  case encoded([UInt8])
+  /// A successful `subscribe`: the result, and what the connection now listens to.
+  case subscribed(Subscription, JSONValue)
+}
+
+/// A reply line serialized when it was made (the state it describes may change before it is
+/// sent), and the subscription it starts (a `subscribe`).
+struct SerializedReply {
+  var bytes: [UInt8]
+  var subscription: Subscription?
+}
+
+/// The reply envelopes, written straight to bytes: `{"id":…,"ok":true,"result":…}` and
+/// `{"id":…,"ok":false,"error":{…}}`.
+enum ReplyEnvelope {
+  /// `{"id":…,"ok":true,"result":…}`.
+  static func success(id: JSONValue, _ result: JSONValue) -> [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(256)
+    output.append(contentsOf: #"{"id":"#.utf8)
+    id.write(to: &output)
+    output.append(contentsOf: #","ok":true,"result":"#.utf8)
+    result.write(to: &output)
+    output.append(UInt8(ascii: "}"))
+    return output
+  }
+
+  /// A success whose result is JSON text already encoded.
+  static func success(id: JSONValue, encoded result: [UInt8]) -> [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(result.count + 64)
+    output.append(contentsOf: #"{"id":"#.utf8)
+    id.write(to: &output)
+    output.append(contentsOf: #","ok":true,"result":"#.utf8)
+    output.append(contentsOf: result)
+    output.append(UInt8(ascii: "}"))
+    return output
+  }
+
+  /// `{"id":…,"ok":false,"error":{…}}`.
+  static func failure(id: JSONValue, _ error: RegisterError) -> [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(256)
+    output.append(contentsOf: #"{"id":"#.utf8)
+    id.write(to: &output)
+    output.append(contentsOf: #","ok":false,"error":"#.utf8)
+    error.json.write(to: &output)
+    output.append(UInt8(ascii: "}"))
+    return output
+  }
+}
