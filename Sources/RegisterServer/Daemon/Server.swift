@@ -81,17 +81,8 @@ package final class Server {
 
   /// The connection limit the descriptor limit leaves room for (at most 1000).
   package static func defaultMaximumConnections() -> Int {
-    var limit = rlimit()
-    #if canImport(Glibc)
-      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-      let resource = RLIMIT_NOFILE
-    #endif
-    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < 1_000_000 else {
-      return 1000
-    }
-    let available = Int(clamping: limit.rlim_cur) - reservedDescriptors
-    return max(1, min(1000, available))
+    guard let limit = descriptorLimit(), limit < 1_000_000 else { return 1000 }
+    return max(1, min(1000, limit - reservedDescriptors))
   }
 
   /// Runs until SIGINT or SIGTERM.

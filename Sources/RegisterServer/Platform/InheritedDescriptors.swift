@@ -18,15 +18,7 @@ public enum InheritedDescriptors {
       for fd in open where fd > 2 { close(fd) }
       return
     }
-    var limit = rlimit()
-    #if canImport(Glibc)
-      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-      let resource = RLIMIT_NOFILE
-    #endif
-    let highest =
-      getrlimit(resource, &limit) == 0 && limit.rlim_cur < 65_536
-      ? Int32(limit.rlim_cur) : 65_536
+    let highest = Int32(min(descriptorLimit() ?? 65_536, 65_536))
     var fd: Int32 = 3
     while fd < highest {
       close(fd)
@@ -51,4 +43,16 @@ public enum InheritedDescriptors {
     }
     return nil
   }
+}
+
+/// The process's limit on open descriptors (`RLIMIT_NOFILE`, soft), or nil when unknown.
+func descriptorLimit() -> Int? {
+  var limit = rlimit()
+  #if canImport(Glibc)
+    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+  #else
+    let resource = RLIMIT_NOFILE
+  #endif
+  guard getrlimit(resource, &limit) == 0 else { return nil }
+  return Int(clamping: limit.rlim_cur)
 }
