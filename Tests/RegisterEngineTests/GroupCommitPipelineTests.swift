@@ -15,7 +15,7 @@ import Testing
     service.submit(Self.lines([(1, #"{"id":1,"op":"add","sku":"JEANS"}"#)]))
     // Not durable yet: nothing may be released.
     #expect(service.takeReleasable().replies.isEmpty)
-    let first = try #require(service.nextWrite())
+    var first = try #require(service.nextWrite())
     // While group 1 is being written, more requests arrive: a read and two changes.
     service.submit(
       Self.lines([
@@ -24,21 +24,76 @@ import Testing
       ]))
     #expect(service.nextWrite() == nil, "only one group is written at a time")
     #expect(service.takeReleasable().replies.isEmpty)
-    service.finished(first, error: lane.journal.write(first))
+    let firstError = lane.journal.write(&first)
+    service.finished(first, error: firstError)
     let afterFirst = service.takeReleasable()
     // Group 1's reply goes, and so does the read: it came before group 2's changes, after
     // group 1's, so it waits for group 1 only.
     #expect(afterFirst.replies.map(\.connection) == [1, 2])
     #expect(afterFirst.events.map(\.event.type) == ["line_added"])
-    let second = try #require(service.nextWrite())
+    var second = try #require(service.nextWrite())
     #expect(second.records == 2, "the two changes made while group 1 was written share a write")
-    service.finished(second, error: lane.journal.write(second))
+    let secondError = lane.journal.write(&second)
+    service.finished(second, error: secondError)
     let afterSecond = service.takeReleasable()
     #expect(afterSecond.replies.map(\.connection) == [1, 3])
     #expect(afterSecond.events.count == 2)
     #expect(lane.storage.appendCalls == 3)  // start-up, group 1, group 2
     #expect(lane.scan().isIntact)
     #expect(lane.scan().records.count == Int(service.register.lastSequence))
+  }
+
+  /// Records are encoded and chained when their group is written (on the writer's thread),
+  /// so a Z report made while the group before it is being written must still anchor the
+  /// chain at the record just before its own: the in-flight group's records count.
+  @Test func aZReportAnchorsTheChainWhileTheGroupBeforeItIsBeingWritten() throws {
+    let lane = try JournalLane()
+    let service = lane.service
+    service.submit(
+      Self.lines([(1, #"{"op":"paid_in","amount":"5.00","reason":"float top-up"}"#)]))
+    var first = try #require(service.nextWrite())
+    #expect(first.bytes.isEmpty, "sealing does not encode: the writer does")
+    service.submit(Self.lines([(1, #"{"op":"close_day"}"#)]))
+    let firstError = lane.journal.write(&first)
+    service.finished(first, error: firstError)
+    service.flush()
+    #expect(service.takeReleasable().replies.count == 2)
+    let records = lane.scan().records
+    let closed = try #require(records.last)
+    #expect(closed.type == "day_closed")
+    let before = records[records.count - 2]
+    #expect(before.type == "paid_in")
+    #expect(
+      closed.data["journal_head"] == JournalHead(sequence: before.sequence, sum: before.sum).json)
+    #expect(lane.scan().isIntact)
+  }
+
+  /// A group that fails after the one before it was written leaves the chain, the keys and
+  /// the state at the end of that earlier group.
+  @Test func aGroupFailingAfterAWrittenOneKeepsThatOnesChangesAndKeys() throws {
+    let lane = try JournalLane()
+    let service = lane.service
+    service.submit(Self.lines([(1, #"{"op":"add","sku":"JEANS","key":"k-first"}"#)]))
+    var first = try #require(service.nextWrite())
+    service.submit(Self.lines([(2, #"{"op":"add","sku":"TEE","key":"k-second"}"#)]))
+    let firstError = lane.journal.write(&first)
+    service.finished(first, error: firstError)
+    lane.storage.failingAppend = lane.storage.appendCalls + 1
+    var second = try #require(service.nextWrite())
+    let secondError = lane.journal.write(&second)
+    #expect(secondError != nil)
+    service.finished(second, error: secondError)
+    let replies = try service.takeReleasable().replies.map { try JSONParser.parse($0.line) }
+    #expect(replies.count == 2)
+    #expect(replies[0]["ok"] == true)
+    #expect(replies[1].errorCode == "storage_failed")
+    #expect(service.register.keys["k-first"] != nil)
+    #expect(service.register.keys["k-second"] == nil)
+    #expect(service.register.order.lines.map(\.sku) == ["JEANS"])
+    #expect(lane.journal.lastSequence == service.register.lastSequence)
+    let written = lane.scan()
+    #expect(written.isIntact)
+    #expect(written.records.last?.sum == lane.journal.lastSum)
   }
 
   @Test func aFailedGroupRollsBackItAndEverythingStagedAfterIt() throws {
@@ -50,12 +105,13 @@ import Testing
     lane.storage.failingAppend = lane.storage.appendCalls + 1
 
     service.submit(Self.lines([(1, #"{"id":1,"op":"add","sku":"GIFT"}"#)]))
-    let failing = try #require(service.nextWrite())
+    var failing = try #require(service.nextWrite())
     service.submit(
       Self.lines([
         (2, #"{"id":2,"op":"order"}"#), (1, #"{"id":3,"op":"set_qty","line":1,"qty":2}"#),
       ]))
-    service.finished(failing, error: lane.journal.write(failing))
+    let failingError = lane.journal.write(&failing)
+    service.finished(failing, error: failingError)
     let result = service.takeReleasable()
     let replies = try result.replies.map { try JSONParser.parse($0.line) }
     #expect(replies.map { $0["id"] } == [.int(1), .int(2), .int(3)])

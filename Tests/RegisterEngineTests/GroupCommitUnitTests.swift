@@ -78,7 +78,7 @@ import Testing
     Self.request(groups, owner, 3)  // a read that saw it
     #expect(groups.takeReleasable().replies.isEmpty, "group 1 is not durable yet")
     #expect(groups.hasPendingWrites)
-    let first = try #require(groups.nextWrite(for: owner))
+    var first = try #require(groups.nextWrite(for: owner))
     #expect(first.group == 1 && first.records == 1)
     #expect(first.effects.map(\.path) == ["effect-1"])
 
@@ -89,7 +89,8 @@ import Testing
     #expect(groups.nextWrite(for: owner) == nil, "one group is written at a time")
     #expect(groups.takeReleasable().replies.isEmpty)
 
-    groups.finished(first, error: journal.write(first), for: owner)
+    let firstError = journal.write(&first)
+    groups.finished(first, error: firstError, for: owner)
     let afterFirst = groups.takeReleasable()
     #expect(Self.lines(afterFirst) == ["first 2 saw 1", "first 3 saw 1"])
     #expect(afterFirst.events.map(\.sequence) == [1])
@@ -98,12 +99,13 @@ import Testing
     Self.request(groups, owner, 5)
     #expect(groups.takeReleasable().replies.isEmpty)
 
-    let second = try #require(groups.nextWrite(for: owner))
+    var second = try #require(groups.nextWrite(for: owner))
     #expect(second.group == 2 && second.records == 2)
     // A stale report (not the group being written) changes nothing.
     groups.finished(first, error: nil, for: owner)
     #expect(groups.takeReleasable().replies.isEmpty)
-    groups.finished(second, error: journal.write(second), for: owner)
+    let secondError = journal.write(&second)
+    groups.finished(second, error: secondError, for: owner)
     let afterSecond = groups.takeReleasable()
     #expect(Self.lines(afterSecond) == ["first 4 saw 3", "first 5 saw 3"])
     #expect(afterSecond.events.map(\.sequence) == [2, 3])
@@ -121,20 +123,22 @@ import Testing
     let groups = GroupCommit<CountingOwner>(journal: journal, durableSequence: 0)
 
     Self.change(groups, owner)
-    let durable = try #require(groups.nextWrite(for: owner))
-    groups.finished(durable, error: journal.write(durable), for: owner)
+    var durable = try #require(groups.nextWrite(for: owner))
+    let durableError = journal.write(&durable)
+    groups.finished(durable, error: durableError, for: owner)
     #expect(Self.lines(groups.takeReleasable()).isEmpty)
 
     storage.failingAppend = storage.appendCalls + 1
     Self.change(groups, owner)
     Self.request(groups, owner, 1)
-    let failing = try #require(groups.nextWrite(for: owner))
+    var failing = try #require(groups.nextWrite(for: owner))
     Self.change(groups, owner)
     Self.request(groups, owner, 2)
     Self.request(groups, owner, 3)
     #expect(owner.changes == 3)
 
-    groups.finished(failing, error: journal.write(failing), for: owner)
+    let failingError = journal.write(&failing)
+    groups.finished(failing, error: failingError, for: owner)
     // Back to the state after the durable group, and the journal's chain with it.
     #expect(owner.changes == 1)
     #expect(owner.rollBacks.count == 1)
@@ -159,13 +163,15 @@ import Testing
 
     Self.change(groups, owner)
     Self.request(groups, owner, 1)
-    let first = try #require(groups.nextWrite(for: owner))
+    var first = try #require(groups.nextWrite(for: owner))
     Self.change(groups, owner)
     Self.request(groups, owner, 2)
-    groups.finished(first, error: journal.write(first), for: owner)
+    let firstError = journal.write(&first)
+    groups.finished(first, error: firstError, for: owner)
     storage.failingAppend = storage.appendCalls + 1
-    let second = try #require(groups.nextWrite(for: owner))
-    groups.finished(second, error: journal.write(second), for: owner)
+    var second = try #require(groups.nextWrite(for: owner))
+    let secondError = journal.write(&second)
+    groups.finished(second, error: secondError, for: owner)
     // Group 1 was durable: its reply stands; group 2's reply is made again.
     #expect(Self.lines(groups.takeReleasable()) == ["first 1 saw 1", "again 2 saw 1"])
     #expect(owner.rollBacks.map(\.to) == [1])
@@ -197,7 +203,8 @@ import Testing
     Self.change(groups, owner)
     Self.change(groups, owner)
     #expect(groups.attachKey(key))
-    let work = try #require(groups.nextWrite(for: owner))
+    var work = try #require(groups.nextWrite(for: owner))
+    try work.encode()
     let lines = work.bytes.split(separator: UInt8(ascii: "\n")).map {
       String(decoding: $0, as: UTF8.self)
     }

@@ -44,13 +44,55 @@ public struct CommittedEvent: Sendable {
   public var operatorID: String?
 }
 
-/// A sealed group of records, encoded and ready to be written with one write and one fsync.
+/// A sealed group of records, to be encoded and written with one write and one fsync.
+///
+/// Sealing only takes the records and where the chain stands; encoding them (JSON and a
+/// SHA-256 per record) is done by `Journal.write`, on the writer's thread, so the event loop
+/// does not spend its time on it while the previous group is being synced.
 public struct JournalWrite: Sendable {
   public var group: Int
-  public var bytes: [UInt8]
-  public var records: Int
-  /// Files to write once the group is durable (the catalog after an edit, e-mailed receipts).
+  /// The group's records, in sequence order.
+  public var pending: [PendingRecord]
+  /// The chain before the group: the sum and sequence of the record before its first.
+  public var previousSum: String
+  public var previousSequence: Int64
+  /// The encoded group and the sum of its last record, once `Journal.write` has encoded it.
+  public var bytes: [UInt8] = []
+  public var sum: String?
+  /// Files to write once the group is durable (e-mailed receipts).
   public var effects: [FileEffect] = []
+
+  /// How many records the group holds.
+  public var records: Int { pending.count }
+
+  public init(group: Int, pending: [PendingRecord], previousSum: String, previousSequence: Int64) {
+    self.group = group
+    self.pending = pending
+    self.previousSum = previousSum
+    self.previousSequence = previousSequence
+  }
+
+  /// Encodes the records, chained from `previousSum` (once; later calls change nothing).
+  /// Sequence numbers must continue from `previousSequence`.
+  public mutating func encode() throws(SystemError) {
+    guard sum == nil else { return }
+    var bytes: [UInt8] = []
+    var sum = previousSum
+    var sequence = previousSequence
+    for record in pending {
+      sequence += 1
+      guard record.sequence == sequence else {
+        // EINVAL (22 on every platform registerd runs on): a caller's mistake, not the disk's.
+        throw SystemError(
+          "journal sequence \(record.sequence) out of order", code: 22, reason: "Invalid argument")
+      }
+      let encoded = Journal.encode(record, previous: sum)
+      sum = encoded.sum
+      bytes.append(contentsOf: encoded.line)
+    }
+    self.bytes = bytes
+    self.sum = sum
+  }
 }
 
 /// A file written atomically after the journal group it belongs to is on disk (by the
@@ -61,12 +103,15 @@ public struct FileEffect: Sendable, Equatable {
   public var mode: UInt32
 }
 
-/// The append side of the journal: chains records, encodes a group of them for one write and
-/// one fsync (group commit), and never pretends a failed write succeeded.
+/// The append side of the journal: seals groups of records for one write and one fsync (group
+/// commit), encodes and writes them, and never pretends a failed write succeeded.
 ///
-/// Encoding (which advances the chain) and writing are separate steps so that the daemon can
-/// write one group on its writer thread while it handles the next requests; `append` does both
-/// at once for callers that do not need that.
+/// Sealing (on the event loop) and writing (on the writer's thread: encode, chain, append,
+/// fsync) are separate steps so that the daemon handles the next requests while a group is
+/// written. The chain (`lastSum`, `lastSequence`) is that of the last group written and is
+/// advanced only by `noteWritten`, on the loop's thread, so a failed group leaves it where it
+/// was; one group is written at a time. `append` does all of it at once for callers that do
+/// not need that.
 public final class Journal: @unchecked Sendable {
   /// Only the writer touches the storage (the daemon's writer thread, or `append`).
   public let storage: any JournalStorage
@@ -82,26 +127,11 @@ public final class Journal: @unchecked Sendable {
     self.lastSequence = lastSequence
   }
 
-  /// Encodes records into one write and advances the chain. Sequence numbers must continue
-  /// from `lastSequence`.
-  public func encode(_ records: [PendingRecord], group: Int) throws(SystemError) -> JournalWrite {
-    var bytes: [UInt8] = []
-    var sum = lastSum
-    var sequence = lastSequence
-    for record in records {
-      sequence += 1
-      guard record.sequence == sequence else {
-        // EINVAL (22 on every platform registerd runs on): a caller's mistake, not the disk's.
-        throw SystemError(
-          "journal sequence \(record.sequence) out of order", code: 22, reason: "Invalid argument")
-      }
-      let encoded = Self.encode(record, previous: sum)
-      sum = encoded.sum
-      bytes.append(contentsOf: encoded.line)
-    }
-    lastSum = sum
-    lastSequence = sequence
-    return JournalWrite(group: group, bytes: bytes, records: records.count)
+  /// Seals records as the next group, to follow the last group written (so only once that one
+  /// is written). Nothing is encoded yet.
+  public func seal(_ records: [PendingRecord], group: Int) -> JournalWrite {
+    JournalWrite(
+      group: group, pending: records, previousSum: lastSum, previousSequence: lastSequence)
   }
 
   /// The chain's head once `records` (the ones not encoded yet, in order) are appended: the
@@ -117,7 +147,7 @@ public final class Journal: @unchecked Sendable {
     return JournalHead(sequence: sequence, sum: sum)
   }
 
-  private static func encode(
+  static func encode(
     _ record: PendingRecord, previous: String
   ) -> (line: [UInt8], sum: String) {
     JournalRecord.encode(
@@ -126,15 +156,15 @@ public final class Journal: @unchecked Sendable {
       key: record.key, more: record.more, previous: previous)
   }
 
-  /// Puts the chain back to where it was before a group that could not be written.
-  public func rewind(toSum sum: String, sequence: Int64) {
-    lastSum = sum
-    lastSequence = sequence
-  }
-
-  /// Writes an encoded group durably. On failure the storage is cut back to where it was, if
-  /// it can be, and the error is returned. Safe to call from the writer thread.
-  public func write(_ work: JournalWrite) -> SystemError? {
+  /// Encodes a sealed group (unless it is already) and writes it durably. On failure the
+  /// storage is cut back to where it was, if it can be, and the error is returned. Touches
+  /// only `work` and the storage: safe to call from the writer thread.
+  public func write(_ work: inout JournalWrite) -> SystemError? {
+    do {
+      try work.encode()
+    } catch {
+      return error
+    }
     let lengthBefore = storage.length
     do {
       try storage.appendDurably(work.bytes)
@@ -158,8 +188,12 @@ public final class Journal: @unchecked Sendable {
   /// Called (on the writer's thread) when a file could not be written after its group.
   public var onEffectFailure: @Sendable (String, SystemError) -> Void = { _, _ in }
 
-  /// Counts a group that was written (called on the loop's thread).
+  /// A group was written: the chain moves past it, and it is counted (called on the loop's
+  /// thread).
   public func noteWritten(_ work: JournalWrite) {
+    guard let sum = work.sum, let last = work.pending.last else { return }
+    lastSum = sum
+    lastSequence = last.sequence
     recordsWritten += work.records
     batchesWritten += 1
   }
@@ -167,13 +201,8 @@ public final class Journal: @unchecked Sendable {
   /// Encodes and writes records at once. On failure nothing of them counts.
   public func append(_ records: [PendingRecord]) throws(SystemError) {
     guard !records.isEmpty else { return }
-    let sum = lastSum
-    let sequence = lastSequence
-    let work = try encode(records, group: 0)
-    if let error = write(work) {
-      rewind(toSum: sum, sequence: sequence)
-      throw error
-    }
+    var work = seal(records, group: 0)
+    if let error = write(&work) { throw error }
     noteWritten(work)
   }
 }

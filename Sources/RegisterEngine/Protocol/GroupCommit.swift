@@ -33,10 +33,11 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     var group: Int?
   }
 
-  /// What to restore if a group fails: the owner's state and the journal chain before it.
+  /// What to restore if a group fails: the owner's state, and the sequence number of the last
+  /// record before the group. (The journal's chain needs no restoring: it moves only when a
+  /// group has been written, and groups are written one at a time, in order.)
   private struct Checkpoint {
     var state: Owner.Checkpoint
-    var sum: String
     var sequence: Int64
   }
 
@@ -68,7 +69,8 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   func willStage(for owner: Owner) {
     guard openRecords.isEmpty, let journal, checkpoints[openGroup] == nil else { return }
     checkpoints[openGroup] = Checkpoint(
-      state: owner.checkpoint(), sum: journal.lastSum, sequence: journal.lastSequence)
+      state: owner.checkpoint(),
+      sequence: writing?.records.last?.sequence ?? journal.lastSequence)
   }
 
   /// Queues records (already applied by the owner) in the open group.
@@ -85,7 +87,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
 
   /// The journal chain's head once everything staged is written (nil without a journal).
   func journalHead() -> JournalHead? {
-    journal?.head(after: openRecords)
+    journal?.head(after: (writing?.records ?? []) + openRecords)
   }
 
   /// Holds a request's reply until the changes it could have seen are durable.
@@ -102,15 +104,9 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     writing = (group, records)
     openRecords = []
     openGroup += 1
-    do {
-      var work = try journal.encode(records, group: group)
-      work.effects = owner.effects(of: records)
-      return work
-    } catch {
-      // Cannot happen with sequence numbers the owner assigned; treat it as a storage failure.
-      fail(group: group, error: error, owner: owner)
-      return nil
-    }
+    var work = journal.seal(records, group: group)
+    work.effects = owner.effects(of: records)
+    return work
   }
 
   /// The writer finished `work`: with `error`, the group was not made durable.
@@ -162,7 +158,6 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   /// reply depended on the lost changes.
   private func fail(group: Int, error: SystemError, owner: Owner) {
     guard let checkpoint = checkpoints[group] else { return }
-    journal?.rewind(toSum: checkpoint.sum, sequence: checkpoint.sequence)
     writing = nil
     openRecords = []
     checkpoints = [:]

@@ -14,7 +14,9 @@ extension RegisterService {
   /// Writes every staged group now, on this thread.
   public func flush() {
     while let work = nextWrite() {
-      finished(work, error: journal?.write(work))
+      var work = work
+      let error = journal?.write(&work)
+      finished(work, error: error)
     }
   }
 

@@ -36,7 +36,8 @@ package final class JournalWriter: @unchecked Sendable {
   func start(_ work: JournalWrite) {
     isBusy = true
     queue.async { [self] in
-      let error = journal.write(work)
+      var work = work
+      let error = journal.write(&work)
       lock.withLock { completions.append((work, error)) }
       var byte: UInt8 = 1
       _ = write(signalFD, &byte, 1)
