@@ -116,6 +116,14 @@ import Testing
     #expect(result["ops"] == .array(RequestDecoder.opNames.map(JSONValue.string)))
     // The bytes are what writing the same value gives.
     #expect(line == reply.serialized)
+    // Without an id (the envelope's start is then shared too), for hello and the order.
+    for request in [#"{"op":"hello"}"#, #"{"op":"order"}"#, #"{"id":"x","op":"order"}"#] {
+      let text = lane.service.handle(line: request)
+      let parsed = try JSONParser.parse(text)
+      #expect(text == parsed.serialized)
+      #expect(parsed.objectValue?.keys == ["id", "ok", "result"])
+      #expect(parsed["ok"] == true)
+    }
   }
 
   /// `hello` is rendered once and reused until something it shows changes: the register's

@@ -146,7 +146,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     held.removeFirst(ready.count)
     let replies = ready.map {
       OutgoingReply(
-        connection: $0.incoming.connection, bytes: $0.reply.bytes,
+        connection: $0.incoming.connection, pieces: $0.reply.pieces,
         subscription: $0.reply.subscription)
     }
     let events = committed

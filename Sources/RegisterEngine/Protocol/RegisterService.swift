@@ -149,7 +149,7 @@ public final class RegisterService {
       case .value(let result):
         return SerializedReply(bytes: ReplyEnvelope.success(id: request.id, result))
       case .encoded(let result):
-        return SerializedReply(bytes: ReplyEnvelope.success(id: request.id, encoded: result))
+        return SerializedReply(pieces: ReplyEnvelope.success(id: request.id, encoded: result))
       case .subscribed(let subscription, let result):
         return SerializedReply(
           bytes: ReplyEnvelope.success(id: request.id, result), subscription: subscription)

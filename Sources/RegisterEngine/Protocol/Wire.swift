@@ -16,13 +16,37 @@ public struct IncomingLine: Sendable {
 /// One reply line, for the connection that asked.
 public struct OutgoingReply: Sendable {
   public var connection: Int
-  /// The serialized reply as UTF-8, without a trailing newline.
-  public var bytes: [UInt8]
+  /// The serialized reply as UTF-8, without a trailing newline, in pieces.
+  public var pieces: ReplyPieces
   /// When the request was a successful `subscribe`: what the connection now listens to.
   public var subscription: Subscription?
 
+  /// The serialized reply as UTF-8, in one piece.
+  public var bytes: [UInt8] {
+    var bytes: [UInt8] = []
+    pieces.append(to: &bytes)
+    return bytes
+  }
+
   /// The serialized reply as text.
   public var line: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// A serialized reply as up to three pieces written one after the other: the start of its
+/// envelope, a result encoded once and shared by every reply that carries it (a cached
+/// `hello` or `order`: shared, not copied per reply), and the envelope's end. A reply made
+/// whole is its `head` alone.
+public struct ReplyPieces: Sendable {
+  var head: [UInt8]
+  var shared: [UInt8] = []
+  var tail: [UInt8] = []
+
+  /// Appends the reply's bytes to `output`.
+  public func append(to output: inout [UInt8]) {
+    output.append(contentsOf: head)
+    if !shared.isEmpty { output.append(contentsOf: shared) }
+    if !tail.isEmpty { output.append(contentsOf: tail) }
+  }
 }
 
 /// A connection's live-event subscription: the event types it wants (nil: all) and the last
@@ -58,8 +82,17 @@ enum ReplyResult {
 /// A reply line serialized when it was made (the state it describes may change before it is
 /// sent), and the subscription it starts (a `subscribe`).
 struct SerializedReply {
-  var bytes: [UInt8]
+  var pieces: ReplyPieces
   var subscription: Subscription?
+
+  init(bytes: [UInt8], subscription: Subscription? = nil) {
+    pieces = ReplyPieces(head: bytes)
+    self.subscription = subscription
+  }
+
+  init(pieces: ReplyPieces) {
+    self.pieces = pieces
+  }
 }
 
 /// The reply envelopes, written straight to bytes: `{"id":…,"ok":true,"result":…}` and
@@ -77,17 +110,22 @@ enum ReplyEnvelope {
     return output
   }
 
-  /// A success whose result is JSON text already encoded.
-  static func success(id: JSONValue, encoded result: [UInt8]) -> [UInt8] {
-    var output: [UInt8] = []
-    output.reserveCapacity(result.count + 64)
-    output.append(contentsOf: #"{"id":"#.utf8)
-    id.write(to: &output)
-    output.append(contentsOf: #","ok":true,"result":"#.utf8)
-    output.append(contentsOf: result)
-    output.append(UInt8(ascii: "}"))
-    return output
+  /// A success whose result is JSON text already encoded: the result is shared, not copied.
+  static func success(id: JSONValue, encoded result: [UInt8]) -> ReplyPieces {
+    guard id != .null else {
+      return ReplyPieces(head: nullIDSuccessHead, shared: result, tail: closingBrace)
+    }
+    var head: [UInt8] = []
+    head.reserveCapacity(64)
+    head.append(contentsOf: #"{"id":"#.utf8)
+    id.write(to: &head)
+    head.append(contentsOf: #","ok":true,"result":"#.utf8)
+    return ReplyPieces(head: head, shared: result, tail: closingBrace)
   }
+
+  /// The start of a success without an id (the most common), built once.
+  private static let nullIDSuccessHead = Array(#"{"id":null,"ok":true,"result":"#.utf8)
+  private static let closingBrace = [UInt8(ascii: "}")]
 
   /// `{"id":…,"ok":false,"error":{…}}`.
   static func failure(id: JSONValue, _ error: RegisterError) -> [UInt8] {

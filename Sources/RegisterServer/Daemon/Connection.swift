@@ -89,7 +89,7 @@ final class Connection {
   }
 
   /// Queues the reply to the oldest unanswered line (a newline is added).
-  func enqueue(reply line: [UInt8]) {
+  func enqueue(reply line: ReplyPieces) {
     if head < submitted {
       heldLineBytes -= (lines[head]?.count ?? 0) + Self.lineOverhead
       lines[head] = nil
@@ -104,7 +104,7 @@ final class Connection {
         head = 0
       }
     }
-    output.append(contentsOf: line)
+    line.append(to: &output)
     output.append(UInt8(ascii: "\n"))
   }
 

@@ -407,7 +407,7 @@ package final class Server {
     for connection in connections { byID[connection.id] = connection }
     for reply in result.replies {
       guard let connection = byID[reply.connection] else { continue }
-      connection.enqueue(reply: reply.bytes)
+      connection.enqueue(reply: reply.pieces)
       if let subscription = reply.subscription {
         subscribe(connection, subscription)
       }
