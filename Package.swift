@@ -28,7 +28,9 @@ let package = Package(
       dependencies: ["RegisterEngine", "RegisterServer", "RegisterClient"],
       path: "Tests/RegisterTestSupport"
     ),
-    .testTarget(name: "RegisterEngineTests", dependencies: ["RegisterEngine", "RegisterServer"]),
+    .testTarget(
+      name: "RegisterEngineTests",
+      dependencies: ["RegisterEngine", "RegisterServer", "RegisterTestSupport"]),
     .testTarget(name: "RegisterClientTests", dependencies: ["RegisterClient", "RegisterEngine"]),
     .testTarget(
       name: "EndToEndTests",

@@ -1,6 +1,7 @@
 import Foundation
 import RegisterEngine
 import RegisterServer
+import RegisterTestSupport
 import Testing
 
 /// Connections at their edges: clients that half-close, flood, stall mid-line, or come in

@@ -1,6 +1,7 @@
 import Foundation
 import RegisterEngine
 import RegisterServer
+import RegisterTestSupport
 import Testing
 
 @Suite("registerd start-up, socket and shutdown", .serialized)

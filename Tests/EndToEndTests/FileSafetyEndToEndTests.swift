@@ -1,6 +1,7 @@
 import Foundation
 import RegisterEngine
 import RegisterServer
+import RegisterTestSupport
 import Testing
 
 /// The daemon never writes through a symbolic link and refuses a data directory or outbox

@@ -112,8 +112,12 @@ struct PINEndToEndTests {
       hellos += 1
     }
     #expect(hellos >= 3)
+    // Were the PINs hashed on the loop, the first hello would wait for the whole burst (six
+    // hashes); with them on worker threads it waits for none, though on a busy two-core
+    // machine the workers leave the loop little CPU (hellos of 0.11 s against a 0.18 s hash
+    // were seen with the rest of the suite running). One hash is the line between the two.
     #expect(
-      slowest < hashTime / 2,
+      slowest < hashTime,
       "hello took \(slowest) s while PINs were hashed (one hash: \(hashTime) s)")
     for (index, line) in lines.enumerated() {
       let reply = try burst.read()

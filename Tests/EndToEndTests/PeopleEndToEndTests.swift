@@ -1,6 +1,7 @@
 import Foundation
 import RegisterEngine
 import RegisterServer
+import RegisterTestSupport
 import Testing
 
 /// The repository's catalog with a low PIN-hash iteration count, so sign-ins in a debug build

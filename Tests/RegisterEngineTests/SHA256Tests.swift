@@ -1,4 +1,5 @@
 import Foundation
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine
@@ -158,8 +159,7 @@ func systemDigest(of bytes: [UInt8]) throws -> String {
   input.fileHandleForWriting.write(Data(bytes))
   try input.fileHandleForWriting.close()
   let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  #expect(process.terminationStatus == 0)
+  #expect(exitStatus(of: process, timeout: 60) == 0)
   let text = String(decoding: data, as: UTF8.self)
   return String(text.prefix(while: { $0 != " " }))
 }
