@@ -231,7 +231,7 @@ package enum CommandParser {
       invocation = request(Requests.StockAdjust(sku: sku, delta: delta, reason: reason), .product)
     case "float":
       let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
-      invocation = request(Requests.Float(amount: amount), .drawer)
+      invocation = request(Requests.SetFloat(amount: amount), .drawer)
     case "paid-in", "paid-out":
       let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
       guard let reason = try arguments.option("--reason") else {

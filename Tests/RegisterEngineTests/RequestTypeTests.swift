@@ -86,7 +86,7 @@ import Testing
       [Requests.ProductUpdate(sku: "TEE", changes: Self.priceChange)]
     case .productRemove: [Requests.ProductRemove(sku: "TEE")]
     case .stockAdjust: [Requests.StockAdjust(sku: "TEE", delta: -2, reason: "damaged")]
-    case .float: [Requests.Float(amount: usd(15_000))]
+    case .setFloat: [Requests.SetFloat(amount: usd(15_000))]
     case .paidIn: [Requests.PaidIn(amount: usd(100), reason: "change")]
     case .paidOut: [Requests.PaidOut(amount: usd(250), reason: "stamps")]
     case .noSale: [Requests.NoSale(), Requests.NoSale(reason: "change for a 20")]
@@ -156,7 +156,7 @@ import Testing
     #expect(money.currency.minorDigits == digits)
     #expect(money.decimalString == text)
     // registerd reads the same text against the store's currency.
-    let line = RequestEnvelope().line(for: Requests.Float(amount: money))
+    let line = RequestEnvelope().line(for: Requests.SetFloat(amount: money))
     #expect(line == #"{"op":"float","amount":"\#(text)"}"#)
   }
 

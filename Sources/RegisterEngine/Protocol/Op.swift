@@ -35,7 +35,7 @@ public enum Op: String, CaseIterable, Sendable {
   case productUpdate = "product_update"
   case productRemove = "product_remove"
   case stockAdjust = "stock_adjust"
-  case float
+  case setFloat = "float"
   case paidIn = "paid_in"
   case paidOut = "paid_out"
   case noSale = "no_sale"
@@ -52,7 +52,7 @@ public enum Op: String, CaseIterable, Sendable {
     case .add, .remove, .setQty, .tender, .void, .discount, .overridePrice, .voidLine, .park,
       .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,
       .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
-      .stockAdjust, .float, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
       true
     }
   }

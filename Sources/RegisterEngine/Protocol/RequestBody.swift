@@ -61,7 +61,7 @@ extension Op {
     case .productUpdate: Requests.ProductUpdate.self
     case .productRemove: Requests.ProductRemove.self
     case .stockAdjust: Requests.StockAdjust.self
-    case .float: Requests.Float.self
+    case .setFloat: Requests.SetFloat.self
     case .paidIn: Requests.PaidIn.self
     case .paidOut: Requests.PaidOut.self
     case .noSale: Requests.NoSale.self

@@ -83,7 +83,7 @@ public enum Command: Sendable {
     case .productUpdate: .productUpdate
     case .productRemove: .productRemove
     case .stockAdjust: .stockAdjust
-    case .setFloat: .float
+    case .setFloat: .setFloat
     case .paidIn: .paidIn
     case .paidOut: .paidOut
     case .noSale: .noSale

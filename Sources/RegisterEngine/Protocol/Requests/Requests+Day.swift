@@ -2,8 +2,8 @@
 
 extension Requests {
   /// `float`: the cash in the drawer at the start of the day.
-  public struct Float: RequestBody, DecodableRequestBody {
-    public static let op = Op.float
+  public struct SetFloat: RequestBody, DecodableRequestBody {
+    public static let op = Op.setFloat
     public var amount: Money
     public init(amount: Money) { self.amount = amount }
     init(from fields: inout RequestFields) throws(RegisterError) {
