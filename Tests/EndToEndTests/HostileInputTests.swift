@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterTestSupport
 import Testing
 
 // The hostile-input corpus (issue 9, "How it is checked"): a running registerd is sent every
@@ -10,26 +11,6 @@ import Testing
 // Everything is generated here, from a seeded pseudo-random generator: a failure message names
 // the seed, and `REGISTERD_CORPUS_SEED=<seed> swift test --filter HostileInputTests` replays
 // exactly the same lines.
-
-/// SplitMix64: a tiny, well-mixed generator whose whole state is one seed, so a run reproduces.
-struct SplitMix64 {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A number in `0..<bound` (bound > 0).
-  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-  mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
 
 /// One line of the corpus and what its reply must look like.
 struct HostileLine {

@@ -1,4 +1,5 @@
 import Foundation
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine
@@ -182,7 +183,7 @@ import Testing
       case .nulsAndJunk:
         return Array("\u{0}\u{0}junk\n".utf8)
       case .randomBytes:
-        var generator = SeededGenerator(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         return (0..<700).map { _ in UInt8.random(in: 0...255, using: &generator) }
       case .halfARecord:
         let line = Self.nextRecord(after: scan, more: false)
@@ -319,20 +320,5 @@ import Testing
     #expect(damage.line == 4)
     #expect(damage.offset == sample.lines[3].lowerBound)
     #expect(scan.records.count == 3)
-  }
-}
-
-/// A small deterministic random number generator (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
   }
 }

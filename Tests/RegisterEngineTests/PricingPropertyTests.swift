@@ -1,36 +1,17 @@
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine
 
-/// SplitMix64: a tiny deterministic generator. The same seed always gives the same numbers on
-/// every platform, so a failing seed printed by a test reproduces the failure exactly.
-private struct SplitMix64 {
-  private(set) var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
-  }
-
+extension SplitMix64 {
   /// A number in `range` (the modulo bias is irrelevant at these sizes).
-  mutating func int(_ range: ClosedRange<Int64>) -> Int64 {
+  fileprivate mutating func int(_ range: ClosedRange<Int64>) -> Int64 {
     let span = UInt64(range.upperBound - range.lowerBound) + 1
     return range.lowerBound + Int64(next() % span)
   }
 
   /// True `percent` times in a hundred.
-  mutating func chance(_ percent: Int64) -> Bool { int(0...99) < percent }
-
-  mutating func pick<Element>(_ items: [Element]) -> Element {
-    items[Int(int(0...Int64(items.count - 1)))]
-  }
+  fileprivate mutating func chance(_ percent: Int64) -> Bool { int(0...99) < percent }
 }
 
 private let rateChoices = ["0", "5.5", "7.5", "8.875", "20"]

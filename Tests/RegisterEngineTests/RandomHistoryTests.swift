@@ -1,30 +1,13 @@
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine
-
-/// A small deterministic random source (SplitMix64), so that a failing history can be rerun.
-struct SeededRandom {
-  var state: UInt64
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A number in `0..<bound`.
-  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-  mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
 
 /// Random request lines a cashier could send: most are accepted, some are refused (a line that
 /// is not there, stock run out, a return of more than was sold); only what is accepted (and what
 /// a refusal still records) reaches the journal.
 enum RandomHistory {
-  static func request(_ random: inout SeededRandom, register: Register) -> String {
+  static func request(_ random: inout SplitMix64, register: Register) -> String {
     let lines = max(1, register.order.nextLine - 1)
     let line = 1 + random.below(lines + 1)
     let receipts = max(1, register.nextReceiptNumber - 1)
@@ -64,7 +47,7 @@ enum RandomHistory {
   /// Drives `count` random requests from `seed` through a journaling lane.
   static func drive(seed: UInt64, count: Int) throws -> JournalLane {
     let lane = try JournalLane()
-    var random = SeededRandom(state: seed)
+    var random = SplitMix64(seed: seed)
     for _ in 0..<count {
       lane.clock.advance(milliseconds: Int64(1 + random.below(90_000)))
       try lane.send(request(&random, register: lane.register))
