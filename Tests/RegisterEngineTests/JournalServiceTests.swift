@@ -11,12 +11,15 @@ struct FileLane {
   let recovery: JournalFiles.Recovery
   let service: RegisterService
 
-  init(directory: String, clock: ManualClock, catalogJSON: String = testCatalogJSON) throws {
+  init(
+    directory: String, clock: ManualClock, catalogJSON: String = testCatalogJSON,
+    segmentLimit: Int = JournalFiles.defaultSegmentLimit
+  ) throws {
     self.directory = directory
     let catalog = try CatalogFile.parse(Array(catalogJSON.utf8), file: "test-catalog.json")
     recovery = try JournalFiles.recover(directory: directory, now: clock.now())
     let journal = Journal(
-      storage: try recovery.openStorage(), lastSum: recovery.lastSum,
+      storage: try recovery.openStorage(segmentLimit: segmentLimit), lastSum: recovery.lastSum,
       lastSequence: recovery.lastSequence)
     service = RegisterService(register: recovery.register, clock: clock, journal: journal)
     let current = recovery.register.lastSequence > 0 ? recovery.register : nil

@@ -52,7 +52,7 @@ public enum JournalFiles {
     }
 
     /// Reads a segment's file name (nil for any other file: temporaries, torn tails).
-    static func parse(_ name: String) -> (day: Int, firstSequence: Int64)? {
+    public static func parse(_ name: String) -> (day: Int, firstSequence: Int64)? {
       let bytes = Array(name.utf8)
       // day + ≥6 digits + -seq + ≥12 digits + .ndjson
       guard name.hasPrefix("day"), name.hasSuffix(".ndjson"),
