@@ -25,6 +25,20 @@ extension ReceiptLedger {
         }),
       "next_receipt_number": .int(nextReceiptNumber),
       "last_receipt_number": lastReceiptNumber.snapshot { .int($0) },
+      "archive": .array(
+        archive.days.map { day in
+          .object([
+            "day": .int(day.day), "numbers": .array(day.numbers.map { .int($0) }),
+            "offsets": .array(day.offsets.map { .int($0) }),
+          ])
+        }),
+      "customer_receipts": .array(
+        customerReceipts.keys.sorted().map { id in
+          .object([
+            "customer": .string(id),
+            "receipts": .array((customerReceipts[id] ?? []).map { .int($0) }),
+          ])
+        }),
     ])
   }
 
@@ -79,8 +93,53 @@ extension ReceiptLedger {
     refunded = Dictionary(states, uniquingKeysWith: { first, _ in first })
     nextReceiptNumber = try fields.int("next_receipt_number", in: SnapshotRange.positive)
     lastReceiptNumber = try fields.nullableInt("last_receipt_number", in: SnapshotRange.positive)
+    let archived = try fields.array("archive") {
+      value, path throws(JSONShapeError) -> ArchivedDay in
+      var entry = try JSONFields(value, path: path)
+      let day = try entry.int("day", in: SnapshotRange.positive)
+      let numbers = try entry.array("numbers") { value, path throws(JSONShapeError) in
+        try snapshotInt(value, path: path, in: SnapshotRange.positive)
+      }
+      try requireIncreasing(numbers, path: entry.pathOf("numbers"))
+      let offsets = try entry.array("offsets") { value, path throws(JSONShapeError) in
+        try snapshotInt(value, path: path, in: SnapshotRange.count)
+      }
+      guard offsets.count == numbers.count + 1, offsets.first == 0 else {
+        throw JSONShapeError(
+          path: entry.pathOf("offsets"), message: "must hold one offset per receipt and the end")
+      }
+      try requireIncreasing(offsets, path: entry.pathOf("offsets"))
+      try entry.rejectUnknown()
+      return ArchivedDay(day: day, numbers: numbers, offsets: offsets)
+    }
+    try requireIncreasing(archived.map(\.day), path: fields.pathOf("archive"))
+    // Archived days hold the oldest receipts: numbers increase across them and stay before
+    // every receipt still in memory.
+    try requireIncreasing(
+      archived.flatMap(\.numbers)
+        + (sold.map(\.receiptNumber) + returned.map(\.receiptNumber)).sorted(),
+      path: fields.pathOf("archive"))
+    for day in archived { archive.append(day) }
+    let customers = try fields.array("customer_receipts") {
+      value, path throws(JSONShapeError) -> (String, [Int]) in
+      var entry = try JSONFields(value, path: path)
+      let id = try entry.string("customer")
+      let numbers = try entry.array("receipts") { value, path throws(JSONShapeError) in
+        try snapshotInt(value, path: path, in: SnapshotRange.positive)
+      }
+      try requireIncreasing(numbers, path: entry.pathOf("receipts"))
+      try entry.rejectUnknown()
+      return (id, numbers)
+    }
+    for index in customers.indices.dropFirst() where customers[index].0 <= customers[index - 1].0 {
+      throw JSONShapeError(
+        path: indexPath(fields.pathOf("customer_receipts"), index),
+        message: "customers must be in id order, each once")
+    }
+    customerReceipts = Dictionary(customers, uniquingKeysWith: { first, _ in first })
     // Receipt numbers are never given twice: every number used is before the next one.
-    let highest = max(sold.last?.receiptNumber ?? 0, returned.last?.receiptNumber ?? 0)
+    let highest = max(
+      sold.last?.receiptNumber ?? 0, returned.last?.receiptNumber ?? 0, archive.lastNumber ?? 0)
     if max(highest, lastReceiptNumber ?? 0) >= nextReceiptNumber {
       throw JSONShapeError(
         path: fields.pathOf("next_receipt_number"),
