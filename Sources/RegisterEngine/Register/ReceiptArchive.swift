@@ -59,9 +59,9 @@ public enum ArchivedReceipt: Sendable, Equatable {
     }
     var fields = try JSONFields(value)
     let number = try fields.required("number", as: Int.self)
-    if let sale = try fields.raw("sale") {
+    if let sale = fields.raw("sale") {
       self = .sale(try CompletedSale(snapshot: sale, path: "sale"))
-    } else if let refund = try fields.raw("return") {
+    } else if let refund = fields.raw("return") {
       self = .refund(try CompletedReturn(snapshot: refund, path: "return"))
     } else {
       throw JSONShapeError(path: "", message: "holds neither a sale nor a return")

@@ -234,10 +234,11 @@ public enum JournalFiles {
       from = loaded.head
     }
     register.archiveReceipts([], reader: FileReceiptArchive(dataDirectory: directory))
-    let chain = try read(segments, after: from.sequence, sum: from.sum, until: { done(register) }) {
-      _, records throws(RecoveryError) in
+    let apply = { (_: Segment, records: [JournalRecord]) throws(RecoveryError) in
       try register.replay(records)
     }
+    let chain = try read(
+      segments, after: from.sequence, sum: from.sum, until: { done(register) }, apply)
     if let mismatch = chain.startMismatch, let snapshot = loaded?.snapshot {
       throw RecoveryError(
         """
