@@ -96,7 +96,7 @@ final class HistoryLane {
     }
     // Cash goes to the bank when the drawer holds too much.
     let expected = register.day.totals.expectedCash
-    if expected > 150_000 {
+    if expected > 300_000 {
       counts.drawerMoves += 1
       try send(
         #"{"op":"paid_out","amount":"\#(decimal(expected - 30_000))","reason":"bank deposit"}"#)
