@@ -1,0 +1,61 @@
+import RegisterEngine
+import RegisterServer
+
+/// Where the generated history's records go: the data directory's journal, written by the
+/// real journal code (`Journal` encodes each record and chains its SHA-256; `FileJournalStorage`
+/// appends and fsyncs), so registerd, `verify` and `replay` read it like any other.
+///
+/// Records are appended in large groups (one write and one fsync each), never per request:
+/// a year of history is about two million records.
+final class HistoryStore {
+  let dataDirectory: String
+  private let journal: Journal
+
+  /// Opens a new journal in `dataDirectory` (created when missing). A directory that already
+  /// holds a journal is refused: a history is generated from the first record.
+  init(dataDirectory: String) throws(HistoryError) {
+    self.dataDirectory = dataDirectory
+    if let reason = FileIO.unsafeDirectoryReason(dataDirectory, what: "the data directory") {
+      throw HistoryError(reason)
+    }
+    let path = JournalFiles.journalPath(in: dataDirectory)
+    if FileIO.exists(path) {
+      throw HistoryError("\(path) already exists; generate into an empty directory")
+    }
+    do {
+      try FileIO.makeDirectories(dataDirectory)
+      journal = Journal(
+        storage: try FileJournalStorage(path: path), lastSum: JournalRecord.genesis,
+        lastSequence: 0)
+    } catch {
+      throw HistoryError("cannot create the journal in \(dataDirectory): \(error)")
+    }
+  }
+
+  /// The chain's head: the last record written and its sum.
+  var head: JournalHead { JournalHead(sequence: journal.lastSequence, sum: journal.lastSum) }
+
+  /// Bytes written so far.
+  var bytes: Int { journal.storage.length }
+
+  /// Appends pending records (whole requests, in sequence order) durably: the one place the
+  /// generator writes the journal, so a change of storage (day segments, snapshots) changes
+  /// only this function. The generator calls it every ~1,000 records and after every
+  /// `day_closed`, so a group never splits a request nor spans two business days.
+  func append(_ records: [PendingRecord]) throws(HistoryError) {
+    do {
+      try journal.append(records)
+    } catch {
+      throw HistoryError("cannot write the journal in \(dataDirectory): \(error)")
+    }
+  }
+}
+
+/// Why the history could not be generated.
+struct HistoryError: Error, CustomStringConvertible {
+  var description: String
+
+  init(_ description: String) {
+    self.description = description
+  }
+}
