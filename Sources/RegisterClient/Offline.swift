@@ -179,6 +179,12 @@ enum Offline {
   /// when the journal cannot be read or replayed): from the newest snapshot (with a state day
   /// up to `day`, when given) and the records after it — up to the close of `day`, when given.
   static func register(_ directory: String, day: Int? = nil) -> Register? {
+    load(directory, day: day)?.register
+  }
+
+  /// As `register(_:day:)`, with how it was reached: the snapshot started from and the records
+  /// applied after it.
+  static func load(_ directory: String, day: Int? = nil) -> JournalFiles.Loaded? {
     guard let segments = segments(directory) else { return nil }
     let showProgress = isatty(2) == 1
     let loaded: JournalFiles.Loaded
@@ -209,11 +215,12 @@ enum Offline {
         "register-cli: note: ignoring a torn tail of \(tail.length - tail.goodLength) bytes at the end of \(tail.segment.path)\n"
       )
     }
-    return loaded.register
+    return loaded
   }
 
   static func replay(_ directory: String, day: Int?, receipt: Int?, json: Bool) -> ExitStatus {
-    guard let register = register(directory, day: day) else { return .refused }
+    guard let loaded = load(directory, day: day) else { return .refused }
+    let register = loaded.register
     let path = JournalFiles.segmentDirectory(in: directory)
 
     if let receipt {
@@ -245,6 +252,10 @@ enum Offline {
           "closed": .bool(register.closedDays[chosenDay] != nil),
           "receipts": .array(printed.map(\.reply)),
           "report": ReportRenderer.reply(report),
+          "replayed": .object([
+            "snapshot": loaded.snapshot.map { .string($0.path) },
+            "records": .int(loaded.chain.records), "bytes": .int(loaded.chain.bytes),
+          ]),
         ]).serialized + "\n")
     } else {
       for receipt in printed {

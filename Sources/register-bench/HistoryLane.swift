@@ -79,6 +79,7 @@ final class HistoryLane {
     if random.chance(25) { counted = max(0, counted + Int64(random.between(-500...300))) }
     try send(#"{"op":"close_day","counted":{"cash":"\#(decimal(counted))"}}"#)
     try flush()
+    try store.snapshot(&register)
   }
 
   /// Records of the open day so far, pending ones included.

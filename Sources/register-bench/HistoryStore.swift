@@ -1,9 +1,17 @@
 import RegisterEngine
 import RegisterServer
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Where the generated history's records go: the data directory's journal, written by the
 /// real journal code (`Journal` encodes each record and chains its SHA-256; `FileJournalStorage`
-/// appends and fsyncs), so registerd, `verify` and `replay` read it like any other.
+/// appends, fsyncs and starts a new segment at each close of day), and the snapshots and
+/// receipt archive the daemon writes at each close (`SnapshotFiles`), so registerd, `verify`
+/// and `replay` read it like any other.
 ///
 /// Records are appended in large groups (one write and one fsync each), never per request:
 /// a year of history is about two million records.
@@ -18,14 +26,15 @@ final class HistoryStore {
     if let reason = FileIO.unsafeDirectoryReason(dataDirectory, what: "the data directory") {
       throw HistoryError(reason)
     }
-    let path = JournalFiles.journalPath(in: dataDirectory)
-    if FileIO.exists(path) {
+    let path = JournalFiles.segmentDirectory(in: dataDirectory)
+    if FileIO.exists(path) || FileIO.exists(JournalFiles.legacyPath(in: dataDirectory)) {
       throw HistoryError("\(path) already exists; generate into an empty directory")
     }
     do {
       try FileIO.makeDirectories(dataDirectory)
+      let first = JournalFiles.Segment(directory: dataDirectory, day: 1, firstSequence: 1)
       journal = Journal(
-        storage: try FileJournalStorage(path: path), lastSum: JournalRecord.genesis,
+        storage: try FileJournalStorage(segment: first), lastSum: JournalRecord.genesis,
         lastSequence: 0)
     } catch {
       throw HistoryError("cannot create the journal in \(dataDirectory): \(error)")
@@ -35,8 +44,16 @@ final class HistoryStore {
   /// The chain's head: the last record written and its sum.
   var head: JournalHead { JournalHead(sequence: journal.lastSequence, sum: journal.lastSum) }
 
-  /// Bytes written so far.
-  var bytes: Int { journal.storage.length }
+  /// Journal bytes written so far: the sizes of the segment files.
+  var bytes: Int {
+    let segments = (try? JournalFiles.segments(in: dataDirectory)) ?? []
+    return segments.reduce(0) { total, segment in
+      var info = stat()
+      return total + (stat(segment.path, &info) == 0 ? Int(info.st_size) : 0)
+    }
+  }
+  /// Snapshots written.
+  private(set) var snapshots = 0
 
   /// Appends pending records (whole requests, in sequence order) durably: the one place the
   /// generator writes the journal, so a change of storage (day segments, snapshots) changes
@@ -47,6 +64,19 @@ final class HistoryStore {
       try journal.append(records)
     } catch {
       throw HistoryError("cannot write the journal in \(dataDirectory): \(error)")
+    }
+  }
+
+  /// After a close of day (everything appended): the snapshot registerd writes then, with the
+  /// closed day's receipts moved to the archive, which `register` then reads them from.
+  func snapshot(_ register: inout Register) throws(HistoryError) {
+    do {
+      let written = try SnapshotFiles.write(register, head: head, dataDirectory: dataDirectory)
+      register.archiveReceipts(
+        written.archived, reader: FileReceiptArchive(dataDirectory: dataDirectory))
+      snapshots += 1
+    } catch {
+      throw HistoryError("cannot write a snapshot in \(dataDirectory): \(error)")
     }
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import RegisterTestSupport
 import Testing
 
@@ -51,13 +52,19 @@ struct HistoryGeneratorTests {
     // Every request it sent was accepted: a refusal means it fell out of step with the engine.
     #expect(generated.stdout.contains("refused requests    0\n"), "\(generated.stdout)")
 
-    let journal = try [UInt8](
-      Data(contentsOf: URL(fileURLWithPath: directory.path("data/journal.ndjson"))))
+    let journal = try JournalFiles.readAll(in: directory.path("data"))
     let scan = JournalScanner.scan(journal)
     #expect(scan.isIntact)
     #expect(scan.records.map(\.sequence) == Array(1...Int64(scan.records.count)))
     #expect(scan.records.filter { $0.type == "day_closed" }.count == 2)
     #expect(scan.records.last?.type == "day_closed")
+    // As registerd leaves it: a segment per day, a snapshot after each close, and the closed
+    // days' receipts in the archive.
+    #expect(try JournalFiles.segments(in: directory.path("data")).map(\.day) == [1, 2, 3])
+    #expect(SnapshotFiles.list(in: directory.path("data")).map(\.day) == [2, 3])
+    for day in ["day000001", "day000002"] {
+      #expect(FileManager.default.fileExists(atPath: directory.path("data/receipts/\(day).ndjson")))
+    }
     // About 300 records a day (the close lands within a sale's length of the target).
     #expect((500...640).contains(scan.records.count), "\(scan.records.count) records")
     // Time moves forward, inside opening hours, one business day per calendar day.
@@ -106,8 +113,7 @@ struct HistoryGeneratorTests {
     let report = try client.send(#"{"op":"report","kind":"z","day":2}"#)
     #expect(report.isOK, "\(report)")
     #expect(daemon.stop() == 0)
-    let after = try [UInt8](
-      Data(contentsOf: URL(fileURLWithPath: directory.path("data/journal.ndjson"))))
+    let after = try JournalFiles.readAll(in: directory.path("data"))
     #expect(after == journal, "registerd wrote records at start-up")
   }
 
@@ -123,9 +129,12 @@ struct HistoryGeneratorTests {
     func bytes(_ path: String) throws -> Data {
       try Data(contentsOf: URL(fileURLWithPath: directory.path(path)))
     }
-    #expect(try bytes("a/data/journal.ndjson") == bytes("b/data/journal.ndjson"))
+    func journal(_ name: String) throws -> [UInt8] {
+      try JournalFiles.readAll(in: directory.path(name + "/data"))
+    }
+    #expect(try journal("a") == journal("b"))
     #expect(try bytes("a/catalog.json") == bytes("b/catalog.json"))
-    #expect(try bytes("a/data/journal.ndjson") != bytes("c/data/journal.ndjson"))
+    #expect(try journal("a") != journal("c"))
   }
 
   @Test("bad arguments and a directory that already holds a journal are refused")
@@ -153,12 +162,12 @@ struct HistoryGeneratorTests {
     #expect(!FileManager.default.fileExists(atPath: target), "a refused run wrote nothing")
 
     #expect(try generate(into: target, days: 1, in: directory).status == 0)
-    let journal = try Data(contentsOf: URL(fileURLWithPath: target + "/data/journal.ndjson"))
+    let journal = try JournalFiles.readAll(in: target + "/data")
     let catalog = try Data(contentsOf: URL(fileURLWithPath: target + "/catalog.json"))
     let again = try generate(into: target, days: 1, seed: 8, in: directory)
     #expect(again.status == 1)
     #expect(again.stderr.contains("already exists"), "\(again.stderr)")
-    #expect(try Data(contentsOf: URL(fileURLWithPath: target + "/data/journal.ndjson")) == journal)
+    #expect(try JournalFiles.readAll(in: target + "/data") == journal)
     #expect(try Data(contentsOf: URL(fileURLWithPath: target + "/catalog.json")) == catalog)
   }
 }
