@@ -36,7 +36,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "RegisterEngine", "RegisterServer", "RegisterClient", "RegisterTestSupport", "registerd",
-        "register-cli",
+        "register-cli", "register-bench",
       ]
     ),
   ],

@@ -176,28 +176,34 @@ enum Offline {
   }
 
   /// The register as the journal in `directory` leaves it (nil, with the reason printed,
-  /// when the journal cannot be read or replayed).
-  static func register(_ directory: String) -> Register? {
+  /// when the journal cannot be read or replayed): from the newest snapshot (with a state day
+  /// up to `day`, when given) and the records after it — up to the close of `day`, when given.
+  static func register(_ directory: String, day: Int? = nil) -> Register? {
+    load(directory, day: day)?.register
+  }
+
+  /// As `register(_:day:)`, with how it was reached: the snapshot started from and the records
+  /// applied after it.
+  static func load(_ directory: String, day: Int? = nil) -> JournalFiles.Loaded? {
     guard let segments = segments(directory) else { return nil }
-    let path = JournalFiles.segmentDirectory(in: directory)
     let showProgress = isatty(2) == 1
-    var register = Register()
-    let chain: JournalFiles.ChainScan
+    let loaded: JournalFiles.Loaded
     do {
-      var done = 0
-      chain = try JournalFiles.read(segments, after: 0, sum: JournalRecord.genesis) {
-        segment, records throws(RecoveryError) in
-        try register.replay(records)
-        done += records.count
+      loaded = try JournalFiles.load(directory, segments: segments, snapshotDay: day) { register in
         if showProgress {
-          writeStandardError("\rreplaying \(path): \(segment.name) (\(done) records)")
+          writeStandardError("\rreplaying: up to record \(register.lastSequence)")
         }
+        return day.map { register.closedDays[$0] != nil } ?? false
       }
     } catch {
       _ = CLI.fail(.refused, error.description)
       return nil
     }
     if showProgress { writeStandardError("\n") }
+    for skipped in loaded.skippedSnapshots {
+      writeStandardError("register-cli: note: skipped a snapshot that cannot be used: \(skipped)\n")
+    }
+    let chain = loaded.chain
     if let (segmentPath, damage) = chain.damage {
       _ = CLI.fail(
         .refused,
@@ -209,11 +215,12 @@ enum Offline {
         "register-cli: note: ignoring a torn tail of \(tail.length - tail.goodLength) bytes at the end of \(tail.segment.path)\n"
       )
     }
-    return register
+    return loaded
   }
 
   static func replay(_ directory: String, day: Int?, receipt: Int?, json: Bool) -> ExitStatus {
-    guard let register = register(directory) else { return .refused }
+    guard let loaded = load(directory, day: day) else { return .refused }
+    let register = loaded.register
     let path = JournalFiles.segmentDirectory(in: directory)
 
     if let receipt {
@@ -245,6 +252,10 @@ enum Offline {
           "closed": .bool(register.closedDays[chosenDay] != nil),
           "receipts": .array(printed.map(\.reply)),
           "report": ReportRenderer.reply(report),
+          "replayed": .object([
+            "snapshot": loaded.snapshot.map { .string($0.path) },
+            "records": .int(loaded.chain.records), "bytes": .int(loaded.chain.bytes),
+          ]),
         ]).serialized + "\n")
     } else {
       for receipt in printed {
@@ -286,9 +297,12 @@ enum PrintedReceipt {
 
   /// Every receipt of `day`, sales and returns, in number order.
   static func all(ofDay day: Int, in register: Register) -> [PrintedReceipt] {
-    let sales = register.receipts.values.filter { $0.day == day }.map(PrintedReceipt.sale)
-    let refunds = register.returns.values.filter { $0.day == day }.map(PrintedReceipt.refund)
-    return (sales + refunds).sorted { $0.number < $1.number }
+    register.ledger.receipts(ofDay: day).map { receipt in
+      switch receipt {
+      case .sale(let sale): .sale(sale)
+      case .refund(let refund): .refund(refund)
+      }
+    }
   }
 
   var number: Int {

@@ -11,6 +11,7 @@ import RegisterServer
 
 // register-bench: drives a running registerd with N concurrent clients ringing up sales, and
 // reports throughput, latency percentiles and how many requests shared each fsync.
+// `register-bench history ...` instead writes a long journal for a benchmark (History.swift).
 
 struct BenchOptions {
   var socketPath: String
@@ -35,6 +36,7 @@ func parseOptions() -> BenchOptions? {
     default:
       writeStandardError(
         "usage: register-bench [--socket PATH] [--clients N] [--sales PER_CLIENT] [--lines PER_SALE]\n"
+          + HistoryOptions.usage + "\n"
       )
       return nil
     }
@@ -69,6 +71,9 @@ func hello(_ path: String) -> JSONValue? {
 }
 
 func run() -> Int32 {
+  if CommandLine.arguments.dropFirst().first == "history" {
+    return runHistory(Array(CommandLine.arguments.dropFirst(2)))
+  }
   guard let options = parseOptions() else { return 2 }
   guard let before = hello(options.socketPath) else {
     writeStandardError("register-bench: cannot reach registerd at \(options.socketPath)\n")

@@ -76,6 +76,12 @@ do {
   log("cannot start: \(error)")
   exit(1)
 }
+for skipped in recovery.skippedSnapshots {
+  log("skipped a snapshot that cannot be used: \(skipped)")
+}
+if let snapshot = recovery.snapshot {
+  log("started from the snapshot \(snapshot.path) (record \(snapshot.sequence))")
+}
 if recovery.migratedLegacyJournal {
   log(
     "moved the journal of an older registerd into \(JournalFiles.segmentDirectory(in: options.dataDirectory)) as its first segment"
@@ -118,7 +124,7 @@ let recovered = recovery.register
 if recovered.lastSequence > 0 {
   log(
     "recovered \(recovery.recordsRead) journal records: day \(recovered.day.number), "
-      + "\(recovered.receipts.count) receipts, open order \(recovered.order.id) with \(recovered.order.lines.count) lines"
+      + "\(recovered.lastReceiptNumber ?? 0) receipts, open order \(recovered.order.id) with \(recovered.order.lines.count) lines"
   )
 }
 
@@ -201,6 +207,10 @@ let server = Server(
   listenFD: listenFD, signalFD: signalFD, socketPath: options.socketPath, service: service,
   writer: JournalWriter(journal: journal))
 server.dataDirectory = options.dataDirectory
+server.snapshots = SnapshotWriter(dataDirectory: options.dataDirectory)
+// A long replay at this start (no snapshot yet, or an old one): take one as soon as all is
+// durable, so the next start reads less.
+server.snapshotDue = recovery.recordsRead > 20_000
 server.subscriberLimit = options.subscriberBacklog
 server.maximumConnections = options.maximumConnections ?? Server.defaultMaximumConnections()
 server.idleTimeout = options.idleTimeoutMilliseconds

@@ -98,7 +98,7 @@ struct RegisterState: Equatable {
   var totals: OrderTotals
   var nextOrderID: Int
   var nextReceiptNumber: Int
-  var receipts: ReceiptBook<CompletedSale>
+  var receipts: [CompletedSale]
   var lastReceiptNumber: Int?
   var day: BusinessDay
   var closedDays: [Int: ClosedDay]
@@ -113,7 +113,7 @@ struct RegisterState: Equatable {
     totals = register.totals
     nextOrderID = register.nextOrderID
     nextReceiptNumber = register.nextReceiptNumber
-    receipts = register.receipts
+    receipts = register.receipts.values
     lastReceiptNumber = register.lastReceiptNumber
     day = register.day
     closedDays = register.closedDays

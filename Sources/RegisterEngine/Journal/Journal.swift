@@ -72,6 +72,8 @@ public struct JournalWrite: Sendable {
   public var sum: String?
   /// Files to write once the group is durable (e-mailed receipts).
   public var effects: [FileEffect] = []
+  /// Set by `Journal.write` when the group ended a segment (a close of day, or a full one).
+  public var endedSegment = false
 
   /// How many records the group holds.
   public var records: Int { pending.count }
@@ -206,6 +208,7 @@ public final class Journal: @unchecked Sendable {
       if ends {
         do {
           try storage.startSegment(day: nextDay, firstSequence: last.sequence + 1)
+          work.endedSegment = true
         } catch {
           onSegmentFailure(error)
         }

@@ -118,6 +118,23 @@ public final class RegisterService {
   /// True while changes are staged or being written.
   public var hasPendingWrites: Bool { groups.hasPendingWrites }
 
+  /// The register with the journal record it is the state as of, when every change is durable
+  /// (nil while changes are staged or written, or without a journal): what a snapshot takes.
+  public var durableState: (register: Register, head: JournalHead)? {
+    guard !groups.hasPendingWrites, let journal, journal.lastSequence > 0,
+      register.lastSequence == journal.lastSequence
+    else { return nil }
+    return (register, JournalHead(sequence: journal.lastSequence, sum: journal.lastSum))
+  }
+
+  /// The receipts of `days` are in their archive files now (written by a snapshot): the
+  /// register reads them from there and keeps them in memory no more. Nothing a client sees
+  /// changes.
+  public func archiveReceipts(_ days: [ArchivedDay]) {
+    guard !days.isEmpty else { return }
+    register.archiveReceipts(days, reader: nil)
+  }
+
   /// Stages events that come from the daemon rather than a client (a catalog reloaded on
   /// SIGHUP); they are written with the next group.
   public func stageSystemEvents(_ events: [Event]) {

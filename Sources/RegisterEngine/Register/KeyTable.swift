@@ -20,7 +20,8 @@ public struct StoredKey: Sendable, Equatable {
 /// (`checkpointCopy(openDay:)`), so the open day's table is never shared and a new key is
 /// inserted in place instead of copying every key the day has seen.
 public struct KeyTable: Sendable, Equatable {
-  private var days: [Int: [String: StoredKey]] = [:]
+  /// The keys by the business day they were used in (internal for the snapshot codec).
+  var days: [Int: [String: StoredKey]] = [:]
 
   public init() {}
 

@@ -69,6 +69,15 @@ public struct ReceiptBook<Element: Numbered>: Sendable, Equatable {
     return nil
   }
 
+  /// Drops every element numbered up to `number` (the oldest: numbers increase). Rebuilds
+  /// the book: it is done once per archived day, not per request.
+  mutating func removeThrough(_ number: Int) {
+    let kept = values.filter { $0.number > number }
+    sealed = []
+    open = []
+    for element in kept { append(element) }
+  }
+
   /// Every element, in number order.
   public var values: [Element] { sealed.flatMap(\.items) + open }
 

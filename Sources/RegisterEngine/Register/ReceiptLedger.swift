@@ -1,10 +1,19 @@
 /// The receipts: completed sales and returns (numbers shared), what has been returned and
 /// refunded against each sale, and the receipt numbering.
+///
+/// Receipts are kept in memory until their day is closed and archived (`archive(_:)`, once
+/// their day's archive file is on disk): from then on they are read from the file when asked
+/// for, so a year of receipts does not live in memory. `sale(_:)` and `refund(_:)` find a
+/// receipt wherever it is.
 public struct ReceiptLedger: Sendable, Equatable {
-  /// Completed sales by receipt number.
+  /// Completed sales by receipt number, of the days not archived.
   public internal(set) var sales: ReceiptBook<CompletedSale>
-  /// Returns by receipt number (numbers are shared with sales).
+  /// Returns by receipt number (numbers are shared with sales), of the days not archived.
   public internal(set) var returns: ReceiptBook<CompletedReturn>
+  /// The receipts of archived days: where they are.
+  public internal(set) var archive = ReceiptArchive()
+  /// Per customer id: the numbers of their receipts (sales and returns), in order.
+  public internal(set) var customerReceipts: [String: [Int]] = [:]
   /// Per sale receipt: units returned so far, by line number.
   public internal(set) var returnedQuantities: [Int: [Int: Int64]]
   /// Per sale receipt: what has been refunded so far, to each card and in cash.
@@ -28,10 +37,16 @@ public struct ReceiptLedger: Sendable, Equatable {
       guard let sale else { return }
       sales.append(sale)
       number(sale.receiptNumber)
+      if let customer = sale.customer {
+        customerReceipts[customer.id, default: []].append(sale.receiptNumber)
+      }
     case .returnCompleted(let event):
       guard let refund else { return }
       returns.append(refund)
       number(event.receipt)
+      if let customer = refund.customer {
+        customerReceipts[customer.id, default: []].append(refund.receiptNumber)
+      }
       var quantities = returnedQuantities[event.original] ?? [:]
       for line in event.lines {
         quantities[line.line] = Checked.saturatingAdd(quantities[line.line] ?? 0, line.quantity)
@@ -56,6 +71,58 @@ public struct ReceiptLedger: Sendable, Equatable {
       .receiptEmailed, .dayClosed:
       return
     }
+  }
+
+  /// The sale with this receipt number, in memory or archived.
+  public func sale(_ number: Int) -> CompletedSale? {
+    if let sale = sales[number] { return sale }
+    if case .sale(let sale) = archive.receipt(number) { return sale }
+    return nil
+  }
+
+  /// The return with this receipt number, in memory or archived.
+  public func refund(_ number: Int) -> CompletedReturn? {
+    if let refund = returns[number] { return refund }
+    if case .refund(let refund) = archive.receipt(number) { return refund }
+    return nil
+  }
+
+  /// Every receipt of business day `day`, sales and returns, in number order (an archived day's
+  /// read from its file).
+  public func receipts(ofDay day: Int) -> [ArchivedReceipt] {
+    let archived = archive.receipts(ofDay: day)
+    let kept =
+      sales.values.filter { $0.day == day }.map(ArchivedReceipt.sale)
+      + returns.values.filter { $0.day == day }.map(ArchivedReceipt.refund)
+    return (archived + kept).sorted { $0.number < $1.number }
+  }
+
+  /// The receipts of closed days before `day` still kept in memory, by day, in number order:
+  /// what the next archive writes.
+  public func unarchivedDays(before day: Int) -> [(day: Int, receipts: [ArchivedReceipt])] {
+    var byDay: [Int: [ArchivedReceipt]] = [:]
+    for sale in sales.values where sale.day < day {
+      byDay[sale.day, default: []].append(.sale(sale))
+    }
+    for refund in returns.values where refund.day < day {
+      byDay[refund.day, default: []].append(.refund(refund))
+    }
+    return byDay.keys.sorted().map { day in
+      (day, (byDay[day] ?? []).sorted { $0.number < $1.number })
+    }
+  }
+
+  /// The receipts of `days` are in their archive files now: they are dropped from memory and
+  /// read from the files from here on. Days must follow the ones archived before, and hold
+  /// every receipt in memory up to their last number (as `unarchivedDays` gives them).
+  public mutating func archive(_ days: [ArchivedDay], reader: (any ReceiptArchiveReader)?) {
+    for day in days {
+      guard let last = day.last, last > (archive.lastNumber ?? 0) else { continue }
+      archive.append(day)
+      sales.removeThrough(last)
+      returns.removeThrough(last)
+    }
+    if let reader { archive.reader = reader }
   }
 
   /// Takes a receipt number: the next one is always past every number used.

@@ -248,7 +248,10 @@ extension Register {
     var entries: [(Int, JSONValue)] = []
     var spent: Int64 = 0
     var refunded: Int64 = 0
-    for sale in receipts.values where sale.customer?.id == id {
+    // The customer's receipts by number (found through the ledger's index: a year of receipts
+    // is not read to find one customer's).
+    let numbers = ledger.customerReceipts[id] ?? []
+    for sale in numbers.compactMap(ledger.sale) where sale.customer?.id == id {
       spent = Checked.saturatingAdd(spent, sale.amountDue.minorUnits)
       entries.append(
         (
@@ -260,7 +263,7 @@ extension Register {
           ])
         ))
     }
-    for refund in returns.values where refund.customer?.id == id {
+    for refund in numbers.compactMap(ledger.refund) where refund.customer?.id == id {
       let amount = Checked.saturatingSum(refund.refunds.map(\.amount.minorUnits))
       refunded = Checked.saturatingAdd(refunded, amount)
       entries.append(

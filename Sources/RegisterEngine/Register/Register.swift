@@ -110,7 +110,7 @@ public struct Register: Sendable {
         receiptNumber: event.receipt, originalReceipt: event.original, day: day.number, at: time,
         lines: event.lines, refunds: event.refunds, cashRounding: event.cashRounding,
         reason: event.reason, header: ReceiptHeader(store: store), currency: store.currency,
-        operatorName: staff.name(of: operatorID), customer: ledger.sales[event.original]?.customer
+        operatorName: staff.name(of: operatorID), customer: ledger.sale(event.original)?.customer
       )
       return (nil, refund)
     case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
@@ -121,6 +121,13 @@ public struct Register: Sendable {
       .receiptEmailed, .dayClosed:
       return (nil, nil)
     }
+  }
+
+  /// The receipts of `days` are in their archive files (written by the caller, on disk):
+  /// they are read from there from now on instead of kept in memory. `reader`, when given,
+  /// is what reads the files.
+  public mutating func archiveReceipts(_ days: [ArchivedDay], reader: (any ReceiptArchiveReader)?) {
+    ledger.archive(days, reader: reader)
   }
 
   /// Remembers an idempotency key with the reply its request got.
@@ -155,10 +162,18 @@ extension Register {
   public var nextOrderID: Int { orders.nextOrderID }
   /// Orders set aside with `park`, oldest first.
   public var parked: [Order] { orders.parked }
-  /// Completed sales by receipt number.
-  public var receipts: ReceiptBook<CompletedSale> { ledger.sales }
+  /// Completed sales by receipt number (those of archived days read from their files).
+  public var receipts: ReceiptLookup<CompletedSale> {
+    ReceiptLookup(book: ledger.sales, archive: ledger.archive) {
+      if case .sale(let sale) = $0 { sale } else { nil }
+    }
+  }
   /// Returns by receipt number (numbers are shared with sales).
-  public var returns: ReceiptBook<CompletedReturn> { ledger.returns }
+  public var returns: ReceiptLookup<CompletedReturn> {
+    ReceiptLookup(book: ledger.returns, archive: ledger.archive) {
+      if case .refund(let refund) = $0 { refund } else { nil }
+    }
+  }
   /// Per sale receipt: units returned so far, by line number.
   public var returnedQuantities: [Int: [Int: Int64]] { ledger.returnedQuantities }
   /// Per sale receipt: what has been refunded so far, to each card and in cash.

@@ -54,6 +54,10 @@ package final class Server {
   /// The journal file, read to catch a reconnecting subscriber up.
   /// The data directory, whose journal a subscriber with `after` catches up from.
   package var dataDirectory: String?
+  /// Writes snapshots when a day is closed or a segment fills (nil: none are written).
+  package var snapshots: SnapshotWriter?
+  /// A snapshot is wanted, at the next moment every change is durable.
+  package var snapshotDue = false
   private var connections: [Connection] = []
   private var nextConnectionID = 1
   private var stopping = false
@@ -111,6 +115,7 @@ package final class Server {
       }
       // Last, so the connections' offsets stay as they are.
       fds.append(pollfd(fd: pinChecks?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
+      fds.append(pollfd(fd: snapshots?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
       let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : pollTimeout(now: now))
       if ready < 0 {
         if errno == EINTR { continue }
@@ -132,9 +137,11 @@ package final class Server {
           read(connection, now: afterPoll)
         }
       }
+      if let last = fds.last, last.fd >= 0, last.revents != 0 { collectSnapshots() }
       handleQueuedLines()
       startWrite()
       release()
+      startSnapshot()
       for connection in connections where connection.pendingOutput > 0 { connection.flush() }
       closeIdle(now: afterPoll)
       closeFinished()
@@ -388,8 +395,42 @@ package final class Server {
     guard let writer else { return }
     for (work, error) in writer.takeCompletions() {
       service.finished(work, error: error)
+      if error == nil, work.endedSegment { snapshotDue = true }
     }
     if startNext { startWrite() }
+  }
+
+  /// Starts a snapshot when one is due and every change is durable (under constant load it
+  /// waits for the first pause: a snapshot is of a state that is all on disk).
+  private func startSnapshot() {
+    guard snapshotDue, let snapshots, !snapshots.isBusy, writer?.isBusy != true,
+      let (register, head) = service.durableState
+    else { return }
+    snapshotDue = false
+    snapshots.start(register, head: head)
+  }
+
+  /// Takes finished snapshots: the receipts they archived leave memory.
+  private func collectSnapshots() {
+    guard let snapshots else { return }
+    for result in snapshots.takeCompletions() {
+      switch result {
+      case .success(let written):
+        service.archiveReceipts(written.archived)
+        log(
+          "snapshot of record \(written.snapshot.sequence) written to \(written.snapshot.path) (\(written.bytes) bytes"
+            + (written.archived.isEmpty
+              ? ""
+              : "; receipts of day(s) \(written.archived.map { String($0.day) }.joined(separator: ", ")) archived")
+            + (written.removed > 0 ? "; \(written.removed) older snapshot(s) removed" : "") + ")")
+      case .failure(let error):
+        // Nothing is lost: start-up replays from the previous snapshot; the next close or
+        // full segment tries again.
+        log(
+          "could not write a snapshot (\(error)); the journal has everything, start-up reads more of it"
+        )
+      }
+    }
   }
 
   /// Sends newly durable events to subscribers, then every reply whose changes are durable.
@@ -513,6 +554,8 @@ package final class Server {
     }
     writer?.waitUntilIdle()
     collectWrites(startNext: false)
+    snapshots?.waitUntilIdle()
+    collectSnapshots()
     service.flush()
     release()
     for connection in connections {

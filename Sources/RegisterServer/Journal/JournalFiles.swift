@@ -112,6 +112,10 @@ public enum JournalFiles {
     public var records: Int = 0
     /// Bytes of the segments read.
     public var bytes: Int = 0
+    /// The chain point asked for is not in the journal: the journal ends before it, or its
+    /// record there has another sum (a snapshot that does not belong to this journal, or a
+    /// journal cut or rewritten after it). Nothing was read past it.
+    public var startMismatch: String?
     /// The first damage found: the segment's path and what is wrong. Reading stops there.
     public var damage: (path: String, damage: JournalDamage)?
     /// The last segment's torn or unreadable tail, if any: its path, the good length and why.
@@ -124,13 +128,15 @@ public enum JournalFiles {
   /// allowed at the end of the last segment (a sealed segment was complete when sealed).
   public static func read(
     _ segments: [Segment], after sequence: Int64, sum: String?,
+    until done: () -> Bool = { false },
     _ body: (Segment, [JournalRecord]) throws(RecoveryError) -> Void
   ) throws(RecoveryError) -> ChainScan {
     var chain = ChainScan(lastSequence: sequence, lastSum: sum ?? JournalRecord.genesis)
     var knownSum = sum
-    // Segments wholly before the point are skipped; the one holding it is read from its
-    // start, its records up to the point only checked.
-    let start = segments.lastIndex { $0.firstSequence <= sequence + 1 } ?? 0
+    // Segments wholly before the point are skipped; the one holding the point's record is read
+    // from its start, its records up to the point only checked (the point's own sum must be
+    // the one expected).
+    let start = segments.lastIndex { $0.firstSequence <= max(sequence, 1) } ?? 0
     for index in segments.indices where index >= start {
       let segment = segments[index]
       let bytes: [UInt8]
@@ -140,25 +146,25 @@ public enum JournalFiles {
         throw RecoveryError("cannot read the journal segment \(segment.path): \(error)")
       }
       chain.bytes += bytes.count
-      let readsFromStart = segment.firstSequence <= chain.lastSequence
+      let holdsPoint = index == start && sequence > 0 && segment.firstSequence <= sequence
       let scan = JournalScanner.scan(
-        bytes, firstSequence: readsFromStart ? segment.firstSequence : chain.lastSequence + 1,
-        previousSum: readsFromStart ? nil : knownSum)
+        bytes, firstSequence: holdsPoint ? segment.firstSequence : chain.lastSequence + 1,
+        previousSum: holdsPoint ? nil : knownSum)
       var records = scan.records
-      if readsFromStart {
-        // The records up to the point: the chain must reach it with the sum expected.
-        let skipped = records.prefix { $0.sequence <= chain.lastSequence }
-        if let known = knownSum, let last = skipped.last, last.sequence == chain.lastSequence,
-          last.sum != known
-        {
-          chain.damage = (
-            segment.path,
-            JournalDamage(
-              line: skipped.count, sequence: last.sequence, offset: 0,
-              problem: "record \(last.sequence) has sum \(last.sum), not \(known) as expected")
-          )
+      if holdsPoint {
+        let skipped = records.prefix { $0.sequence <= sequence }
+        if scan.damage == nil, skipped.last?.sequence != sequence {
+          chain.startMismatch =
+            "the journal ends at seq \(skipped.last?.sequence ?? segment.firstSequence - 1), before seq \(sequence)"
           return chain
         }
+        if let known = knownSum, let last = skipped.last, last.sequence == sequence,
+          last.sum != known
+        {
+          chain.startMismatch = "record \(sequence) has sum \(last.sum), not \(known)"
+          return chain
+        }
+        if let last = skipped.last, last.sequence == sequence { knownSum = last.sum }
         records.removeFirst(skipped.count)
       } else if segment.firstSequence != chain.lastSequence + 1, !bytes.isEmpty {
         chain.damage = (
@@ -199,8 +205,51 @@ public enum JournalFiles {
       }
       chain.records += records.count
       try body(segment, records)
+      if done() { return chain }
     }
     return chain
+  }
+
+  /// The register a data directory's journal gives: the newest good snapshot (with a state
+  /// day up to `snapshotDay`, when given) and the records after it, read up to the end or
+  /// until `done` (checked after each segment). Read-only: a torn tail is left where it is.
+  public struct Loaded {
+    public var register: Register
+    public var chain: ChainScan
+    /// The snapshot started from (nil: the whole journal was read).
+    public var snapshot: SnapshotFiles.Snapshot?
+    /// Newer snapshots that could not be used, and why.
+    public var skippedSnapshots: [String]
+  }
+
+  public static func load(
+    _ directory: String, segments: [Segment], snapshotDay: Int? = nil,
+    until done: (Register) -> Bool = { _ in false }
+  ) throws(RecoveryError) -> Loaded {
+    var register = Register()
+    var from = JournalHead(sequence: 0, sum: JournalRecord.genesis)
+    let (loaded, skipped) = SnapshotFiles.loadNewest(in: directory, upToDay: snapshotDay)
+    if let loaded {
+      register = loaded.register
+      from = loaded.head
+    }
+    register.archiveReceipts([], reader: FileReceiptArchive(dataDirectory: directory))
+    let apply = { (_: Segment, records: [JournalRecord]) throws(RecoveryError) in
+      try register.replay(records)
+    }
+    let chain = try read(
+      segments, after: from.sequence, sum: from.sum, until: { done(register) }, apply)
+    if let mismatch = chain.startMismatch, let snapshot = loaded?.snapshot {
+      throw RecoveryError(
+        """
+        the snapshot \(snapshot.path) is the register as of journal record \(from.sequence), but \(mismatch).
+        Acknowledged records may be missing from the journal, or it was rewritten. Nothing was changed.
+        Restore the data directory from a backup; or, to start from the journal as it is, move
+        \(SnapshotFiles.directory(in: directory)) aside (the whole journal is then replayed).
+        """)
+    }
+    return Loaded(
+      register: register, chain: chain, snapshot: loaded?.snapshot, skippedSnapshots: skipped)
   }
 
   // MARK: - Recovery
@@ -219,6 +268,10 @@ public enum JournalFiles {
     public var setAside: (path: String, length: Int, reason: String)?
     /// The legacy single journal file was moved into the segment directory.
     public var migratedLegacyJournal = false
+    /// The snapshot started from (nil: the whole journal was replayed).
+    public var snapshot: SnapshotFiles.Snapshot?
+    /// Newer snapshots that could not be used, and why.
+    public var skippedSnapshots: [String] = []
 
     /// A storage appending to the open segment.
     public func openStorage(segmentLimit: Int = JournalFiles.defaultSegmentLimit)
@@ -287,11 +340,8 @@ public enum JournalFiles {
       migrated = true
     }
 
-    var register = Register()
-    let chain = try read(segments, after: 0, sum: JournalRecord.genesis) {
-      _, records throws(RecoveryError) in
-      try register.replay(records)
-    }
+    let loaded = try load(directory, segments: segments)
+    let chain = loaded.chain
     if let (path, damage) = chain.damage {
       throw RecoveryError(
         """
@@ -322,10 +372,11 @@ public enum JournalFiles {
     }
     let open =
       segments.last
-      ?? Segment(directory: directory, day: register.day.number, firstSequence: 1)
+      ?? Segment(directory: directory, day: loaded.register.day.number, firstSequence: 1)
     return Recovery(
-      register: register, lastSequence: chain.lastSequence, lastSum: chain.lastSum,
+      register: loaded.register, lastSequence: chain.lastSequence, lastSum: chain.lastSum,
       recordsRead: chain.records, openSegment: open, setAside: setAside,
-      migratedLegacyJournal: migrated)
+      migratedLegacyJournal: migrated, snapshot: loaded.snapshot,
+      skippedSnapshots: loaded.skippedSnapshots)
   }
 }

@@ -1,0 +1,91 @@
+/// A snapshot file: the register's whole state as of one journal record, checksummed.
+///
+/// `{"format":1,"seq":S,"sum":"<the record's sum>","day":D,"state":{…},"checksum":"<hex>"}` on
+/// one line, where `checksum` is the SHA-256 of every byte before `,"checksum":"` (the same
+/// rule as a journal record's `sum`) and `state` is `Register.snapshotValue()`. Start-up loads
+/// the newest good one and applies only the journal records after `seq`; the record `seq` must
+/// be in the journal with that `sum`, which ties the snapshot to this journal.
+public enum SnapshotFile {
+  /// Why a snapshot cannot be used.
+  public struct Problem: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public var description: String { message }
+
+    public init(message: String) {
+      self.message = message
+    }
+  }
+
+  static let checksumMarker = Array(#","checksum":""#.utf8)
+  static let suffixLength = checksumMarker.count + 64 + 2
+
+  /// The file's bytes for `register`, whose last applied record is `head`.
+  public static func encode(_ register: Register, head: JournalHead) -> [UInt8] {
+    var object = JSONObject()
+    object["format"] = .int(Int64(Register.snapshotFormat))
+    object["seq"] = .int(head.sequence)
+    object["sum"] = .string(head.sum)
+    object["day"] = .int(register.day.number)
+    object["state"] = register.snapshotValue()
+    var bytes = JSONValue.object(object).serializedBytes
+    bytes.removeLast()  // the closing brace; the checksum follows
+    let checksum = SHA256.hex(bytes)
+    bytes.append(contentsOf: checksumMarker)
+    bytes.append(contentsOf: checksum.utf8)
+    bytes.append(contentsOf: Array(#""}"#.utf8))
+    bytes.append(UInt8(ascii: "\n"))
+    return bytes
+  }
+
+  /// Reads a snapshot file: checksum first (a damaged file is not parsed), then the state.
+  public static func decode(_ bytes: [UInt8]) throws(Problem) -> (
+    register: Register, head: JournalHead
+  ) {
+    var body = bytes[...]
+    if body.last == UInt8(ascii: "\n") { body = body.dropLast() }
+    guard body.count > suffixLength else { throw Problem(message: "too short to be a snapshot") }
+    let prefixEnd = body.endIndex - suffixLength
+    guard body[prefixEnd..<prefixEnd + checksumMarker.count].elementsEqual(checksumMarker),
+      body.last == UInt8(ascii: "}")
+    else { throw Problem(message: "it does not end with its checksum (cut short?)") }
+    let written = String(
+      decoding: body[(prefixEnd + checksumMarker.count)..<(body.endIndex - 2)], as: UTF8.self)
+    var hasher = SHA256()
+    body[body.startIndex..<prefixEnd].withUnsafeBytes { hasher.update(buffer: $0) }
+    guard hexString(hasher.finalize()) == written else {
+      throw Problem(
+        message: "checksum mismatch: the file was changed or damaged after it was written")
+    }
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(body)
+    } catch {
+      throw Problem(message: "not JSON (\(error.description))")
+    }
+    do throws(JSONShapeError) {
+      var fields = try JSONFields(value)
+      let format = try fields.required("format", as: Int.self)
+      guard format == Register.snapshotFormat else {
+        throw JSONShapeError(
+          path: "format",
+          message: "is \(format); this registerd reads format \(Register.snapshotFormat)")
+      }
+      let sequence = try fields.required("seq", as: Int64.self)
+      let sum = try fields.required("sum", as: String.self)
+      let day = try fields.required("day", as: Int.self)
+      let state = try fields.required("state", as: JSONValue.self)
+      _ = try fields.required("checksum", as: String.self)
+      try fields.rejectUnknown()
+      guard sequence > 0, JournalHead.isSum(sum) else {
+        throw JSONShapeError(path: "seq", message: "is not a journal record's seq and sum")
+      }
+      let register = try Register(snapshot: state)
+      guard register.lastSequence == sequence, register.day.number == day else {
+        throw JSONShapeError(path: "state", message: "is not the state as of seq \(sequence)")
+      }
+      return (register, JournalHead(sequence: sequence, sum: sum))
+    } catch {
+      throw Problem(message: "not a register snapshot: \(error.description)")
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/// The register's whole state as one JSON value, and back: what a snapshot file holds, so that
+/// registerd can start from it plus the journal records after it instead of replaying the
+/// whole journal.
+///
+/// Each part has one encoder and one decoder beside it (`StoreCatalog+Snapshot.swift`, ...), and
+/// every stored property of every part is written, derived ones (totals) included: decoding
+/// gives a register equal to the one encoded, and encoding that again gives the same bytes
+/// (dictionaries are written as arrays or objects in sorted key order). Decoding is strict:
+/// an unknown member, a missing one, a wrong type or an integer out of its range is a
+/// `JSONShapeError` naming the path, never a trap.
+extension Register {
+  /// The snapshot format this code writes and reads.
+  public static let snapshotFormat = 1
+
+  /// The whole state, as a snapshot.
+  public func snapshotValue() -> JSONValue {
+    .object([
+      "format": .int(Self.snapshotFormat),
+      "catalog": catalog.snapshotValue,
+      "orders": orders.snapshotValue,
+      "ledger": ledger.snapshotValue,
+      "staff": staff.snapshotValue,
+      "customer_book": customerBook.snapshotValue,
+      "day_book": dayBook.snapshotValue,
+      "keys": keys.snapshotValue,
+      "last_sequence": .int(lastSequence),
+      "last_activity": lastActivity.snapshot(\.snapshotValue),
+    ])
+  }
+
+  /// The register a snapshot holds. Amounts of the open and parked orders are read in the
+  /// store's currency; receipts and closed days carry their own.
+  public init(snapshot value: JSONValue) throws(JSONShapeError) {
+    var fields = try JSONFields(value)
+    let format = try fields.int64("format", in: SnapshotRange.count)
+    guard format == Self.snapshotFormat else {
+      throw JSONShapeError(
+        path: "format", message: "snapshot format \(format) is not \(Self.snapshotFormat)")
+    }
+    self.init()
+    catalog = try fields.decoded("catalog") { value, path throws(JSONShapeError) in
+      try StoreCatalog(snapshot: value, path: path)
+    }
+    let currency = catalog.store.currency
+    orders = try fields.decoded("orders") { value, path throws(JSONShapeError) in
+      try Orders(snapshot: value, path: path, currency: currency)
+    }
+    ledger = try fields.decoded("ledger") { value, path throws(JSONShapeError) in
+      try ReceiptLedger(snapshot: value, path: path)
+    }
+    staff = try fields.decoded("staff") { value, path throws(JSONShapeError) in
+      try Staff(snapshot: value, path: path)
+    }
+    customerBook = try fields.decoded("customer_book") { value, path throws(JSONShapeError) in
+      try CustomerBook(snapshot: value, path: path)
+    }
+    dayBook = try fields.decoded("day_book") { value, path throws(JSONShapeError) in
+      try DayBook(snapshot: value, path: path)
+    }
+    keys = try fields.decoded("keys") { value, path throws(JSONShapeError) in
+      try KeyTable(snapshot: value, path: path)
+    }
+    lastSequence = try fields.int64("last_sequence", in: SnapshotRange.count)
+    lastActivity = try fields.nullableTimestamp("last_activity")
+    try fields.rejectUnknown()
+  }
+}
+
+extension Register: Equatable {
+  /// Every part, the last sequence number and the last activity time.
+  public static func == (lhs: Register, rhs: Register) -> Bool {
+    lhs.catalog == rhs.catalog && lhs.orders == rhs.orders && lhs.ledger == rhs.ledger
+      && lhs.staff == rhs.staff && lhs.customerBook == rhs.customerBook
+      && lhs.dayBook == rhs.dayBook && lhs.keys == rhs.keys
+      && lhs.lastSequence == rhs.lastSequence && lhs.lastActivity == rhs.lastActivity
+  }
+}

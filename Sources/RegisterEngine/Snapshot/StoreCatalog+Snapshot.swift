@@ -1,0 +1,34 @@
+extension StoreCatalog {
+  /// The store settings and products in the catalog file's shape (which the journal also
+  /// uses), with the live products' stock.
+  var snapshotValue: JSONValue {
+    .object([
+      "store": store.json,
+      "products": .array(products.all.map(\.json)),
+      "catalog_base": .array(catalogBase.map(\.json)),
+    ])
+  }
+
+  init(snapshot value: JSONValue, path: String) throws(JSONShapeError) {
+    var fields = try JSONFields(value, path: path)
+    self.init()
+    store = try fields.decoded("store") { value, path throws(JSONShapeError) in
+      try StoreSettings(json: value, path: path)
+    }
+    let currency = store.currency
+    let decodeProduct = { (value: JSONValue, path: String) throws(JSONShapeError) -> Product in
+      // Tax classes are not checked: a product may name a class the store dropped since.
+      try Product(json: value, path: path, currency: currency, taxClasses: nil)
+    }
+    let live = try fields.array("products", decodeProduct)
+    var seen: Set<String> = []
+    for (index, product) in live.enumerated() where !seen.insert(product.sku).inserted {
+      throw JSONShapeError(
+        path: indexPath(fields.pathOf("products"), index),
+        message: "SKU \"\(product.sku)\" appears twice")
+    }
+    products = ProductList(live)
+    catalogBase = try fields.array("catalog_base", decodeProduct)
+    try fields.rejectUnknown()
+  }
+}

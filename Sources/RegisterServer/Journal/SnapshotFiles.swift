@@ -1,0 +1,201 @@
+import RegisterEngine
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Snapshots and the receipt archive under a data directory.
+///
+/// `DATA/snapshots/snapshot-dayNNNNNN-seqNNNNNNNNNNNN.json`: the register's state as of record
+/// `seq` (`SnapshotFile`), written when a day is closed and when a segment fills up. Start-up
+/// loads the newest good one and applies only the records after it.
+///
+/// `DATA/receipts/dayNNNNNN.ndjson`: the receipts of a closed day, one per line in number order,
+/// written with the first snapshot after the close; from then on they are read from there
+/// (`FileReceiptArchive`) instead of being kept in memory, and the snapshot holds only where
+/// each one is.
+///
+/// Every file is written whole to a temporary name, fsynced, renamed into place and the
+/// directory fsynced: a crash at any byte leaves the previous files as they were. An archive
+/// file is written before the snapshot that refers to it.
+public enum SnapshotFiles {
+  public static let directoryName = "snapshots"
+  public static let receiptsDirectoryName = "receipts"
+  /// The newest snapshots always kept; older ones are kept one per `weekly` days.
+  public static let newestKept = 3
+  public static let weekly = 7
+
+  public static func directory(in dataDirectory: String) -> String {
+    dataDirectory + "/" + directoryName
+  }
+
+  public static func receiptsDirectory(in dataDirectory: String) -> String {
+    dataDirectory + "/" + receiptsDirectoryName
+  }
+
+  /// One snapshot file.
+  public struct Snapshot: Sendable, Equatable {
+    public var path: String
+    /// The business day of the state (the day after a close).
+    public var day: Int
+    /// The journal record it is the state as of.
+    public var sequence: Int64
+
+    public init(dataDirectory: String, day: Int, sequence: Int64) {
+      self.day = day
+      self.sequence = sequence
+      path = SnapshotFiles.directory(in: dataDirectory) + "/" + Self.name(day, sequence)
+    }
+
+    static func name(_ day: Int, _ sequence: Int64) -> String {
+      "snapshot-day" + padded(day, 6) + "-seq" + padded(Int(clamping: sequence), 12) + ".json"
+    }
+
+    /// Reads a snapshot's file name (nil for anything else).
+    public static func parse(_ name: String) -> (day: Int, sequence: Int64)? {
+      guard name.hasPrefix("snapshot-"), name.hasSuffix(".json") else { return nil }
+      let middle = String(name.dropFirst("snapshot-".count).dropLast(".json".count))
+      // dayNNNNNN-seqNNNNNNNNNNNN: the same shape as a segment's name.
+      guard let parsed = JournalFiles.Segment.parse(middle + ".ndjson") else { return nil }
+      return (parsed.day, parsed.firstSequence)
+    }
+  }
+
+  static func padded(_ number: Int, _ width: Int) -> String {
+    let digits = String(number)
+    return String(repeating: "0", count: max(0, width - digits.count)) + digits
+  }
+
+  /// The snapshots under `dataDirectory`, oldest first.
+  public static func list(in dataDirectory: String) -> [Snapshot] {
+    let folder = directory(in: dataDirectory)
+    guard FileIO.exists(folder), let names = try? FileIO.listDirectory(folder) else { return [] }
+    return names.compactMap { name in
+      Snapshot.parse(name).map {
+        Snapshot(dataDirectory: dataDirectory, day: $0.day, sequence: $0.sequence)
+      }
+    }.sorted { $0.sequence < $1.sequence }
+  }
+
+  /// What `write` did.
+  public struct Written: Sendable {
+    public var snapshot: Snapshot
+    public var bytes: Int
+    /// The days whose receipts went to archive files, to drop from the live register.
+    public var archived: [ArchivedDay]
+    /// Older snapshots removed.
+    public var removed: Int
+  }
+
+  /// Archives the receipts of closed days still in memory, then writes the snapshot of
+  /// `register` (whose last record is `head`), then removes snapshots no longer kept.
+  public static func write(
+    _ register: Register, head: JournalHead, dataDirectory: String
+  ) throws(SystemError) -> Written {
+    var register = register
+    let receipts = receiptsDirectory(in: dataDirectory)
+    var archived: [ArchivedDay] = []
+    let days = register.ledger.unarchivedDays(before: register.day.number)
+    if !days.isEmpty { try makeDirectory(receipts, in: dataDirectory) }
+    for (day, dayReceipts) in days {
+      let (bytes, entry) = ReceiptArchive.file(day: day, receipts: dayReceipts)
+      try FileIO.writeAtomically(bytes, to: archivePath(day: day, in: dataDirectory), mode: 0o600)
+      archived.append(entry)
+    }
+    register.archiveReceipts(archived, reader: nil)
+    let snapshot = Snapshot(
+      dataDirectory: dataDirectory, day: register.day.number, sequence: head.sequence)
+    let bytes = SnapshotFile.encode(register, head: head)
+    try makeDirectory(directory(in: dataDirectory), in: dataDirectory)
+    try FileIO.writeAtomically(bytes, to: snapshot.path, mode: 0o600)
+    let removed = prune(in: dataDirectory)
+    return Written(snapshot: snapshot, bytes: bytes.count, archived: archived, removed: removed)
+  }
+
+  private static func makeDirectory(_ path: String, in dataDirectory: String) throws(SystemError) {
+    guard !FileIO.exists(path) else { return }
+    try FileIO.makeDirectories(path)
+    try FileIO.syncDirectory(dataDirectory)
+  }
+
+  static func archivePath(day: Int, in dataDirectory: String) -> String {
+    receiptsDirectory(in: dataDirectory) + "/day" + padded(day, 6) + ".ndjson"
+  }
+
+  /// Removes snapshots no longer kept: all but the newest `newestKept`, and one per `weekly`
+  /// days before them (the newest of its week), so `replay --day N` of any day starts from a
+  /// snapshot at most a week before it. Returns how many were removed.
+  @discardableResult
+  public static func prune(in dataDirectory: String) -> Int {
+    let all = list(in: dataDirectory)
+    guard all.count > newestKept else { return 0 }
+    var keptWeeks: Set<Int> = []
+    var removed = 0
+    for snapshot in all.dropLast(newestKept).reversed() {
+      let week = (snapshot.day - 1) / weekly
+      if keptWeeks.insert(week).inserted { continue }
+      if unlink(snapshot.path) == 0 { removed += 1 }
+    }
+    return removed
+  }
+
+  /// The newest snapshot that reads back whole, with the problems of the newer ones skipped
+  /// (`newest`: only snapshots with a state day up to it, e.g. to replay a given day).
+  public static func loadNewest(
+    in dataDirectory: String, upToDay newest: Int? = nil
+  ) -> (loaded: (snapshot: Snapshot, register: Register, head: JournalHead)?, skipped: [String]) {
+    var skipped: [String] = []
+    for snapshot in list(in: dataDirectory).reversed() {
+      if let newest, snapshot.day > newest { continue }
+      do {
+        let bytes = try FileIO.read(snapshot.path, followingSymlinks: false)
+        var (register, head) = try decodeChecked(bytes, snapshot: snapshot)
+        register.archiveReceipts([], reader: FileReceiptArchive(dataDirectory: dataDirectory))
+        return ((snapshot, register, head), skipped)
+      } catch {
+        skipped.append("\(snapshot.path): \(error)")
+      }
+    }
+    return (nil, skipped)
+  }
+
+  private static func decodeChecked(_ bytes: [UInt8], snapshot: Snapshot) throws -> (
+    Register, JournalHead
+  ) {
+    let (register, head) = try SnapshotFile.decode(bytes)
+    guard head.sequence == snapshot.sequence, register.day.number == snapshot.day else {
+      throw SnapshotFile.Problem(message: "its name does not match its contents")
+    }
+    return (register, head)
+  }
+}
+
+/// Reads archived receipts from `DATA/receipts/dayNNNNNN.ndjson` (never through a link).
+public final class FileReceiptArchive: ReceiptArchiveReader {
+  public let dataDirectory: String
+
+  public init(dataDirectory: String) {
+    self.dataDirectory = dataDirectory
+  }
+
+  public func read(day: Int, offset: Int, length: Int) -> [UInt8]? {
+    let path = SnapshotFiles.archivePath(day: day, in: dataDirectory)
+    let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: length)
+    var done = 0
+    while done < length {
+      let count = bytes.withUnsafeMutableBytes { buffer in
+        retryingOnInterrupt {
+          pread(fd, buffer.baseAddress.map { $0 + done }, length - done, off_t(offset + done))
+        }
+      }
+      guard count > 0 else { return nil }
+      done += count
+    }
+    return bytes
+  }
+}

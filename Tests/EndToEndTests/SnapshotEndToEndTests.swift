@@ -1,0 +1,73 @@
+import Foundation
+import RegisterEngine
+import RegisterServer
+import Testing
+
+@Suite("Snapshots: written at a close of day, started from, receipts archived", .serialized)
+struct SnapshotEndToEndTests {
+  /// Waits until the daemon's log holds `text` (a snapshot is written on a thread of its own).
+  func waitForLog(_ daemon: Daemon, _ text: String) -> Bool {
+    for _ in 0..<100 {
+      if daemon.log.contains(text) { return true }
+      usleep(50_000)
+    }
+    return false
+  }
+
+  @Test("close-day writes a snapshot and archives the day's receipts; a restart starts from it")
+  func closeDaySnapshotAndRestart() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
+    let sale = try daemon.cli(["tender", "cash", "50"])
+    #expect(sale.status == 0, "\(sale.stderr)")
+    let printed = try daemon.cli(["receipt", "1"])
+    #expect(printed.status == 0)
+    #expect(try daemon.cli(["close-day"]).status == 0)
+    #expect(waitForLog(daemon, "snapshot of record"), "\(daemon.log)")
+    #expect(daemon.log.contains("receipts of day(s) 1 archived"))
+    let snapshots = SnapshotFiles.list(in: daemon.dataDirectory)
+    #expect(snapshots.map(\.day) == [2])
+    #expect(
+      FileManager.default.fileExists(atPath: daemon.dataDirectory + "/receipts/day000001.ndjson"))
+    // The receipt now comes from the archive file, the same as before.
+    let reprint = try daemon.cli(["receipt", "1"])
+    #expect(reprint.stdout == printed.stdout)
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    #expect(daemon.log.contains("started from the snapshot \(snapshots[0].path)"))
+    #expect(try daemon.cli(["receipt", "1"]).stdout == printed.stdout)
+    let order = try daemon.connect().send(#"{"op":"order"}"#)
+    #expect(order.result["lines"]?.arrayValue?.count == 1, "the open order came back")
+    #expect(daemon.stop() == 0)
+
+    // Offline: the day replays from the journal (and its snapshot), verify passes.
+    let replay = try runCLI(["--json", "replay", "--data-dir", daemon.dataDirectory, "--day", "1"])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    let replayed = try JSONParser.parse(replay.stdout)
+    #expect(replayed["receipts"]?.arrayValue?.count == 1)
+    #expect(replayed["closed"] == .bool(true))
+    let verify = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
+    #expect(verify.status == 0, "\(verify.stderr)")
+    #expect(verify.stdout.contains("2 segment(s)"))
+  }
+
+  @Test("a snapshot cut short (a crash while writing it) is skipped at start-up")
+  func damagedSnapshotIsSkipped() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(try daemon.cli(["close-day"]).status == 0)
+    #expect(waitForLog(daemon, "snapshot of record"))
+    #expect(daemon.stop() == 0)
+    let snapshot = try #require(SnapshotFiles.list(in: daemon.dataDirectory).first)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: snapshot.path))
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: snapshot.path))
+    try daemon.start()
+    #expect(daemon.log.contains("skipped a snapshot that cannot be used"))
+    #expect(try daemon.cli(["receipt", "1"]).status == 0, "the receipt is still there")
+  }
+}

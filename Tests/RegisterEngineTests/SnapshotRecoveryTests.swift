@@ -1,0 +1,187 @@
+import Foundation
+import RegisterServer
+import RegisterTestSupport
+import Testing
+
+@testable import RegisterEngine
+
+/// Start-up from a snapshot plus the journal records after it gives the register the whole
+/// journal gives; receipts of archived days are still found; a damaged snapshot falls back to
+/// an older one; a snapshot the journal does not reach stops start-up.
+@Suite struct SnapshotRecoveryTests {
+  /// Writes a snapshot of the lane's durable state, as the daemon's snapshot writer does, and
+  /// lets the live register drop what it archived.
+  @discardableResult
+  static func snapshot(_ lane: FileLane) throws -> SnapshotFiles.Written {
+    let (register, head) = try #require(lane.service.durableState)
+    let written = try SnapshotFiles.write(register, head: head, dataDirectory: lane.directory)
+    lane.service.archiveReceipts(written.archived)
+    return written
+  }
+
+  /// A random history on files, with a snapshot after every close of day (and a few more).
+  static func history(seed: UInt64, count: Int, directory: String) throws -> (
+    live: Register, snapshots: Int
+  ) {
+    let clock = ManualClock(testTime)
+    let lane = try FileLane(directory: directory, clock: clock)
+    var random = SplitMix64(seed: seed)
+    var snapshots = 0
+    for index in 0..<count {
+      clock.advance(milliseconds: Int64(1 + random.below(90_000)))
+      let day = lane.service.register.day.number
+      _ = try lane.service.send(RandomHistory.request(&random, register: lane.service.register))
+      if lane.service.register.day.number != day || index % 97 == 96 {
+        try snapshot(lane)
+        snapshots += 1
+      }
+    }
+    return (lane.service.register, snapshots)
+  }
+
+  @Test(arguments: [11, 12, 13, 14] as [UInt64])
+  func snapshotPlusTailIsTheWholeJournal(seed: UInt64) throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let (live, snapshots) = try Self.history(seed: seed, count: 500, directory: directory)
+    #expect(snapshots >= 3)
+    #expect(!live.closedDays.isEmpty, "the history closed days")
+    #expect(!live.ledger.archive.days.isEmpty, "closed days' receipts were archived")
+
+    // The whole journal, replayed from the first record, keeps every receipt in memory.
+    let full = try Register.replaying(JournalScanner.scan(try journalBytes(in: directory)).records)
+    #expect(full.ledger.archive.days.isEmpty)
+    let recovery = try JournalFiles.recover(directory: directory, now: testTime)
+    #expect(recovery.snapshot != nil)
+    #expect(recovery.recordsRead < Int(full.lastSequence), "only the records after the snapshot")
+    let restored = recovery.register
+    // The same state, part by part; receipts alike wherever they are kept.
+    #expect(RandomHistory.digest(restored) == RandomHistory.digest(full))
+    #expect(RandomHistory.digest(live) == RandomHistory.digest(full))
+    #expect(restored.catalog == full.catalog)
+    #expect(restored.orders == full.orders)
+    #expect(restored.staff == full.staff)
+    #expect(restored.customerBook == full.customerBook)
+    #expect(restored.dayBook == full.dayBook)
+    #expect(restored.keys == full.keys)
+    #expect(restored.ledger.customerReceipts == full.ledger.customerReceipts)
+    #expect(restored.ledger.returnedQuantities == full.ledger.returnedQuantities)
+    #expect(restored.ledger.refunded == full.ledger.refunded)
+    for number in 1..<full.nextReceiptNumber {
+      #expect(restored.receipts[number] == full.receipts[number], "sale \(number)")
+      #expect(restored.returns[number] == full.returns[number], "return \(number)")
+    }
+    // Only the open day's receipts are in memory.
+    #expect(restored.ledger.sales.values.allSatisfy { $0.day == restored.day.number })
+  }
+
+  /// A lane with two closed days and a sale with a customer on day 1, snapshotted after each
+  /// close.
+  static func twoDays(_ directory: String, clock: ManualClock) throws -> Register {
+    let lane = try FileLane(directory: directory, clock: clock)
+    try lane.service.ok(#"{"op":"customer_add","name":"Ada Park"}"#)
+    try lane.service.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.service.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try lane.service.ok(#"{"op":"attach_customer","customer_id":"C1"}"#)
+    try lane.service.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    clock.advance(milliseconds: 60_000)
+    try lane.service.ok(#"{"op":"close_day"}"#)
+    try snapshot(lane)
+    try lane.service.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.service.ok(#"{"op":"tender","type":"cash","amount":"50"}"#)
+    try lane.service.ok(#"{"op":"close_day"}"#)
+    try snapshot(lane)
+    try lane.service.ok(#"{"op":"add","sku":"JEANS"}"#)
+    #expect(lane.service.register.ledger.sales.count == 0, "days 1 and 2 left memory")
+    return lane.service.register
+  }
+
+  @Test func archivedReceiptsAreFoundReturnedAndListedAfterARestart() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live = try Self.twoDays(directory, clock: clock)
+    #expect(live.ledger.archive.days.map(\.day) == [1, 2])
+    #expect(FileManager.default.fileExists(atPath: directory + "/receipts/day000001.ndjson"))
+
+    let lane = try FileLane(directory: directory, clock: clock)
+    #expect(lane.recovery.snapshot?.day == 3)
+    #expect(lane.service.register.ledger.sales.count == 0, "no closed day's sale in memory")
+    // A reprint of day 1's receipt comes from its archive file, the same text.
+    let reprint = try lane.service.ok(#"{"op":"receipt","number":1}"#)
+    let original = try #require(live.receipts[1])
+    #expect(reprint == original.receiptReply(reprint: true))
+    // The customer's history lists it without a scan; a return against it works.
+    let history = try lane.service.ok(#"{"op":"customer_history","customer_id":"C1"}"#)
+    #expect(history["receipts"]?.arrayValue?.count == 1)
+    try lane.service.ok(#"{"op":"void","reason":"start over"}"#)
+    let refund = try lane.service.ok(
+      #"{"op":"return","receipt":1,"lines":[{"line":2,"qty":1}],"reason":"too small"}"#)
+    #expect(refund["receipt"]?["original_receipt"] == .int(1))
+    let after = try lane.service.ok(#"{"op":"customer_history","customer_id":"C1"}"#)
+    #expect(after["receipts"]?.arrayValue?.count == 2, "the return is the customer's too")
+    // A second return of the same unit is refused: what was returned survives the archive.
+    let again = try lane.service.send(
+      #"{"op":"return","receipt":1,"lines":[{"line":2,"qty":2}],"reason":"again"}"#)
+    #expect(again["error"]?["code"] == "return_exceeds_sold")
+  }
+
+  @Test func aDamagedNewestSnapshotFallsBackToTheOneBefore() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live = try Self.twoDays(directory, clock: clock)
+    let snapshots = SnapshotFiles.list(in: directory)
+    #expect(snapshots.map(\.day) == [2, 3])
+    let newest = try #require(snapshots.last)
+    var bytes = try FileIO.read(newest.path)
+    bytes[bytes.count / 2] ^= 0x01
+    try Data(bytes).write(to: URL(fileURLWithPath: newest.path))
+
+    let recovery = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(recovery.snapshot == snapshots.first)
+    #expect(recovery.skippedSnapshots.count == 1)
+    #expect(recovery.skippedSnapshots.first?.contains("checksum mismatch") == true)
+    #expect(RandomHistory.digest(recovery.register) == RandomHistory.digest(live))
+    // Both damaged: the whole journal, still the same register.
+    try Data(bytes).write(to: URL(fileURLWithPath: snapshots[0].path))
+    let whole = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(whole.snapshot == nil)
+    #expect(whole.skippedSnapshots.count == 2)
+    #expect(RandomHistory.digest(whole.register) == RandomHistory.digest(live))
+  }
+
+  @Test func aSnapshotTheJournalDoesNotReachStopsStartUp() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    _ = try Self.twoDays(directory, clock: clock)
+    // The last two segments (day 2 and the open day 3) are lost: the newest snapshot covers
+    // records the journal no longer has.
+    let segments = try JournalFiles.segments(in: directory)
+    for segment in segments.suffix(2) { try FileManager.default.removeItem(atPath: segment.path) }
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    let message = try #require(error?.message)
+    #expect(message.contains("the journal ends at seq"))
+    #expect(message.contains("snapshots"))
+    #expect(SnapshotFiles.list(in: directory).count == 2, "nothing was changed")
+  }
+
+  @Test func oldSnapshotsAreKeptOnePerWeek() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let folder = SnapshotFiles.directory(in: directory)
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for day in 1...30 {
+      let snapshot = SnapshotFiles.Snapshot(
+        dataDirectory: directory, day: day, sequence: Int64(day * 100))
+      try Data("x".utf8).write(to: URL(fileURLWithPath: snapshot.path))
+    }
+    SnapshotFiles.prune(in: directory)
+    let kept = SnapshotFiles.list(in: directory).map(\.day)
+    // The newest three, and the newest of each earlier week (days 1–7, 8–14, …).
+    #expect(kept == [7, 14, 21, 27, 28, 29, 30])
+  }
+}
