@@ -125,7 +125,8 @@ func snapshotInt64(
   guard range.contains(number) else {
     throw JSONShapeError(
       path: path,
-      message: "must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(number)"
+      message:
+        "must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(number)"
     )
   }
   return number
