@@ -372,6 +372,7 @@ struct SnapshotCoverage {
     ("ledger.returns[0].lines[0].quantity", "0", "ledger.returns[0].lines[0].quantity"),
     ("staff.operators[0].failed_attempts", "6", "staff.operators[0].failed_attempts"),
     ("day_book.day.number", "1", "day_book.closed_days"),
+    ("catalog.products[0].stock", "-1", "catalog.products[0].stock"),
     ("day_book.day.totals.sales_count", "-1", "day_book.day.totals.sales_count"),
     ("ledger.sales[0].at.utc_offset_seconds", "86400", "ledger.sales[0].at.utc_offset_seconds"),
     (
