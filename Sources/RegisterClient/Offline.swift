@@ -54,55 +54,84 @@ enum Offline {
     environment["REGISTER_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? ".registerd"
   }
 
-  static func read(_ directory: String) -> (path: String, bytes: [UInt8])? {
-    let path = JournalFiles.journalPath(in: directory)
+  /// The journal's segments in `directory` (nil, with the reason printed, when there are none
+  /// or they cannot be listed).
+  static func segments(_ directory: String) -> [JournalFiles.Segment]? {
+    let folder = JournalFiles.segmentDirectory(in: directory)
+    let segments: [JournalFiles.Segment]
     do {
-      return (path, try FileIO.read(path))
+      segments = try JournalFiles.segments(in: directory)
     } catch {
-      _ = CLI.fail(.refused, "cannot read the journal \(path): \(error) (use --data-dir DIR)")
+      _ = CLI.fail(.refused, "cannot read the journal \(folder): \(error) (use --data-dir DIR)")
       return nil
     }
-  }
-
-  /// The register as the journal in `directory` leaves it (nil, with the reason printed,
-  /// when the journal cannot be read or replayed).
-  static func register(_ directory: String) -> Register? {
-    guard let (path, bytes) = read(directory) else { return nil }
-    let scan = JournalScanner.scan(bytes)
-    if let damage = scan.damage {
-      _ = CLI.fail(
-        .refused, "journal \(path) is damaged: \(damage.description); run register-cli verify")
+    guard !segments.isEmpty else {
+      if FileIO.exists(JournalFiles.legacyPath(in: directory)) {
+        _ = CLI.fail(
+          .refused,
+          "\(JournalFiles.legacyPath(in: directory)) is the journal of an older registerd; start registerd once to move it into \(folder)"
+        )
+      } else {
+        _ = CLI.fail(.refused, "there is no journal in \(folder) (use --data-dir DIR)")
+      }
       return nil
     }
-    do {
-      return try Register.replaying(scan.records)
-    } catch {
-      _ = CLI.fail(.refused, "cannot replay \(path): \(error)")
-      return nil
-    }
+    return segments
   }
 
   static func verify(_ directory: String, anchors: [JournalHead], json: Bool) -> ExitStatus {
-    guard let (path, bytes) = read(directory) else { return .refused }
-    let scan = JournalScanner.scan(bytes)
+    guard let segments = segments(directory) else { return .refused }
+    let path = JournalFiles.segmentDirectory(in: directory)
+    // Every record's checksum and place in the chain, across segments, one segment in memory at
+    // a time; every event must also be readable (decoded with the store's currency as the
+    // journal sets it), and the anchors' records are looked up on the way.
+    var currency = Register().store.currency
+    var anchorSums: [Int64: String] = [:]
+    let wanted = Set(anchors.map(\.sequence))
     var problem: String?
-    if let damage = scan.damage {
-      problem = "first bad record: \(damage.description)"
-    } else if scan.tailLength > 0 {
-      problem =
-        "after \(scan.records.count) intact records, the last \(scan.tailLength) bytes are a torn or unreadable tail "
-        + "(\(scan.tailReason ?? "unknown")); registerd sets it aside at its next start"
-    } else {
-      // The chain is sound; make sure every event can also be read back.
-      do {
-        _ = try Register.replaying(scan.records)
-      } catch {
-        problem = error.description
+    var chain: JournalFiles.ChainScan
+    do {
+      chain = try JournalFiles.read(segments, after: 0, sum: JournalRecord.genesis) {
+        _, records throws(RecoveryError) in
+        for record in records {
+          if wanted.contains(record.sequence) { anchorSums[record.sequence] = record.sum }
+          let event: Event
+          do {
+            event = try Event.decode(type: record.type, data: record.data, currency: currency)
+          } catch {
+            throw RecoveryError(
+              "journal record seq \(record.sequence) (\(record.type)) cannot be read: \(error)"
+            )
+          }
+          if case .storeConfigured(let store) = event { currency = store.currency }
+        }
       }
+    } catch {
+      return CLI.fail(.refused, "journal \(path) is NOT intact: \(error)")
+    }
+    if let (segmentPath, damage) = chain.damage {
+      problem = "first bad record: \(damage.description) in \(segmentPath)"
+    } else if let tail = chain.tail {
+      problem =
+        "after \(chain.records) intact records, the last \(tail.length - tail.goodLength) bytes of \(tail.segment.path) are a torn or unreadable tail "
+        + "(\(tail.reason)); registerd sets it aside at its next start"
     }
     // An intact chain can still be short: records cut off at a request boundary leave no
     // trace in the file. A head printed on paper (the Z report) says what must be there.
-    let anchorProblems = anchors.compactMap { anchorProblem($0, in: scan) }
+    func anchorProblem(_ anchor: JournalHead) -> String? {
+      guard let sum = anchorSums[anchor.sequence] else {
+        return
+          "anchor \(anchor.sequence): the journal has no record \(anchor.sequence) (it ends at seq \(chain.lastSequence)); "
+          + "records after it were cut off or the journal is not the one that printed the anchor"
+      }
+      guard sum == anchor.sum else {
+        return
+          "anchor \(anchor.sequence): record \(anchor.sequence) has sum \(sum), not \(anchor.sum); "
+          + "the journal was rewritten from there on or the anchor was mistyped"
+      }
+      return nil
+    }
+    let anchorProblems = anchors.compactMap(anchorProblem)
     if problem == nil, let first = anchorProblems.first {
       problem = first + (anchorProblems.count > 1 ? " (and \(anchorProblems.count - 1) more)" : "")
     }
@@ -110,12 +139,14 @@ enum Offline {
       writeStandardOutput(
         JSONValue.object([
           "journal": .string(path), "intact": .bool(problem == nil),
-          "records": .int(scan.records.count), "last_seq": .int(scan.lastSequence),
-          "last_sum": .string(scan.lastSum),
-          "first_bad": scan.damage.map {
+          "segments": .int(segments.count), "bytes": .int(chain.bytes),
+          "records": .int(chain.records), "last_seq": .int(chain.lastSequence),
+          "last_sum": .string(chain.lastSum),
+          "first_bad": chain.damage.map {
             .object([
-              "line": .int($0.line), "seq": $0.sequence.map { .int($0) }, "offset": .int($0.offset),
-              "problem": .string($0.problem),
+              "segment": .string($0.path),
+              "line": .int($0.damage.line), "seq": $0.damage.sequence.map { .int($0) },
+              "offset": .int($0.damage.offset), "problem": .string($0.damage.problem),
             ])
           },
           "problem": problem.map(JSONValue.string),
@@ -125,7 +156,7 @@ enum Offline {
               anchors.map { anchor in
                 .object([
                   "seq": .int(anchor.sequence), "sum": .string(anchor.sum),
-                  "problem": anchorProblem(anchor, in: scan).map(JSONValue.string),
+                  "problem": anchorProblem(anchor).map(JSONValue.string),
                 ])
               }),
         ]).serialized + "\n")
@@ -135,7 +166,7 @@ enum Offline {
     }
     if !json {
       writeStandardOutput(
-        "journal \(path) is intact: \(scan.records.count) records, last seq \(scan.lastSequence), last sum \(scan.lastSum)\n"
+        "journal \(path) is intact: \(chain.records) records in \(segments.count) segment(s), last seq \(chain.lastSequence), last sum \(chain.lastSum)\n"
       )
       for anchor in anchors {
         writeStandardOutput("anchor \(anchor.sequence): record present with that sum\n")
@@ -144,55 +175,46 @@ enum Offline {
     return .done
   }
 
-  /// Why the journal does not hold `anchor` (nil when it holds that record with that sum).
-  static func anchorProblem(_ anchor: JournalHead, in scan: JournalScan) -> String? {
-    // Intact records are numbered 1, 2, 3, … so the record is found by position; a damaged
-    // journal is searched (it has failed already, this only adds detail).
-    let index = Int(clamping: anchor.sequence) - 1
-    let record =
-      scan.records.indices.contains(index) && scan.records[index].sequence == anchor.sequence
-      ? scan.records[index] : scan.records.first { $0.sequence == anchor.sequence }
-    guard let record else {
-      return
-        "anchor \(anchor.sequence): the journal has no record \(anchor.sequence) (it ends at seq \(scan.lastSequence)); "
-        + "records after it were cut off or the journal is not the one that printed the anchor"
-    }
-    guard record.sum == anchor.sum else {
-      return
-        "anchor \(anchor.sequence): record \(anchor.sequence) has sum \(record.sum), not \(anchor.sum); "
-        + "the journal was rewritten from there on or the anchor was mistyped"
-    }
-    return nil
-  }
-
-  static func replay(_ directory: String, day: Int?, receipt: Int?, json: Bool) -> ExitStatus {
-    guard let (path, bytes) = read(directory) else { return .refused }
-    let scan = JournalScanner.scan(bytes)
-    if let damage = scan.damage {
-      return CLI.fail(
-        .refused, "journal \(path) is damaged: \(damage.description); run register-cli verify")
-    }
-    if scan.tailLength > 0 {
-      writeStandardError(
-        "register-cli: note: ignoring a torn tail of \(scan.tailLength) bytes at the end of \(path)\n"
-      )
-    }
-    let showProgress = isatty(2) == 1 && scan.records.count >= 1000
-    let total = scan.records.count
-    let register: Register
+  /// The register as the journal in `directory` leaves it (nil, with the reason printed,
+  /// when the journal cannot be read or replayed).
+  static func register(_ directory: String) -> Register? {
+    guard let segments = segments(directory) else { return nil }
+    let path = JournalFiles.segmentDirectory(in: directory)
+    let showProgress = isatty(2) == 1
+    var register = Register()
+    let chain: JournalFiles.ChainScan
     do {
-      register = try Register.replaying(scan.records) { done in
+      var done = 0
+      chain = try JournalFiles.read(segments, after: 0, sum: JournalRecord.genesis) {
+        segment, records throws(RecoveryError) in
+        try register.replay(records)
+        done += records.count
         if showProgress {
-          writeStandardError(
-            "\rreplaying \(path): \(done * 100 / max(total, 1))% (\(done)/\(total) records)")
+          writeStandardError("\rreplaying \(path): \(segment.name) (\(done) records)")
         }
       }
     } catch {
-      return CLI.fail(.refused, error.description)
+      _ = CLI.fail(.refused, error.description)
+      return nil
     }
-    if showProgress {
-      writeStandardError("\rreplaying \(path): 100% (\(total)/\(total) records)\n")
+    if showProgress { writeStandardError("\n") }
+    if let (segmentPath, damage) = chain.damage {
+      _ = CLI.fail(
+        .refused,
+        "journal segment \(segmentPath) is damaged: \(damage.description); run register-cli verify")
+      return nil
     }
+    if let tail = chain.tail {
+      writeStandardError(
+        "register-cli: note: ignoring a torn tail of \(tail.length - tail.goodLength) bytes at the end of \(tail.segment.path)\n"
+      )
+    }
+    return register
+  }
+
+  static func replay(_ directory: String, day: Int?, receipt: Int?, json: Bool) -> ExitStatus {
+    guard let register = register(directory) else { return .refused }
+    let path = JournalFiles.segmentDirectory(in: directory)
 
     if let receipt {
       guard let printed = PrintedReceipt(number: receipt, in: register) else {

@@ -76,10 +76,15 @@ do {
   log("cannot start: \(error)")
   exit(1)
 }
-if let aside = recovery.setAsidePath {
+if recovery.migratedLegacyJournal {
   log(
-    "the journal ended with a torn or unreadable tail (\(recovery.scan.tailReason ?? "unknown")); "
-      + "moved its \(recovery.scan.tailLength) bytes to \(aside) and kept all \(recovery.scan.records.count) complete records"
+    "moved the journal of an older registerd into \(JournalFiles.segmentDirectory(in: options.dataDirectory)) as its first segment"
+  )
+}
+if let aside = recovery.setAside {
+  log(
+    "the journal ended with a torn or unreadable tail (\(aside.reason)); "
+      + "moved its \(aside.length) bytes to \(aside.path) and kept all complete records (up to seq \(recovery.lastSequence))"
   )
 }
 // The outbox gets e-mailed receipts: like the data directory it must not be a link or open
@@ -102,9 +107,9 @@ for directory in [options.dataDirectory, options.dataDirectory + "/outbox"] {
 
 let journal: Journal
 do {
-  let storage = try FileJournalStorage(path: JournalFiles.journalPath(in: options.dataDirectory))
   journal = Journal(
-    storage: storage, lastSum: recovery.scan.lastSum, lastSequence: recovery.scan.lastSequence)
+    storage: try recovery.openStorage(), lastSum: recovery.lastSum,
+    lastSequence: recovery.lastSequence)
 } catch {
   log("cannot open the journal: \(error)")
   exit(1)
@@ -112,7 +117,7 @@ do {
 let recovered = recovery.register
 if recovered.lastSequence > 0 {
   log(
-    "recovered \(recovery.scan.records.count) journal records: day \(recovered.day.number), "
+    "recovered \(recovery.recordsRead) journal records: day \(recovered.day.number), "
       + "\(recovered.receipts.count) receipts, open order \(recovered.order.id) with \(recovered.order.lines.count) lines"
   )
 }
@@ -122,6 +127,9 @@ service.onStorageFailure = { message in
   log("STORAGE FAILED: \(message); refusing all changes until restarted")
 }
 service.outboxDirectory = options.dataDirectory + "/outbox"
+journal.onSegmentFailure = { error in
+  log("could not start a new journal segment (\(error)); the records go on in the open one")
+}
 journal.onEffectFailure = { path, error in
   log("could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
 }
@@ -192,7 +200,7 @@ log("listening on \(options.socketPath)")
 let server = Server(
   listenFD: listenFD, signalFD: signalFD, socketPath: options.socketPath, service: service,
   writer: JournalWriter(journal: journal))
-server.journalPath = JournalFiles.journalPath(in: options.dataDirectory)
+server.dataDirectory = options.dataDirectory
 server.subscriberLimit = options.subscriberBacklog
 server.maximumConnections = options.maximumConnections ?? Server.defaultMaximumConnections()
 server.idleTimeout = options.idleTimeoutMilliseconds

@@ -1,11 +1,23 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
-/// The journal's records as parsed JSON, in file order.
+/// The journal's text: every segment under `dataDirectory`, in order.
+func journalText(_ dataDirectory: String) throws -> String {
+  String(decoding: try JournalFiles.readAll(in: dataDirectory), as: UTF8.self)
+}
+
+/// The open (last) journal segment under `dataDirectory`.
+func openSegmentPath(_ dataDirectory: String) throws -> String {
+  try #require(JournalFiles.openSegmentPath(in: dataDirectory))
+}
+
+/// The journal's records as parsed JSON, in order.
 func journalRecords(_ daemon: Daemon) throws -> [JSONValue] {
-  let text = try String(contentsOfFile: daemon.dataDirectory + "/journal.ndjson", encoding: .utf8)
-  return try text.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+  try journalText(daemon.dataDirectory).split(separator: "\n").map {
+    try JSONParser.parse(String($0))
+  }
 }
 
 @Suite("Offline replay and verify: every receipt, and the Z report's journal head", .serialized)
@@ -108,9 +120,8 @@ struct ReplayAndAnchorTests {
 
     // Day 2: one sale, then its close; its head is the sale's last record.
     #expect(try daemon.cli(["add", "SOCK-3PK"]).status == 0)
-    let lengthBeforeSale = try Data(
-      contentsOf: URL(fileURLWithPath: daemon.dataDirectory + "/journal.ndjson")
-    ).count
+    let day2Segment = try openSegmentPath(daemon.dataDirectory)
+    let lengthBeforeSale = try Data(contentsOf: URL(fileURLWithPath: day2Segment)).count
     #expect(try daemon.cli(["tender", "cash", "20"]).status == 0)
     let second = try daemon.cli(["--json", "close-day"])
     #expect(second.status == 0, "\(second.stderr)")
@@ -151,9 +162,13 @@ struct ReplayAndAnchorTests {
 
     // Cut the journal at a request boundary: the day-2 sale and close are gone. The chain that
     // is left is intact, so plain verify passes — only the paper anchor can tell.
-    let path = daemon.dataDirectory + "/journal.ndjson"
+    // (Day 2's segment is cut, and the empty day-3 segment the close started goes too.)
+    let path = day2Segment
     let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
     try bytes.prefix(lengthBeforeSale).write(to: URL(fileURLWithPath: path))
+    let day3Segment = try openSegmentPath(daemon.dataDirectory)
+    #expect(day3Segment != day2Segment)
+    try FileManager.default.removeItem(atPath: day3Segment)
     records = try journalRecords(daemon)
     #expect(records.last?["more"] == nil, "cut after a request's last record")
     let plain = try runCLI(["verify", "--data-dir", daemon.dataDirectory])

@@ -99,11 +99,13 @@ struct FileSafetyEndToEndTests {
       #expect(status == 1, "mode \(String(mode, radix: 8))")
       #expect(log.contains("is writable by group or others"))
       #expect(log.contains("chmod go-w \(directory.path("data"))"))
-      #expect(!FileManager.default.fileExists(atPath: directory.path("data/journal.ndjson")))
+      #expect(!FileManager.default.fileExists(atPath: directory.path("data/journal")))
     }
     #expect(chmod(directory.path("data"), 0o755) == 0)
     (status, log) = try start(directory)
     #expect(status == 0, "\(log)")
-    #expect(FileManager.default.fileExists(atPath: directory.path("data/journal.ndjson")))
+    #expect(
+      FileManager.default.fileExists(
+        atPath: directory.path("data/journal/day000001-seq000000000001.ndjson")))
   }
 }

@@ -838,14 +838,11 @@ struct HostileInputTests {
     let after = try daemon.connect()
     #expect(try after.send(#"{"id":"last","op":"hello"}"#)["id"] == .string("last"))
     #expect(runner.crashes == 0, "the daemon crashed \(runner.crashes) times — seed \(seed)")
-    let journal =
-      (try? Data(contentsOf: URL(fileURLWithPath: daemon.dataDirectory + "/journal.ndjson")))
-      ?? Data()
-    let journalText = String(decoding: journal, as: UTF8.self)
+    let recorded = (try? journalText(daemon.dataDirectory)) ?? ""
     let log = daemon.log
     for number in CorpusRunner.cardNumbers {
       let inLog = log.contains(number)
-      let inJournal = journalText.contains(number)
+      let inJournal = recorded.contains(number)
       #expect(!inLog, "the log holds \(number) — seed \(seed)")
       #expect(!inJournal, "the journal holds \(number) — seed \(seed)")
     }

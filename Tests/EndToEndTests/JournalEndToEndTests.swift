@@ -57,7 +57,7 @@ struct JournalEndToEndTests {
     #expect(try client.send(#"{"op":"add","sku":"JNS-SLM-3232"}"#).isOK)
     let before = try client.send(#"{"op":"order"}"#).result
     daemon.stop()
-    let path = daemon.dataDirectory + "/journal.ndjson"
+    let path = try openSegmentPath(daemon.dataDirectory)
     let handle = try #require(FileHandle(forWritingAtPath: path))
     handle.seekToEndOfFile()
     handle.write(Data(#"{"seq":99,"at":"2026-11-22T14:03:05.000-05:00","type":"line_add"#.utf8))
@@ -65,7 +65,7 @@ struct JournalEndToEndTests {
     try daemon.start()
     #expect(daemon.log.contains("torn or unreadable tail"))
     let aside = try FileManager.default.contentsOfDirectory(atPath: daemon.dataDirectory)
-      .filter { $0.hasPrefix("journal.ndjson.torn-") }
+      .filter { $0.hasPrefix("day000001-seq000000000001.ndjson.torn-") }
     #expect(aside.count == 1)
     client = try daemon.connect()
     #expect(try client.send(#"{"op":"order"}"#).result == before)
@@ -85,7 +85,7 @@ struct JournalEndToEndTests {
     _ = try client.send(#"{"op":"tender","type":"cash","amount":"20"}"#)
     #expect(try client.send(#"{"op":"add","sku":"CAP-BSB"}"#).isOK)
     daemon.stop()
-    let path = daemon.dataDirectory + "/journal.ndjson"
+    let path = try openSegmentPath(daemon.dataDirectory)
     let verified = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
     #expect(verified.status == 0)
     #expect(verified.stdout.contains("intact"))

@@ -206,6 +206,39 @@ struct LifecycleEndToEndTests {
     #expect(types.last == "line_added")
   }
 
+  @Test("catching up after a record of a closed day reads on across the day's segments")
+  func subscribeAfterAcrossSegments() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let cashier = try daemon.connect()
+    #expect(try cashier.send(#"{"op":"add","sku":"PRINT-4X6"}"#).isOK)
+    let dayOne = try #require(
+      try cashier.send(#"{"op":"hello"}"#).result["journal_seq"]?.int64Value)
+    #expect(try cashier.send(#"{"op":"tender","type":"cash","amount":"10"}"#).isOK)
+    #expect(try cashier.send(#"{"op":"close_day"}"#).isOK)
+    for _ in 0..<2 {
+      #expect(try cashier.send(#"{"op":"add","sku":"PRINT-4X6"}"#).isOK)
+      #expect(try cashier.send(#"{"op":"tender","type":"cash","amount":"10"}"#).isOK)
+      #expect(try cashier.send(#"{"op":"close_day"}"#).isOK)
+    }
+    let last = try #require(try cashier.send(#"{"op":"hello"}"#).result["journal_seq"]?.int64Value)
+    let segments = try JournalFiles.segments(in: daemon.dataDirectory)
+    #expect(segments.map(\.day) == [1, 2, 3, 4])
+    for after in [dayOne, segments[2].firstSequence - 1, segments[2].firstSequence] {
+      let listener = try daemon.connect()
+      #expect(try listener.send(#"{"op":"subscribe","after":\#(after)}"#).isOK)
+      var seen: [Int64] = []
+      var types: [String] = []
+      while seen.last != last {
+        let event = try listener.read()
+        seen.append(try #require(event["seq"]?.int64Value))
+        types.append(event["event"]?.stringValue ?? "")
+      }
+      #expect(seen == Array((after + 1)...last), "after \(after): every record, no gap")
+      #expect(types.last == "day_closed")
+    }
+  }
+
   @Test("register-cli watch follows the order and picks up after a restart without a gap")
   func watchReconnects() throws {
     let daemon = try Daemon()

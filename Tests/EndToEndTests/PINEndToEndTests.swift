@@ -4,7 +4,7 @@ import Testing
 
 /// The journal's records under `dataDirectory`, parsed.
 private func journalRecords(_ dataDirectory: String) throws -> [JSONValue] {
-  let text = try String(contentsOfFile: dataDirectory + "/journal.ndjson", encoding: .utf8)
+  let text = try journalText(dataDirectory)
   return try text.split(separator: "\n").map { try JSONParser.parse(String($0)) }
 }
 

@@ -82,8 +82,7 @@ struct PeopleEndToEndTests {
 
     // The journal records who did what, and never a PIN.
     daemon.stop()
-    let journal = try String(
-      contentsOfFile: daemon.dataDirectory + "/journal.ndjson", encoding: .utf8)
+    let journal = try journalText(daemon.dataDirectory)
     let override = try #require(
       journal.split(separator: "\n").first { $0.contains("price_overridden") })
     #expect(override.contains(#""operator":"amy""#))

@@ -44,9 +44,13 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let victim = directory + "/victim"
     try "victim\n".write(toFile: victim, atomically: false, encoding: .utf8)
-    let path = directory + "/journal.ndjson"
+    let segment = JournalFiles.Segment(directory: directory, day: 1, firstSequence: 1)
+    try FileManager.default.createDirectory(
+      atPath: JournalFiles.segmentDirectory(in: directory), withIntermediateDirectories: false,
+      attributes: [.posixPermissions: 0o700])
+    let path = segment.path
     try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: victim)
-    #expect(throws: SystemError.self) { try FileJournalStorage(path: path) }
+    #expect(throws: SystemError.self) { try FileJournalStorage(segment: segment) }
     #expect(throws: SystemError.self) { try FileIO.read(path, followingSymlinks: false) }
     #expect(throws: RecoveryError.self) {
       try JournalFiles.recover(directory: directory, now: testTime)

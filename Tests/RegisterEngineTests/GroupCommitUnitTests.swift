@@ -46,6 +46,17 @@ import Testing
     ])
   }
 
+  /// Applies a close of day in the owner and stages its record.
+  static func closeDay(_ groups: GroupCommit<CountingOwner>, _ owner: CountingOwner, day: Int) {
+    groups.willStage(for: owner)
+    owner.changes += 1
+    groups.stage([
+      PendingRecord(
+        sequence: Int64(owner.changes), at: testTime,
+        event: .dayClosed(day: day, countedCash: nil), operatorID: nil, key: nil, more: false)
+    ])
+  }
+
   /// Answers a request from `connection` against the owner's state now and holds the reply.
   static func request(
     _ groups: GroupCommit<CountingOwner>, _ owner: CountingOwner, _ connection: Int
@@ -153,6 +164,67 @@ import Testing
     #expect(groups.nextWrite(for: owner) == nil)
     // The chain continues from the durable record: the next record is 2 again.
     #expect(groups.journalHead()?.sequence == 1)
+  }
+
+  @Test func aCloseOfDayEndsItsGroupEvenWhileTheWriterIsBusy() throws {
+    let storage = MemoryJournalStorage()
+    let journal = Self.journal(storage)
+    let owner = CountingOwner()
+    let groups = GroupCommit<CountingOwner>(journal: journal, durableSequence: 0)
+
+    Self.change(groups, owner)
+    var first = try #require(groups.nextWrite(for: owner))
+    // While group 1 is written: a change, the close, and two changes of the next day.
+    Self.change(groups, owner)
+    Self.closeDay(groups, owner, day: 1)
+    Self.request(groups, owner, 1)  // saw the close
+    Self.change(groups, owner)
+    Self.change(groups, owner)
+    Self.request(groups, owner, 2)
+    #expect(groups.journalHead()?.sequence == 5, "the head counts every staged group")
+    let firstError = journal.write(&first)
+    groups.finished(first, error: firstError, for: owner)
+    #expect(groups.takeReleasable().replies.isEmpty)
+
+    // The closed day's group is written alone: it ends with the day_closed record…
+    var closing = try #require(groups.nextWrite(for: owner))
+    #expect(closing.pending.map(\.sequence) == [2, 3])
+    #expect(closing.pending.last?.event.eventType == .dayClosed)
+    let closingError = journal.write(&closing)
+    groups.finished(closing, error: closingError, for: owner)
+    #expect(Self.lines(groups.takeReleasable()) == ["first 1 saw 3"])
+    // …and the next day's changes follow in a group of their own.
+    var next = try #require(groups.nextWrite(for: owner))
+    #expect(next.pending.map(\.sequence) == [4, 5])
+    let nextError = journal.write(&next)
+    groups.finished(next, error: nextError, for: owner)
+    #expect(Self.lines(groups.takeReleasable()) == ["first 2 saw 5"])
+    #expect(owner.checkpoints == 3, "one checkpoint per group, the split one included")
+    #expect(!groups.hasPendingWrites)
+  }
+
+  @Test func aFailedCloseRollsBackTheGroupsQueuedBehindIt() throws {
+    let storage = MemoryJournalStorage()
+    let journal = Self.journal(storage)
+    let owner = CountingOwner()
+    let groups = GroupCommit<CountingOwner>(journal: journal, durableSequence: 0)
+
+    Self.change(groups, owner)
+    var first = try #require(groups.nextWrite(for: owner))
+    Self.closeDay(groups, owner, day: 1)
+    Self.change(groups, owner)
+    Self.request(groups, owner, 1)
+    let firstError = journal.write(&first)
+    groups.finished(first, error: firstError, for: owner)
+    storage.failingAppend = storage.appendCalls + 1
+    var closing = try #require(groups.nextWrite(for: owner))
+    let closingError = journal.write(&closing)
+    groups.finished(closing, error: closingError, for: owner)
+    #expect(owner.changes == 1, "back to the state before the close")
+    #expect(owner.rollBacks.map(\.to) == [1])
+    #expect(Self.lines(groups.takeReleasable()) == ["again 1 saw 1"])
+    #expect(groups.nextWrite(for: owner) == nil, "the queued group went with it")
+    #expect(!groups.hasPendingWrites)
   }
 
   @Test func aReplyMadeBeforeTheFailedGroupIsNotAnsweredAgain() throws {

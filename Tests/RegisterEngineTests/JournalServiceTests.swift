@@ -11,24 +11,33 @@ struct FileLane {
   let recovery: JournalFiles.Recovery
   let service: RegisterService
 
-  init(directory: String, clock: ManualClock, catalogJSON: String = testCatalogJSON) throws {
+  init(
+    directory: String, clock: ManualClock, catalogJSON: String = testCatalogJSON,
+    segmentLimit: Int = JournalFiles.defaultSegmentLimit
+  ) throws {
     self.directory = directory
     let catalog = try CatalogFile.parse(Array(catalogJSON.utf8), file: "test-catalog.json")
     recovery = try JournalFiles.recover(directory: directory, now: clock.now())
-    let storage = try FileJournalStorage(path: JournalFiles.journalPath(in: directory))
     let journal = Journal(
-      storage: storage, lastSum: recovery.scan.lastSum, lastSequence: recovery.scan.lastSequence)
+      storage: try recovery.openStorage(segmentLimit: segmentLimit), lastSum: recovery.lastSum,
+      lastSequence: recovery.lastSequence)
     service = RegisterService(register: recovery.register, clock: clock, journal: journal)
     let current = recovery.register.lastSequence > 0 ? recovery.register : nil
     try service.commit(Register.startupEvents(for: catalog, current: current))
   }
 
-  var path: String { JournalFiles.journalPath(in: directory) }
+  /// The open journal segment.
+  var path: String { JournalFiles.openSegmentPath(in: directory) ?? recovery.openSegment.path }
 }
 
-/// The journal file's bytes.
+/// The journal's bytes, every segment in order.
 func journalBytes(in directory: String) throws -> [UInt8] {
-  try FileIO.read(JournalFiles.journalPath(in: directory))
+  try JournalFiles.readAll(in: directory)
+}
+
+/// The open (last) journal segment's path.
+func openSegmentPath(in directory: String) throws -> String {
+  try #require(JournalFiles.openSegmentPath(in: directory))
 }
 
 /// The names of the files in `directory` that start with `prefix`.
@@ -295,13 +304,12 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     let live: Register
     do {
       let lane = try FileLane(directory: directory, clock: clock)
-      #expect(lane.recovery.scan.records.isEmpty)
+      #expect(lane.recovery.recordsRead == 0)
       _ = try Self.ringUp(lane.service, clock: clock)
       live = lane.service.register
     }
     let recovered = try JournalFiles.recover(directory: directory, now: clock.now())
-    #expect(recovered.setAsidePath == nil)
-    #expect(recovered.scan.isIntact)
+    #expect(recovered.setAside == nil)
     let register = recovered.register
 
     #expect(register.order == live.order)
@@ -323,7 +331,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(register.day == live.day)
     #expect(register.day.totals.salesCount == 2)
     #expect(register.lastSequence == live.lastSequence)
-    #expect(register.lastSequence == recovered.scan.lastSequence)
+    #expect(register.lastSequence == recovered.lastSequence)
     #expect(RegisterState(register) == RegisterState(live))
   }
 
@@ -450,7 +458,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     }
     let good = try journalBytes(in: directory)
     let extra = tail.bytes(after: JournalScanner.scan(good))
-    let path = JournalFiles.journalPath(in: directory)
+    let path = try openSegmentPath(in: directory)
     let handle = try #require(FileHandle(forWritingAtPath: path))
     try handle.seekToEnd()
     try handle.write(contentsOf: Data(extra))
@@ -459,22 +467,21 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
 
     clock.advance(milliseconds: 1_000)
     let recovery = try JournalFiles.recover(directory: directory, now: clock.now())
-    #expect(recovery.scan.damage == nil)
-    #expect(recovery.scan.records.count == Int(live.lastSequence))
-    #expect(recovery.scan.tailLength == extra.count)
+    #expect(recovery.recordsRead == Int(live.lastSequence))
+    #expect(recovery.setAside?.length == extra.count)
     #expect(RegisterState(recovery.register) == RegisterState(live))
     // The journal is cut back to its good part…
     #expect(try journalBytes(in: directory) == good)
     // …and the tail is kept next to it.
-    let aside = try files(in: directory, startingWith: "journal.ndjson.torn-")
+    let aside = try files(in: directory, startingWith: "day000001-seq000000000001.ndjson.torn-")
     #expect(aside.count == 1)
     let name = try #require(aside.first)
-    #expect(recovery.setAsidePath == directory + "/" + name)
+    #expect(recovery.setAside?.path == directory + "/" + name)
     #expect(try FileIO.read(directory + "/" + name) == extra)
 
     // The register carries on from there.
     let lane = try FileLane(directory: directory, clock: clock)
-    #expect(lane.recovery.setAsidePath == nil)
+    #expect(lane.recovery.setAside == nil)
     let done = try lane.service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
     #expect(done["receipt"]?["number"] == .int(3))
     #expect(JournalScanner.scan(try journalBytes(in: directory)).isIntact)
@@ -491,7 +498,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     let original = try journalBytes(in: directory)
     // Line 3 is seq 3: the first jeans at 49.99.
     let tampered = try replacing("\"49.99\"", with: "\"19.99\"", inLine: 3, of: original)
-    let path = JournalFiles.journalPath(in: directory)
+    let path = try openSegmentPath(in: directory)
     try Data(tampered).write(to: URL(fileURLWithPath: path))
     let offset = lineRanges(original)[2].lowerBound
 
@@ -504,7 +511,8 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(message.contains("truncate -s \(offset) \(path)"))
     #expect(message.contains("backup"))
     #expect(try journalBytes(in: directory) == tampered)
-    #expect(try files(in: directory, startingWith: "journal.ndjson.torn-").isEmpty)
+    #expect(
+      try files(in: directory, startingWith: "day000001-seq000000000001.ndjson.torn-").isEmpty)
     // A daemon start fails the same way.
     #expect(throws: RecoveryError.self) { try FileLane(directory: directory, clock: clock) }
     #expect(try journalBytes(in: directory) == tampered)
@@ -515,7 +523,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     defer { try? FileManager.default.removeItem(atPath: parent) }
     let directory = parent + "/data/lane1"
     let recovery = try JournalFiles.recover(directory: directory, now: testTime)
-    #expect(recovery.scan.records.isEmpty)
+    #expect(recovery.recordsRead == 0)
     #expect(recovery.register.lastSequence == 0)
     #expect(FileManager.default.fileExists(atPath: directory))
   }

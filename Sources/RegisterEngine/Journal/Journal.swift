@@ -10,6 +10,17 @@ public protocol JournalStorage: AnyObject {
   var length: Int { get }
   /// Writes a file that follows from a durable group (an e-mailed receipt), atomically.
   func write(_ effect: FileEffect) throws(SystemError)
+  /// Ends the open segment after what has been written: the next records go to a new segment,
+  /// of business day `day` (nil: the open segment's day), whose first record is `sequence`.
+  /// Storage kept in one file ignores it.
+  func startSegment(day: Int?, firstSequence: Int64) throws(SystemError)
+  /// True when the open segment has grown past the size at which a new one is started.
+  var segmentIsFull: Bool { get }
+}
+
+extension JournalStorage {
+  public func startSegment(day: Int?, firstSequence: Int64) throws(SystemError) {}
+  public var segmentIsFull: Bool { false }
 }
 
 /// An event ready to be journaled, with the facts that go in its record's envelope.
@@ -182,8 +193,29 @@ public final class Journal: @unchecked Sendable {
         onEffectFailure(effect.path, error)
       }
     }
+    // A closed day ends its segment (group commit ends a group with its `day_closed`), and so
+    // does a segment past its size. Failing to start the next one loses nothing: the records
+    // go on into the open segment, and the next group tries again.
+    if let last = work.pending.last {
+      var ends = storage.segmentIsFull
+      var nextDay: Int?
+      if case .dayClosed(let number, _, _) = last.event {
+        ends = true
+        nextDay = min(number, Int.max - 1) + 1
+      }
+      if ends {
+        do {
+          try storage.startSegment(day: nextDay, firstSequence: last.sequence + 1)
+        } catch {
+          onSegmentFailure(error)
+        }
+      }
+    }
     return nil
   }
+
+  /// Called (on the writer's thread) when a new segment could not be started.
+  public var onSegmentFailure: @Sendable (SystemError) -> Void = { _ in }
 
   /// Called (on the writer's thread) when a file could not be written after its group.
   public var onEffectFailure: @Sendable (String, SystemError) -> Void = { _, _ in }

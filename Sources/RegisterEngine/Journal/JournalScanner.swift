@@ -16,6 +16,17 @@ public struct JournalScan: Sendable {
   /// The `sum` of the last good record (the genesis value for an empty journal).
   public var lastSum: String { records.last?.sum ?? JournalRecord.genesis }
   public var lastSequence: Int64 { records.last?.sequence ?? 0 }
+
+  public init(
+    records: [JournalRecord], goodLength: Int, tailLength: Int, tailReason: String?,
+    damage: JournalDamage?
+  ) {
+    self.records = records
+    self.goodLength = goodLength
+    self.tailLength = tailLength
+    self.tailReason = tailReason
+    self.damage = damage
+  }
 }
 
 /// A bad record in the middle of the journal: where, and what is wrong with it.
@@ -28,6 +39,13 @@ public struct JournalDamage: Error, Sendable, Equatable, CustomStringConvertible
   public var offset: Int
   public var problem: String
 
+  public init(line: Int, sequence: Int64?, offset: Int, problem: String) {
+    self.line = line
+    self.sequence = sequence
+    self.offset = offset
+    self.problem = problem
+  }
+
   public var description: String {
     let which = sequence.map { "record seq \($0)" } ?? "the record"
     return "\(which) (line \(line), byte \(offset)) is damaged: \(problem)"
@@ -37,13 +55,20 @@ public struct JournalDamage: Error, Sendable, Equatable, CustomStringConvertible
 /// Reads a journal: checks every record's checksum, the sequence and the hash chain, and
 /// separates a torn tail (a crash mid-write) from damage in the middle.
 public enum JournalScanner {
-  public static func scan(_ bytes: [UInt8]) -> JournalScan {
+  /// Scans `bytes`, a whole journal or one segment of it: its first record must be
+  /// `firstSequence` and follow the record whose sum is `previousSum` (nil: not known, when a
+  /// segment is read without the one before it; the chain is then checked from its first
+  /// record on).
+  public static func scan(
+    _ bytes: [UInt8], firstSequence: Int64 = 1,
+    previousSum: String? = JournalRecord.genesis
+  ) -> JournalScan {
     var records: [JournalRecord] = []
     var goodLength = 0
     var offset = 0
     var lineNumber = 0
-    var expectedSequence: Int64 = 1
-    var previousSum = JournalRecord.genesis
+    var expectedSequence = firstSequence
+    var previousSum = previousSum
     // Records of the request in progress (a "more": true run), not yet known to be complete.
     var open: [JournalRecord] = []
     var firstBad: (line: Int, offset: Int, sequence: Int64?, problem: String)?
@@ -80,7 +105,9 @@ public enum JournalScanner {
           throw JournalRecord.Problem.sequenceGap(
             expected: expectedSequence, found: record.sequence)
         }
-        guard record.previous == previousSum else { throw JournalRecord.Problem.brokenChain }
+        guard previousSum == nil || record.previous == previousSum else {
+          throw JournalRecord.Problem.brokenChain
+        }
         expectedSequence += 1
         previousSum = record.sum
         open.append(record)

@@ -16,23 +16,31 @@ extension Register {
     _ records: some Sequence<JournalRecord>, progress: ((Int) -> Void)? = nil
   ) throws(RecoveryError) -> Register {
     var register = Register()
+    try register.replay(records, progress: progress)
+    return register
+  }
+
+  /// Applies more journal records, in order, to this register (records that follow the last
+  /// one it has applied).
+  public mutating func replay(
+    _ records: some Sequence<JournalRecord>, progress: ((Int) -> Void)? = nil
+  ) throws(RecoveryError) {
     var count = 0
     for record in records {
       let event: Event
       do {
         event = try Event.decode(
-          type: record.type, data: record.data, currency: register.store.currency)
+          type: record.type, data: record.data, currency: store.currency)
       } catch {
         throw RecoveryError(
           "journal record seq \(record.sequence) (\(record.type)) cannot be read: \(error.description). "
             + "It may come from a newer registerd; run that version, or restore the journal from a backup."
         )
       }
-      register.apply(event, at: record.at, operatorID: record.operatorID, sequence: record.sequence)
-      if let key = record.key { register.remember(key) }
+      apply(event, at: record.at, operatorID: record.operatorID, sequence: record.sequence)
+      if let key = record.key { remember(key) }
       count += 1
       if count % 10_000 == 0 { progress?(count) }
     }
-    return register
   }
 }

@@ -24,6 +24,10 @@ protocol GroupCommitOwner: AnyObject {
 /// many requests share each fsync. If a write fails, that group and every one staged after it
 /// are rolled back (the owner restores its checkpoint and the journal's chain is rewound), and
 /// every reply that depended on them is answered again by the owner.
+///
+/// A group ends with a `day_closed` record: the next change starts a new group even while the
+/// writer is busy (the closed group then waits, sealed, in `queued`), so the journal's storage
+/// can begin the next day's segment after writing it without splitting a write.
 final class GroupCommit<Owner: GroupCommitOwner> {
   /// A reply waiting until the group it depends on is durable.
   private struct Held {
@@ -49,6 +53,8 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   private var openRecords: [PendingRecord] = []
   /// The group being written, if any, with its records.
   private var writing: (group: Int, records: [PendingRecord])?
+  /// Groups ended early (by a close of day) waiting for the writer, oldest first.
+  private var queued: [(group: Int, records: [PendingRecord])] = []
   private var checkpoints: [Int: Checkpoint] = [:]
   /// Events that became durable and have not been handed out yet.
   private var committed: [CommittedEvent] = []
@@ -62,15 +68,23 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   }
 
   /// True while changes are staged or being written.
-  var hasPendingWrites: Bool { writing != nil || !openRecords.isEmpty }
+  var hasPendingWrites: Bool { writing != nil || !queued.isEmpty || !openRecords.isEmpty }
 
   /// Before a change is applied: when it is the open group's first, keeps the owner's
-  /// checkpoint (and the journal's chain) to go back to should the group fail.
+  /// checkpoint (and the journal's chain) to go back to should the group fail. A group that
+  /// ends with a close of day is ended first, so the change goes into a new group.
   func willStage(for owner: Owner) {
-    guard openRecords.isEmpty, let journal, checkpoints[openGroup] == nil else { return }
+    guard let journal else { return }
+    if let last = openRecords.last, last.event.eventType == .dayClosed {
+      queued.append((openGroup, openRecords))
+      openRecords = []
+      openGroup += 1
+    }
+    guard openRecords.isEmpty, checkpoints[openGroup] == nil else { return }
     checkpoints[openGroup] = Checkpoint(
       state: owner.checkpoint(),
-      sequence: writing?.records.last?.sequence ?? journal.lastSequence)
+      sequence: queued.last?.records.last?.sequence ?? writing?.records.last?.sequence
+        ?? journal.lastSequence)
   }
 
   /// Queues records (already applied by the owner) in the open group.
@@ -87,23 +101,32 @@ final class GroupCommit<Owner: GroupCommitOwner> {
 
   /// The journal chain's head once everything staged is written (nil without a journal).
   func journalHead() -> JournalHead? {
-    journal?.head(after: (writing?.records ?? []) + openRecords)
+    journal?.head(
+      after: (writing?.records ?? []) + queued.flatMap(\.records) + openRecords)
   }
 
   /// Holds a request's reply until the changes it could have seen are durable.
   func hold(_ incoming: IncomingLine, _ reply: SerializedReply) {
-    let pending = !openRecords.isEmpty ? openGroup : writing?.group
+    let pending = !openRecords.isEmpty ? openGroup : queued.last?.group ?? writing?.group
     held.append(Held(incoming: incoming, reply: reply, group: pending))
   }
 
-  /// The next group to write when nothing is being written: seals the open group.
+  /// The next group to write when nothing is being written: the oldest ended group, else the
+  /// open group, sealed.
   func nextWrite(for owner: Owner) -> JournalWrite? {
-    guard writing == nil, !openRecords.isEmpty, let journal else { return nil }
-    let group = openGroup
-    let records = openRecords
+    guard writing == nil, let journal else { return nil }
+    let group: Int
+    let records: [PendingRecord]
+    if !queued.isEmpty {
+      (group, records) = queued.removeFirst()
+    } else if !openRecords.isEmpty {
+      (group, records) = (openGroup, openRecords)
+      openRecords = []
+      openGroup += 1
+    } else {
+      return nil
+    }
     writing = (group, records)
-    openRecords = []
-    openGroup += 1
     var work = journal.seal(records, group: group)
     work.effects = owner.effects(of: records)
     return work
@@ -141,7 +164,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   /// The replies that may be sent now (in arrival order) and the newly durable events.
   func takeReleasable() -> BatchResult {
     // Everything staged before the open group and not being written is durable.
-    let durable = (writing?.group ?? openGroup) - 1
+    let durable = (writing?.group ?? queued.first?.group ?? openGroup) - 1
     let ready = held.prefix { ($0.group ?? 0) <= durable }
     held.removeFirst(ready.count)
     let replies = ready.map {
@@ -159,6 +182,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   private func fail(group: Int, error: SystemError, owner: Owner) {
     guard let checkpoint = checkpoints[group] else { return }
     writing = nil
+    queued = []
     openRecords = []
     checkpoints = [:]
     owner.rollBack(to: checkpoint.state, sequence: checkpoint.sequence, failure: error)

@@ -52,7 +52,8 @@ package final class Server {
   /// Hashes PINs off this thread (nil if its pipe could not be made: then `decide` hashes).
   private let pinChecks = PINChecks()
   /// The journal file, read to catch a reconnecting subscriber up.
-  package var journalPath: String?
+  /// The data directory, whose journal a subscriber with `after` catches up from.
+  package var dataDirectory: String?
   private var connections: [Connection] = []
   private var nextConnectionID = 1
   private var stopping = false
@@ -452,12 +453,18 @@ package final class Server {
     connection.subscription = subscription
     log("connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
     let durable = service.durableSequence
-    if subscription.cursor < durable, let journalPath {
-      let bytes = (try? FileIO.read(journalPath, followingSymlinks: false)) ?? []
-      for record in JournalScanner.scan(bytes).records
-      where record.sequence > subscription.cursor && record.sequence <= durable {
-        deliver(JournalRecordLine(record), to: connection)
-        if connection.pendingOutput > subscriberLimit { break }
+    if subscription.cursor < durable, let dataDirectory,
+      let segments = try? JournalFiles.segments(in: dataDirectory)
+    {
+      // Only the segments from the one holding the cursor on are read.
+      _ = try? JournalFiles.read(segments, after: subscription.cursor, sum: nil) {
+        _, records throws(RecoveryError) in
+        for record in records where record.sequence <= durable {
+          deliver(JournalRecordLine(record), to: connection)
+          if connection.pendingOutput > subscriberLimit {
+            throw RecoveryError("the subscriber's backlog is full")
+          }
+        }
       }
     }
     if var current = connection.subscription, current.cursor < durable {

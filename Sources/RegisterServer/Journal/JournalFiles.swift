@@ -1,19 +1,231 @@
 import RegisterEngine
 
-/// The journal files under a data directory, and recovery at start-up.
-public enum JournalFiles {
-  public static let fileName = "journal.ndjson"
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
-  public static func journalPath(in directory: String) -> String {
-    directory + "/" + fileName
+/// The journal's files under a data directory, and recovery at start-up.
+///
+/// The journal is a sequence of segment files in `DATA/journal/`, one per business day (a busy
+/// day can run over into more than one), named after the day and the sequence number of their
+/// first record: `day000042-seq000000205001.ndjson`. Names sort in journal order. The last
+/// segment is the open one, appended to; the others are sealed (made read-only) and never
+/// written again. The hash chain runs on across segments unbroken: the first record of a
+/// segment carries the sum of the last record of the one before as its `prev`.
+public enum JournalFiles {
+  /// The single journal file of registerd before segments; moved into `journal/` at start-up.
+  public static let legacyFileName = "journal.ndjson"
+  /// The directory of segments, under the data directory.
+  public static let segmentDirectoryName = "journal"
+  /// The size past which the open segment is ended at the next group (a day that rings more
+  /// than this goes on in a new segment of the same day).
+  public static let defaultSegmentLimit = 64 << 20
+
+  public static func segmentDirectory(in directory: String) -> String {
+    directory + "/" + segmentDirectoryName
   }
+
+  public static func legacyPath(in directory: String) -> String {
+    directory + "/" + legacyFileName
+  }
+
+  /// One segment file.
+  public struct Segment: Sendable, Equatable {
+    public var path: String
+    /// The business day of its first record.
+    public var day: Int
+    /// The sequence number of its first record.
+    public var firstSequence: Int64
+
+    public init(directory: String, day: Int, firstSequence: Int64) {
+      self.day = day
+      self.firstSequence = firstSequence
+      path = JournalFiles.segmentDirectory(in: directory) + "/" + Self.name(day, firstSequence)
+    }
+
+    public var name: String { Self.name(day, firstSequence) }
+
+    static func name(_ day: Int, _ firstSequence: Int64) -> String {
+      "day" + padded(day, 6) + "-seq" + padded(Int(clamping: firstSequence), 12) + ".ndjson"
+    }
+
+    /// Reads a segment's file name (nil for any other file: temporaries, torn tails).
+    public static func parse(_ name: String) -> (day: Int, firstSequence: Int64)? {
+      let bytes = Array(name.utf8)
+      // day + ≥6 digits + -seq + ≥12 digits + .ndjson
+      guard name.hasPrefix("day"), name.hasSuffix(".ndjson"),
+        let dash = bytes.firstIndex(of: UInt8(ascii: "-"))
+      else { return nil }
+      let dayDigits = bytes[3..<dash]
+      let rest = bytes[(dash + 1)...]
+      guard rest.starts(with: Array("seq".utf8)), rest.count > 3 + 7 else { return nil }
+      let sequenceDigits = rest.dropFirst(3).dropLast(7)
+      guard dayDigits.count >= 6, sequenceDigits.count >= 12,
+        dayDigits.allSatisfy({ (0x30...0x39).contains($0) }),
+        sequenceDigits.allSatisfy({ (0x30...0x39).contains($0) }),
+        let day = Int(String(decoding: dayDigits, as: UTF8.self)), day >= 1,
+        let first = Int64(String(decoding: sequenceDigits, as: UTF8.self)), first >= 1
+      else { return nil }
+      return (day, first)
+    }
+
+    private static func padded(_ number: Int, _ width: Int) -> String {
+      let digits = String(number)
+      return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+  }
+
+  /// The segments under `directory`, in journal order (empty when there are none).
+  public static func segments(in directory: String) throws(SystemError) -> [Segment] {
+    let folder = segmentDirectory(in: directory)
+    guard FileIO.exists(folder) else { return [] }
+    return try FileIO.listDirectory(folder).compactMap { name in
+      Segment.parse(name).map {
+        Segment(directory: directory, day: $0.day, firstSequence: $0.firstSequence)
+      }
+    }.sorted { $0.firstSequence < $1.firstSequence }
+  }
+
+  /// Every byte of the journal, segments in order (for tools and tests; a year is large).
+  public static func readAll(in directory: String) throws(SystemError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    for segment in try segments(in: directory) {
+      bytes.append(contentsOf: try FileIO.read(segment.path, followingSymlinks: false))
+    }
+    return bytes
+  }
+
+  /// The open segment's path (the last), nil when the journal has none yet.
+  public static func openSegmentPath(in directory: String) -> String? {
+    (try? segments(in: directory))?.last?.path
+  }
+
+  // MARK: - Reading across segments
+
+  /// Where the chain stands after reading segments.
+  public struct ChainScan: Sendable {
+    public var lastSequence: Int64
+    public var lastSum: String
+    /// Complete records read.
+    public var records: Int = 0
+    /// Bytes of the segments read.
+    public var bytes: Int = 0
+    /// The first damage found: the segment's path and what is wrong. Reading stops there.
+    public var damage: (path: String, damage: JournalDamage)?
+    /// The last segment's torn or unreadable tail, if any: its path, the good length and why.
+    public var tail: (segment: Segment, goodLength: Int, length: Int, reason: String)?
+  }
+
+  /// Reads `segments` in order from the chain point (`sequence`, `sum`: the record before
+  /// the first wanted; sum nil when not known) and hands each segment's scan to `body`,
+  /// records before `sequence` + 1 left out. Damage stops the reading; a torn tail is only
+  /// allowed at the end of the last segment (a sealed segment was complete when sealed).
+  public static func read(
+    _ segments: [Segment], after sequence: Int64, sum: String?,
+    _ body: (Segment, [JournalRecord]) throws(RecoveryError) -> Void
+  ) throws(RecoveryError) -> ChainScan {
+    var chain = ChainScan(lastSequence: sequence, lastSum: sum ?? JournalRecord.genesis)
+    var knownSum = sum
+    // Segments wholly before the point are skipped; the one holding it is read from its
+    // start, its records up to the point only checked.
+    let start = segments.lastIndex { $0.firstSequence <= sequence + 1 } ?? 0
+    for index in segments.indices where index >= start {
+      let segment = segments[index]
+      let bytes: [UInt8]
+      do {
+        bytes = try FileIO.read(segment.path, followingSymlinks: false)
+      } catch {
+        throw RecoveryError("cannot read the journal segment \(segment.path): \(error)")
+      }
+      chain.bytes += bytes.count
+      let readsFromStart = segment.firstSequence <= chain.lastSequence
+      let scan = JournalScanner.scan(
+        bytes, firstSequence: readsFromStart ? segment.firstSequence : chain.lastSequence + 1,
+        previousSum: readsFromStart ? nil : knownSum)
+      var records = scan.records
+      if readsFromStart {
+        // The records up to the point: the chain must reach it with the sum expected.
+        let skipped = records.prefix { $0.sequence <= chain.lastSequence }
+        if let known = knownSum, let last = skipped.last, last.sequence == chain.lastSequence,
+          last.sum != known
+        {
+          chain.damage = (
+            segment.path,
+            JournalDamage(
+              line: skipped.count, sequence: last.sequence, offset: 0,
+              problem: "record \(last.sequence) has sum \(last.sum), not \(known) as expected")
+          )
+          return chain
+        }
+        records.removeFirst(skipped.count)
+      } else if segment.firstSequence != chain.lastSequence + 1, !bytes.isEmpty {
+        chain.damage = (
+          segment.path,
+          JournalDamage(
+            line: 1, sequence: scan.records.first?.sequence, offset: 0,
+            problem:
+              "the segment is named for seq \(segment.firstSequence) but the journal continues at seq \(chain.lastSequence + 1) (a segment was removed, renamed or inserted)"
+          )
+        )
+        return chain
+      }
+      if let damage = scan.damage {
+        chain.damage = (segment.path, damage)
+        return chain
+      }
+      if scan.tailLength > 0 {
+        let isLast = index == segments.count - 1
+        guard isLast else {
+          chain.damage = (
+            segment.path,
+            JournalDamage(
+              line: scan.records.count + 1, sequence: nil, offset: scan.goodLength,
+              problem:
+                "a sealed segment ends with an incomplete record (\(scan.tailReason ?? "unknown"))"
+            )
+          )
+          return chain
+        }
+        chain.tail = (
+          segment, scan.goodLength, bytes.count, scan.tailReason ?? "unreadable"
+        )
+      }
+      if let last = records.last {
+        chain.lastSequence = last.sequence
+        chain.lastSum = last.sum
+        knownSum = last.sum
+      }
+      chain.records += records.count
+      try body(segment, records)
+    }
+    return chain
+  }
+
+  // MARK: - Recovery
 
   /// What recovery found and did.
   public struct Recovery {
     public var register: Register
-    public var scan: JournalScan
-    /// Where a torn tail was moved, if there was one.
-    public var setAsidePath: String?
+    /// Where the chain stands: the last complete record.
+    public var lastSequence: Int64
+    public var lastSum: String
+    /// Records read and replayed at start-up.
+    public var recordsRead: Int
+    /// The segment to append to (it may not exist yet).
+    public var openSegment: Segment
+    /// The torn tail set aside, if there was one: where it went, its length and why.
+    public var setAside: (path: String, length: Int, reason: String)?
+    /// The legacy single journal file was moved into the segment directory.
+    public var migratedLegacyJournal = false
+
+    /// A storage appending to the open segment.
+    public func openStorage(segmentLimit: Int = JournalFiles.defaultSegmentLimit)
+      throws(SystemError) -> FileJournalStorage
+    {
+      try FileJournalStorage(segment: openSegment, segmentLimit: segmentLimit)
+    }
   }
 
   /// Reads the journal under `directory` (creating the directory when missing), sets a torn
@@ -33,47 +245,87 @@ public enum JournalFiles {
     if let reason = FileIO.unsafeDirectoryReason(directory, what: "the data directory") {
       throw RecoveryError("\(reason). Nothing was changed.")
     }
-    let path = journalPath(in: directory)
-    if let reason = FileIO.unsafeFileReason(path, what: "the journal") {
+    let folder = segmentDirectory(in: directory)
+    if let reason = FileIO.unsafeDirectoryReason(folder, what: "the journal directory") {
+      throw RecoveryError("\(reason). Nothing was changed.")
+    }
+    let legacy = legacyPath(in: directory)
+    if let reason = FileIO.unsafeFileReason(legacy, what: "the journal") {
       throw RecoveryError(reason)
     }
-    let bytes: [UInt8]
-    if FileIO.exists(path) {
-      do {
-        bytes = try FileIO.read(path, followingSymlinks: false)
-      } catch {
-        throw RecoveryError("cannot read the journal: \(error)")
-      }
-    } else {
-      bytes = []
+    var segments: [Segment]
+    do {
+      segments = try self.segments(in: directory)
+    } catch {
+      throw RecoveryError("cannot read the journal directory \(folder): \(error)")
     }
-    let scan = JournalScanner.scan(bytes)
-    if let damage = scan.damage {
+    for segment in segments {
+      if let reason = FileIO.unsafeFileReason(segment.path, what: "the journal segment") {
+        throw RecoveryError(reason)
+      }
+    }
+    var migrated = false
+    if FileIO.exists(legacy) {
+      guard segments.isEmpty else {
+        throw RecoveryError(
+          "both \(legacy) (a journal of an older registerd) and segments in \(folder) exist; "
+            + "move one of them away. Nothing was changed.")
+      }
+      // The single file of an older registerd becomes the first segment (it starts at seq 1 on
+      // day 1), by one rename: a crash leaves it at one name or the other.
+      let first = Segment(directory: directory, day: 1, firstSequence: 1)
+      do {
+        try FileIO.makeDirectories(folder)
+        try FileIO.syncDirectory(directory)
+        try FileIO.move(legacy, to: first.path)
+        try FileIO.syncDirectory(folder)
+        try FileIO.syncDirectory(directory)
+      } catch {
+        throw RecoveryError("cannot move \(legacy) into \(folder): \(error)")
+      }
+      segments = [first]
+      migrated = true
+    }
+
+    var register = Register()
+    let chain = try read(segments, after: 0, sum: JournalRecord.genesis) {
+      _, records throws(RecoveryError) in
+      try register.replay(records)
+    }
+    if let (path, damage) = chain.damage {
       throw RecoveryError(
         """
-        the journal \(path) is damaged: \(damage.description).
-        Every record before it is intact (\(scan.records.count) records, up to seq \(scan.lastSequence)).
+        the journal segment \(path) is damaged: \(damage.description).
+        Every record before it is intact (up to seq \(chain.lastSequence)).
         Nothing was changed. To repair: restore the journal from a backup; or, to keep only the
-        intact records, copy the file aside and cut it at byte \(damage.offset)
-        (truncate -s \(damage.offset) \(path)) — the records after it will be lost.
+        intact records, copy the journal directory aside, cut that segment at byte \(damage.offset)
+        (truncate -s \(damage.offset) \(path)) and remove the segments after it — the records
+        after it will be lost.
         `register-cli verify --data-dir \(directory)` reports the same.
         """)
     }
-    var setAside: String?
-    if scan.tailLength > 0 {
-      let tail = Array(bytes[scan.goodLength...])
-      let aside = "\(path).torn-\(scan.lastSequence + 1)-\(now.epochMilliseconds)"
+    var setAside: (String, Int, String)?
+    if let tail = chain.tail {
+      let aside =
+        directory + "/" + tail.segment.name
+        + ".torn-\(chain.lastSequence + 1)-\(now.epochMilliseconds)"
       do {
-        try FileIO.writeAtomically(tail, to: aside, mode: 0o600)
-        let storage = try FileJournalStorage(path: path)
-        try storage.truncate(to: scan.goodLength)
+        let bytes = try FileIO.read(tail.segment.path, followingSymlinks: false)
+        try FileIO.writeAtomically(Array(bytes[tail.goodLength...]), to: aside, mode: 0o600)
+        let storage = try FileJournalStorage(segment: tail.segment)
+        try storage.truncate(to: tail.goodLength)
         try FileIO.syncDirectory(directory)
       } catch {
         throw RecoveryError("cannot set the torn journal tail aside: \(error)")
       }
-      setAside = aside
+      setAside = (aside, tail.length - tail.goodLength, tail.reason)
     }
-    let register = try Register.replaying(scan.records)
-    return Recovery(register: register, scan: scan, setAsidePath: setAside)
+    let open =
+      segments.last
+      ?? Segment(directory: directory, day: register.day.number, firstSequence: 1)
+    return Recovery(
+      register: register, lastSequence: chain.lastSequence, lastSum: chain.lastSum,
+      recordsRead: chain.records, openSegment: open, setAside: setAside,
+      migratedLegacyJournal: migrated)
   }
 }

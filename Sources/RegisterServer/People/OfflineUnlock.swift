@@ -34,8 +34,8 @@ public enum OfflineUnlock {
   public static func unlock(operatorID id: String, directory: String, now: Timestamp)
     throws(OfflineUnlockError) -> Outcome
   {
-    let path = JournalFiles.journalPath(in: directory)
-    guard FileIO.exists(path) else {
+    let path = JournalFiles.segmentDirectory(in: directory)
+    guard FileIO.exists(path) || FileIO.exists(JournalFiles.legacyPath(in: directory)) else {
       throw OfflineUnlockError("there is no journal in \(directory) (use --data-dir DIR)")
     }
     let lock: DataDirectoryLock
@@ -59,11 +59,11 @@ public enum OfflineUnlock {
             + (known.isEmpty ? "" : " (operators: \(known))"))
       }
       guard person.locked || person.failedAttempts > 0 else { return .notLocked }
-      let sequence = recovery.scan.lastSequence + 1
+      let sequence = recovery.lastSequence + 1
       do {
         let journal = Journal(
-          storage: try FileJournalStorage(path: path), lastSum: recovery.scan.lastSum,
-          lastSequence: recovery.scan.lastSequence)
+          storage: try recovery.openStorage(), lastSum: recovery.lastSum,
+          lastSequence: recovery.lastSequence)
         try journal.append([
           PendingRecord(
             sequence: sequence, at: now, event: .operatorUnlocked(id: id), operatorID: nil,

@@ -229,6 +229,25 @@ public func writeStandardOutput(_ text: String) {
 }
 
 extension FileIO {
+  /// The names in a directory (without "." and "..").
+  public static func listDirectory(_ directory: String) throws(SystemError) -> [String] {
+    guard let handle = opendir(directory) else { throw SystemError("opendir", path: directory) }
+    defer { closedir(handle) }
+    var names: [String] = []
+    while let entry = readdir(handle) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+
+  /// Renames `path` to `target` (atomically replacing what is there).
+  public static func move(_ path: String, to target: String) throws(SystemError) {
+    guard rename(path, target) == 0 else { throw SystemError("rename", path: path) }
+  }
+
   /// Removes temporary files a crashed `writeAtomically(_:to:)` of `path` left behind
   /// (`PATH.tmp-SUFFIX`); returns how many.
   @discardableResult

@@ -1,0 +1,193 @@
+import Foundation
+import RegisterServer
+import Testing
+
+@testable import RegisterEngine
+
+/// The journal as segment files: one per business day (more when a day runs past the size
+/// limit), the chain unbroken across them, sealed segments never written again, and damage
+/// between segments (one removed, one cut short) found at start-up.
+@Suite struct JournalSegmentTests {
+  /// One sale rung up and paid in cash.
+  static func sale(_ service: RegisterService, clock: ManualClock) throws {
+    try service.ok(#"{"op":"add","sku":"TEE"}"#)
+    clock.advance(milliseconds: 30_000)
+    try service.ok(#"{"op":"tender","type":"cash","amount":"50.00"}"#)
+    clock.advance(milliseconds: 60_000)
+  }
+
+  static func segments(_ directory: String) throws -> [JournalFiles.Segment] {
+    try JournalFiles.segments(in: directory)
+  }
+
+  static func records(_ segment: JournalFiles.Segment) throws -> [JournalRecord] {
+    JournalScanner.scan(
+      try FileIO.read(segment.path), firstSequence: segment.firstSequence, previousSum: nil
+    ).records
+  }
+
+  @Test func closingADayStartsTheNextDaysSegmentAndTheChainRunsOn() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live: Register
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      try Self.sale(lane.service, clock: clock)
+      try lane.service.ok(#"{"op":"close_day","counted":{"cash":"0.00"}}"#)
+      try Self.sale(lane.service, clock: clock)
+      try lane.service.ok(#"{"op":"close_day"}"#)
+      try Self.sale(lane.service, clock: clock)
+      live = lane.service.register
+    }
+    let segments = try Self.segments(directory)
+    #expect(segments.map(\.day) == [1, 2, 3])
+    let records = try segments.map(Self.records)
+    // Each closed day's segment ends with its day_closed record; the next starts right after.
+    for index in 0..<2 {
+      #expect(records[index].last?.type == "day_closed")
+      #expect(records[index + 1].first?.sequence == records[index].last.map { $0.sequence + 1 })
+      #expect(records[index + 1].first?.previous == records[index].last?.sum)
+      #expect(segments[index + 1].firstSequence == records[index + 1].first?.sequence)
+      #expect(records[index + 1].allSatisfy { $0.type != "day_closed" } || index == 0)
+    }
+    // Sealed segments are read-only; the open one is not.
+    for (index, segment) in segments.enumerated() {
+      var info = stat()
+      #expect(lstat(segment.path, &info) == 0)
+      #expect(info.st_mode & 0o777 == (index < 2 ? 0o400 : 0o600), "\(segment.name)")
+    }
+    #expect(JournalScanner.scan(try journalBytes(in: directory)).isIntact)
+    // A restart reads all of them and carries on in the open one.
+    let recovered = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(RegisterState(recovered.register) == RegisterState(live))
+    #expect(recovered.openSegment == segments.last)
+    #expect(recovered.recordsRead == Int(live.lastSequence))
+  }
+
+  @Test func aBusyDayRunsOverIntoMoreSegmentsOfTheSameDay() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live: Register
+    do {
+      let lane = try FileLane(directory: directory, clock: clock, segmentLimit: 4_000)
+      try Self.sale(lane.service, clock: clock)
+      for _ in 0..<60 {
+        try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+      }
+      try Self.sale(lane.service, clock: clock)
+      live = lane.service.register
+    }
+    let segments = try Self.segments(directory)
+    #expect(segments.count >= 3)
+    #expect(segments.allSatisfy { $0.day == 1 })
+    for segment in segments.dropLast() {
+      let size = try FileIO.read(segment.path).count
+      #expect(size >= 4_000, "a segment ends only past the limit")
+      // A request's records are never split across segments.
+      #expect(try Self.records(segment).last?.more == false)
+    }
+    let recovered = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(RegisterState(recovered.register) == RegisterState(live))
+  }
+
+  @Test func theJournalOfAnOlderRegisterdIsMovedInAsTheFirstSegment() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live: Register
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      try Self.sale(lane.service, clock: clock)
+      live = lane.service.register
+    }
+    // What an older registerd left: one journal.ndjson, no segment directory.
+    let bytes = try journalBytes(in: directory)
+    try FileManager.default.removeItem(atPath: JournalFiles.segmentDirectory(in: directory))
+    let legacy = JournalFiles.legacyPath(in: directory)
+    try Data(bytes).write(to: URL(fileURLWithPath: legacy))
+
+    let recovered = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(recovered.migratedLegacyJournal)
+    #expect(RegisterState(recovered.register) == RegisterState(live))
+    #expect(!FileManager.default.fileExists(atPath: legacy))
+    #expect(try Self.segments(directory).map(\.name) == ["day000001-seq000000000001.ndjson"])
+    #expect(try journalBytes(in: directory) == bytes)
+
+    // Both at once is refused, and nothing is touched.
+    try Data(bytes).write(to: URL(fileURLWithPath: legacy))
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    #expect(error?.message.contains("older registerd") == true)
+    #expect(try FileIO.read(legacy) == bytes)
+  }
+
+  /// Three closed days: four segments.
+  static func threeDays(_ directory: String, clock: ManualClock) throws {
+    let lane = try FileLane(directory: directory, clock: clock)
+    for _ in 0..<3 {
+      try sale(lane.service, clock: clock)
+      try lane.service.ok(#"{"op":"close_day"}"#)
+    }
+  }
+
+  @Test func aMissingSegmentStopsStartUpAndChangesNothing() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    try Self.threeDays(directory, clock: clock)
+    let segments = try Self.segments(directory)
+    #expect(segments.count == 4)
+    try FileManager.default.removeItem(atPath: segments[1].path)
+    let before = try journalBytes(in: directory)
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    let message = try #require(error?.message)
+    #expect(message.contains(segments[2].path))
+    #expect(message.contains("removed, renamed or inserted"))
+    #expect(try journalBytes(in: directory) == before)
+  }
+
+  @Test(arguments: [true, false])
+  func aSealedSegmentCutShortOrGrownIsDamage(cut: Bool) throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    try Self.threeDays(directory, clock: clock)
+    let sealed = try Self.segments(directory)[1]
+    var bytes = try FileIO.read(sealed.path)
+    if cut {
+      // Its last record (the day_closed) cut in half: what a torn write would look like, in a
+      // segment that was complete when it was sealed.
+      bytes.removeLast(40)
+    } else {
+      bytes.append(contentsOf: Array(#"{"seq":1,"at":"#.utf8))
+    }
+    #expect(chmod(sealed.path, 0o600) == 0)
+    try Data(bytes).write(to: URL(fileURLWithPath: sealed.path))
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    let message = try #require(error?.message)
+    #expect(message.contains(sealed.path))
+    #expect(message.contains("sealed segment ends with an incomplete record"))
+    #expect(try FileIO.read(sealed.path) == bytes, "nothing was set aside or cut")
+  }
+
+  @Test func segmentNamesAreReadStrictly() {
+    for name in [
+      "day000001-seq000000000001.ndjson.torn-2-5", "day000001-seq000000000001.ndjson.tmp-ab",
+      "day1-seq1.ndjson", "day000000-seq000000000001.ndjson", "dayx00001-seq000000000001.ndjson",
+      "day000001-seq00000000000a.ndjson", "journal.ndjson", "day000001seq000000000001.ndjson",
+    ] {
+      #expect(JournalFiles.Segment.parse(name) == nil, "\(name)")
+    }
+    let segment = JournalFiles.Segment(directory: "/d", day: 42, firstSequence: 205_001)
+    #expect(segment.name == "day000042-seq000000205001.ndjson")
+    let parsed = JournalFiles.Segment.parse(segment.name)
+    #expect(parsed?.day == 42 && parsed?.firstSequence == 205_001)
+  }
+}
