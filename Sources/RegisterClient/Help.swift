@@ -141,8 +141,8 @@ struct CommandHelp {
       "The journal, offline (no daemon needed)",
       [
         CommandHelp(
-          ["verify"], "verify [--data-dir DIR] [--anchor SEQ:SUM ...]",
-          "check every record's checksum and the hash chain,\nand that each anchor (a Z report's journal head)\nis still there; exit 0 only when all holds"
+          ["verify"], "verify [--data-dir DIR] [--anchor SEQ:SUM ...] [--journal-key FILE]",
+          "check every record's checksum and the hash chain,\nthat each anchor (a Z report's journal head)\nis still there, and with the journal key every\nrecord's HMAC; exit 0 only when all holds"
         ),
         CommandHelp(
           ["replay"], "replay [--data-dir DIR] [--day N] [--receipt N]",

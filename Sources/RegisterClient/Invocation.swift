@@ -35,7 +35,7 @@ package enum OutputStyle: Equatable {
 
 /// Commands that read the data directory directly, without a daemon.
 package enum LocalCommand: Equatable {
-  case verify(dataDirectory: String?, anchors: [JournalHead])
+  case verify(dataDirectory: String?, anchors: [JournalHead], journalKey: String? = nil)
   case replay(dataDirectory: String?, day: Int?, receipt: Int?)
   /// The owner's recovery, with registerd stopped: journal an operator's unlock.
   case unlockOperator(id: String, dataDirectory: String)
@@ -309,7 +309,8 @@ package enum CommandParser {
         }
         anchors.append(anchor)
       }
-      invocation = .local(.verify(dataDirectory: directory, anchors: anchors))
+      let key = try arguments.option("--journal-key")
+      invocation = .local(.verify(dataDirectory: directory, anchors: anchors, journalKey: key))
     case "replay":
       let directory = try arguments.option("--data-dir")
       let day = try arguments.option("--day").map { text throws(UsageError) in

@@ -12,8 +12,10 @@ enum Offline {
   static func run(_ command: LocalCommand, json: Bool, environment: [String: String]) -> ExitStatus
   {
     switch command {
-    case .verify(let directory, let anchors):
-      return verify(directory ?? defaultDataDirectory(environment), anchors: anchors, json: json)
+    case .verify(let directory, let anchors, let key):
+      return verify(
+        directory ?? defaultDataDirectory(environment), anchors: anchors, journalKey: key,
+        json: json)
     case .replay(let directory, let day, let receipt):
       return replay(
         directory ?? defaultDataDirectory(environment), day: day, receipt: receipt, json: json)
@@ -79,8 +81,21 @@ enum Offline {
     return segments
   }
 
-  static func verify(_ directory: String, anchors: [JournalHead], json: Bool) -> ExitStatus {
+  static func verify(
+    _ directory: String, anchors: [JournalHead], journalKey: String? = nil, json: Bool
+  ) -> ExitStatus {
     guard let segments = segments(directory) else { return .refused }
+    var macKey: HMACSHA256?
+    if let journalKey {
+      do {
+        macKey = try JournalKey.load(journalKey)
+      } catch {
+        return CLI.fail(.refused, error.description)
+      }
+    }
+    // With the key: every record must carry a MAC the key made (checked on the raw line).
+    var macProblem: String?
+    var macChecked = 0
     let path = JournalFiles.segmentDirectory(in: directory)
     // Every record's checksum and place in the chain, across segments, one segment in memory at
     // a time; every event must also be readable (decoded with the store's currency as the
@@ -92,7 +107,27 @@ enum Offline {
     var chain: JournalFiles.ChainScan
     do {
       chain = try JournalFiles.read(segments, after: 0, sum: JournalRecord.genesis) {
-        _, records throws(RecoveryError) in
+        segment, records throws(RecoveryError) in
+        if let macKey, macProblem == nil {
+          let bytes = (try? FileIO.read(segment.path, followingSymlinks: false)) ?? []
+          var start = 0
+          for record in records {
+            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+            let line = bytes[start..<end]
+            start = end + 1
+            guard let mac = record.mac else {
+              macProblem =
+                "record \(record.sequence) carries no MAC (written without the journal key, or the MAC was removed)"
+              break
+            }
+            guard JournalRecord.macIsValid(line, mac: mac, key: macKey) else {
+              macProblem =
+                "record \(record.sequence)'s MAC does not check out with this key: the record was rewritten by someone without the key, or the key is not the one it was written with"
+              break
+            }
+            macChecked += 1
+          }
+        }
         for record in records {
           if wanted.contains(record.sequence) { anchorSums[record.sequence] = record.sum }
           let event: Event
@@ -131,6 +166,7 @@ enum Offline {
       }
       return nil
     }
+    if problem == nil, let macProblem { problem = macProblem }
     let anchorProblems = anchors.compactMap(anchorProblem)
     if problem == nil, let first = anchorProblems.first {
       problem = first + (anchorProblems.count > 1 ? " (and \(anchorProblems.count - 1) more)" : "")
@@ -142,6 +178,7 @@ enum Offline {
           "segments": .int(segments.count), "bytes": .int(chain.bytes),
           "records": .int(chain.records), "last_seq": .int(chain.lastSequence),
           "last_sum": .string(chain.lastSum),
+          "macs_checked": macKey == nil ? nil : .int(macChecked),
           "first_bad": chain.damage.map {
             .object([
               "segment": .string($0.path),
@@ -170,6 +207,9 @@ enum Offline {
       )
       for anchor in anchors {
         writeStandardOutput("anchor \(anchor.sequence): record present with that sum\n")
+      }
+      if macKey != nil {
+        writeStandardOutput("every record's MAC checks out with the journal key (\(macChecked))\n")
       }
     }
     return .done
