@@ -97,7 +97,7 @@ struct BackupEndToEndTests {
       #expect(summary["segments"] == .int(2))
       #expect(summary["linked_segments"] == .int(1), "the sealed segment is hard-linked")
       #expect(summary["snapshots"] == .int(1))
-      #expect(summary["receipt_files"] == .int(1))
+      #expect(summary["receipt_files"] == .int(2), "day 1's receipts and their index")
       backups.append((target, lastSeq, lastSum))
       waitForSales(before + 3)
     }
