@@ -66,12 +66,12 @@ history() {
   echo "$dir"
 }
 
-# journal_files DATA_DIR: the journal's files in chain order. Today a single journal.ndjson;
-# with day segments, the sealed ones (journal/*.ndjson, in name order) and then the open one.
+# journal_files DATA_DIR: the journal's segment files in chain order (journal/*.ndjson sort by
+# name in journal order; see docs/JOURNAL.md).
 journal_files() {
   local files=()
   shopt -s nullglob
-  files=("$1"/journal/*.ndjson "$1"/journal.ndjson)
+  files=("$1"/journal/*.ndjson)
   shopt -u nullglob
   printf '%s\n' "${files[@]}"
 }

@@ -141,12 +141,21 @@ struct CommandHelp {
       "The journal, offline (no daemon needed)",
       [
         CommandHelp(
-          ["verify"], "verify [--data-dir DIR] [--anchor SEQ:SUM ...]",
-          "check every record's checksum and the hash chain,\nand that each anchor (a Z report's journal head)\nis still there; exit 0 only when all holds"
+          ["verify"],
+          "verify [--data-dir DIR] [--anchor SEQ:SUM ...] [--archive ADIR ...] [--journal-key FILE]",
+          "check every record's checksum and the hash chain,\nthat each anchor (a Z report's journal head)\nis still there, and with the journal key every\nrecord's HMAC; exit 0 only when all holds;\nwith --archive, archived segments first (the\nwhole chain from record 1)"
         ),
         CommandHelp(
           ["replay"], "replay [--data-dir DIR] [--day N] [--receipt N]",
           "print a day's receipts (sales and returns) exactly\nas printed at the time, then its Z report (X report\nif still open)"
+        ),
+        CommandHelp(
+          ["backup"], "backup --to BDIR [--data-dir DIR] [--copy]",
+          "a consistent copy of the data directory while\nregisterd runs (sealed segments hard-linked unless\n--copy or on another disk); BDIR must be new or\nempty; registerd --data-dir BDIR starts from it"
+        ),
+        CommandHelp(
+          ["archive"], "archive --before-day N --to ADIR [--data-dir DIR]",
+          "move sealed segments of days before N (and\nsnapshots that need them) to ADIR; refuses to move\nwhat start-up needs"
         ),
       ]
     ),

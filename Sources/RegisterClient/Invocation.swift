@@ -35,10 +35,18 @@ package enum OutputStyle: Equatable {
 
 /// Commands that read the data directory directly, without a daemon.
 package enum LocalCommand: Equatable {
-  case verify(dataDirectory: String?, anchors: [JournalHead])
+  /// `archives`: directories `archive` moved older segments to, checked before the live ones;
+  /// `journalKey`: the key file whose MACs every record must carry.
+  case verify(
+    dataDirectory: String?, anchors: [JournalHead], archives: [String] = [],
+    journalKey: String? = nil)
   case replay(dataDirectory: String?, day: Int?, receipt: Int?)
   /// The owner's recovery, with registerd stopped: journal an operator's unlock.
   case unlockOperator(id: String, dataDirectory: String)
+  /// A consistent copy of the data directory to a new directory, while registerd runs.
+  case backup(dataDirectory: String?, to: String, copy: Bool)
+  /// Moves the sealed segments of days before `beforeDay` out of the data directory.
+  case archive(dataDirectory: String?, beforeDay: Int, to: String)
 }
 
 /// A typed request as a client sends it: the op's body in its envelope.
@@ -309,7 +317,30 @@ package enum CommandParser {
         }
         anchors.append(anchor)
       }
-      invocation = .local(.verify(dataDirectory: directory, anchors: anchors))
+      var archives: [String] = []
+      while let archive = try arguments.option("--archive") { archives.append(archive) }
+      let key = try arguments.option("--journal-key")
+      invocation = .local(
+        .verify(dataDirectory: directory, anchors: anchors, archives: archives, journalKey: key))
+    case "backup":
+      let directory = try arguments.option("--data-dir")
+      let copy = arguments.flag("--copy")
+      guard let target = try arguments.option("--to"), !target.isEmpty else {
+        throw UsageError("backup needs --to DIR, a new (or empty) directory")
+      }
+      invocation = .local(.backup(dataDirectory: directory, to: target, copy: copy))
+    case "archive":
+      let directory = try arguments.option("--data-dir")
+      guard let dayText = try arguments.option("--before-day") else {
+        throw UsageError("archive needs --before-day N: segments of days before N are moved")
+      }
+      guard let day = Int(dayText), day > 0 else {
+        throw UsageError("--before-day must be a day number, got \"\(dayText)\"")
+      }
+      guard let target = try arguments.option("--to"), !target.isEmpty else {
+        throw UsageError("archive needs --to DIR, where the old segments go")
+      }
+      invocation = .local(.archive(dataDirectory: directory, beforeDay: day, to: target))
     case "replay":
       let directory = try arguments.option("--data-dir")
       let day = try arguments.option("--day").map { text throws(UsageError) in

@@ -12,13 +12,23 @@ enum Offline {
   static func run(_ command: LocalCommand, json: Bool, environment: [String: String]) -> ExitStatus
   {
     switch command {
-    case .verify(let directory, let anchors):
-      return verify(directory ?? defaultDataDirectory(environment), anchors: anchors, json: json)
+    case .verify(let directory, let anchors, let archives, let key):
+      return verify(
+        directory ?? defaultDataDirectory(environment), anchors: anchors, archives: archives,
+        journalKey: key,
+        json: json)
     case .replay(let directory, let day, let receipt):
       return replay(
         directory ?? defaultDataDirectory(environment), day: day, receipt: receipt, json: json)
     case .unlockOperator(let id, let directory):
       return unlock(id, directory: directory, json: json)
+    case .backup(let directory, let target, let copy):
+      return Maintenance.backup(
+        directory ?? defaultDataDirectory(environment), to: target, copy: copy, json: json,
+        environment: environment)
+    case .archive(let directory, let day, let target):
+      return Maintenance.archive(
+        directory ?? defaultDataDirectory(environment), beforeDay: day, to: target, json: json)
     }
   }
 
@@ -79,20 +89,76 @@ enum Offline {
     return segments
   }
 
-  static func verify(_ directory: String, anchors: [JournalHead], json: Bool) -> ExitStatus {
-    guard let segments = segments(directory) else { return .refused }
+  static func verify(
+    _ directory: String, anchors: [JournalHead], archives: [String] = [],
+    journalKey: String? = nil, json: Bool
+  ) -> ExitStatus {
+    guard let live = segments(directory) else { return .refused }
+    var macKey: HMACSHA256?
+    if let journalKey {
+      do {
+        macKey = try JournalKey.load(journalKey)
+      } catch {
+        return CLI.fail(.refused, error.description)
+      }
+    }
+    // With the key: every record must carry a MAC the key made (checked on the raw line).
+    var macProblem: String?
+    var macChecked = 0
     let path = JournalFiles.segmentDirectory(in: directory)
+    // Archived segments (`register-cli archive`) come first, then the live ones.
+    let segments: [JournalFiles.Segment]
+    switch Maintenance.combined(live: live, archives: archives) {
+    case .success(let all): segments = all
+    case .failure(let problem):
+      return CLI.fail(.refused, "journal \(path) is NOT intact: \(problem)")
+    }
+    // A journal whose older segments were archived is checked from its first record on (its
+    // `prev` cannot be checked without the record before it); with --archive the whole chain
+    // must be there.
+    let firstSequence = segments.first?.firstSequence ?? 1
+    if firstSequence > 1, !archives.isEmpty {
+      return CLI.fail(
+        .refused,
+        "journal \(path) is NOT intact: with the archive(s) it starts at seq \(firstSequence), not 1: records 1-\(firstSequence - 1) are in neither (another archive directory, or they are lost)"
+      )
+    }
     // Every record's checksum and place in the chain, across segments, one segment in memory at
     // a time; every event must also be readable (decoded with the store's currency as the
-    // journal sets it), and the anchors' records are looked up on the way.
-    var currency = Register().store.currency
+    // journal sets it — from a snapshot when the journal's start was archived), and the
+    // anchors' records are looked up on the way.
+    var currency =
+      firstSequence > 1
+      ? Maintenance.currency(before: firstSequence, in: directory) : Register().store.currency
     var anchorSums: [Int64: String] = [:]
     let wanted = Set(anchors.map(\.sequence))
     var problem: String?
     var chain: JournalFiles.ChainScan
     do {
-      chain = try JournalFiles.read(segments, after: 0, sum: JournalRecord.genesis) {
-        _, records throws(RecoveryError) in
+      chain = try JournalFiles.read(
+        segments, after: firstSequence - 1, sum: firstSequence > 1 ? nil : JournalRecord.genesis
+      ) {
+        segment, records throws(RecoveryError) in
+        if let macKey, macProblem == nil {
+          let bytes = (try? FileIO.read(segment.path, followingSymlinks: false)) ?? []
+          var start = 0
+          for record in records {
+            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+            let line = bytes[start..<end]
+            start = end + 1
+            guard let mac = record.mac else {
+              macProblem =
+                "record \(record.sequence) carries no MAC (written without the journal key, or the MAC was removed)"
+              break
+            }
+            guard JournalRecord.macIsValid(line, mac: mac, key: macKey) else {
+              macProblem =
+                "record \(record.sequence)'s MAC does not check out with this key: the record was rewritten by someone without the key, or the key is not the one it was written with"
+              break
+            }
+            macChecked += 1
+          }
+        }
         for record in records {
           if wanted.contains(record.sequence) { anchorSums[record.sequence] = record.sum }
           let event: Event
@@ -121,8 +187,10 @@ enum Offline {
     func anchorProblem(_ anchor: JournalHead) -> String? {
       guard let sum = anchorSums[anchor.sequence] else {
         return
-          "anchor \(anchor.sequence): the journal has no record \(anchor.sequence) (it ends at seq \(chain.lastSequence)); "
-          + "records after it were cut off or the journal is not the one that printed the anchor"
+          anchor.sequence < firstSequence
+          ? "anchor \(anchor.sequence): record \(anchor.sequence) was archived (the journal here starts at seq \(firstSequence)); verify with --archive ADIR to check it"
+          : "anchor \(anchor.sequence): the journal has no record \(anchor.sequence) (it ends at seq \(chain.lastSequence)); "
+            + "records after it were cut off or the journal is not the one that printed the anchor"
       }
       guard sum == anchor.sum else {
         return
@@ -131,6 +199,7 @@ enum Offline {
       }
       return nil
     }
+    if problem == nil, let macProblem { problem = macProblem }
     let anchorProblems = anchors.compactMap(anchorProblem)
     if problem == nil, let first = anchorProblems.first {
       problem = first + (anchorProblems.count > 1 ? " (and \(anchorProblems.count - 1) more)" : "")
@@ -140,8 +209,11 @@ enum Offline {
         JSONValue.object([
           "journal": .string(path), "intact": .bool(problem == nil),
           "segments": .int(segments.count), "bytes": .int(chain.bytes),
-          "records": .int(chain.records), "last_seq": .int(chain.lastSequence),
+          "records": .int(chain.records), "first_seq": .int(firstSequence),
+          "archived_segments": archives.isEmpty ? nil : .int(segments.count - live.count),
+          "last_seq": .int(chain.lastSequence),
           "last_sum": .string(chain.lastSum),
+          "macs_checked": macKey == nil ? nil : .int(macChecked),
           "first_bad": chain.damage.map {
             .object([
               "segment": .string($0.path),
@@ -165,11 +237,23 @@ enum Offline {
       return CLI.fail(.refused, "journal \(path) is NOT intact: \(problem)")
     }
     if !json {
+      if firstSequence > 1 {
+        writeStandardOutput(
+          "records 1-\(firstSequence - 1) were archived (register-cli archive): checked from seq \(firstSequence), the first record here; add --archive ADIR to check the whole chain\n"
+        )
+      } else if !archives.isEmpty {
+        writeStandardOutput(
+          "\(segments.count - live.count) archived segment(s) from \(archives.joined(separator: ", ")), then the live ones: the whole chain from seq 1\n"
+        )
+      }
       writeStandardOutput(
         "journal \(path) is intact: \(chain.records) records in \(segments.count) segment(s), last seq \(chain.lastSequence), last sum \(chain.lastSum)\n"
       )
       for anchor in anchors {
         writeStandardOutput("anchor \(anchor.sequence): record present with that sum\n")
+      }
+      if macKey != nil {
+        writeStandardOutput("every record's MAC checks out with the journal key (\(macChecked))\n")
       }
     }
     return .done

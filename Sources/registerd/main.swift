@@ -111,6 +111,16 @@ for directory in [options.dataDirectory, options.dataDirectory + "/outbox"] {
   }
 }
 
+var journalKey: HMACSHA256?
+if let path = options.journalKeyPath {
+  do {
+    journalKey = try JournalKey.load(path, dataDirectory: options.dataDirectory)
+  } catch {
+    log("cannot start: \(error)")
+    exit(1)
+  }
+}
+
 let journal: Journal
 do {
   journal = Journal(
@@ -120,6 +130,7 @@ do {
   log("cannot open the journal: \(error)")
   exit(1)
 }
+journal.macKey = journalKey
 let recovered = recovery.register
 if recovered.lastSequence > 0 {
   log(

@@ -208,6 +208,31 @@ import Testing
     #expect(words == ["customer", "find", "--json"])
   }
 
+  @Test func backupArchiveAndVerifyWithArchives() throws {
+    #expect(
+      try CommandParser.parse(["backup", "--to", "b", "--data-dir", "d"])
+        == .local(.backup(dataDirectory: "d", to: "b", copy: false)))
+    #expect(
+      try CommandParser.parse(["backup", "--copy", "--to", "b"])
+        == .local(.backup(dataDirectory: nil, to: "b", copy: true)))
+    #expect(
+      try CommandParser.parse(["archive", "--before-day", "30", "--to", "a"])
+        == .local(.archive(dataDirectory: nil, beforeDay: 30, to: "a")))
+    #expect(
+      try CommandParser.parse(["verify", "--archive", "a1", "--archive", "a2"])
+        == .local(.verify(dataDirectory: nil, anchors: [], archives: ["a1", "a2"])))
+    // Bad inputs: no target, no or a bad day, a stray argument.
+    #expect(usageError(["backup"])?.command == "backup")
+    #expect(usageError(["backup", "--to", ""]) != nil)
+    #expect(usageError(["backup", "--to", "b", "extra"]) != nil)
+    #expect(usageError(["archive", "--to", "a"])?.command == "archive")
+    for day in ["0", "-3", "x", "1.5"] {
+      #expect(usageError(["archive", "--before-day", day, "--to", "a"]) != nil)
+    }
+    #expect(usageError(["archive", "--before-day", "3"]) != nil)
+    #expect(usageError(["verify", "--archive"]) != nil)
+  }
+
   @Test func socketWithoutAPathIsAUsageError() {
     var words = ["show", "--socket"]
     #expect(throws: UsageError("--socket needs a path")) {

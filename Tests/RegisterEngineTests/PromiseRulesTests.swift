@@ -595,3 +595,25 @@ private let extremeCases: [ExtremeCase] = {
     #expect(reply["error"]?["message"]?.stringValue?.contains("at most 16") == true)
   }
 }
+
+/// Every amount an accepted request journals can be read back: an order cannot grow past the
+/// largest amount the journal reader takes, so a card can never pay such a balance.
+@Suite struct OrderTotalBoundTests {
+  @Test func anOrderPastTheLargestAmountIsRefusedAndTheJournalStillReplays() throws {
+    let lane = try JournalLane()
+    try lane.ok(
+      #"{"op":"product_add","product":{"sku":"VAULT","name":"Vault","description":"","category":"C","price":"5000000000000.00"}}"#
+    )
+    // Half of 10^15 minor units, the largest amount there is: nine of them are refused.
+    let refused = try lane.send(#"{"op":"add","sku":"VAULT","qty":9}"#)
+    #expect(refused["error"]?["code"] == "invalid_amount")
+    #expect(lane.register.order.lines.isEmpty, "nothing changed")
+    try lane.ok(#"{"op":"add","sku":"VAULT"}"#)
+    let more = try lane.send(#"{"op":"set_qty","line":1,"qty":3}"#)
+    #expect(more["error"]?["code"] == "invalid_amount")
+    let paid = try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    #expect(paid["receipt"] != nil)
+    let replayed = try Register.replaying(lane.scan().records)
+    #expect(replayed.receipts.count == 1)
+  }
+}

@@ -34,6 +34,20 @@ extension JSONFields {
 func validateText(
   _ value: String, path: String, maxLength: Int, allowEmpty: Bool = false
 ) throws(JSONShapeError) {
+  // ASCII (nearly every name, SKU and reason): one byte is one character and one scalar, so
+  // the checks below are byte tests — no grapheme breaking, no Unicode property lookups. (A
+  // CR LF pair is one character; it is a control character either way, and a text long only
+  // by counting it as two takes the general path.)
+  let utf8 = value.utf8
+  if utf8.count <= maxLength, utf8.allSatisfy({ $0 < 0x80 }) {
+    if !allowEmpty && utf8.allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
+      throw JSONShapeError(path: path, message: "must not be empty")
+    }
+    if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+      throw JSONShapeError(path: path, message: "must not contain control characters")
+    }
+    return
+  }
   if !allowEmpty && value.allSatisfy(\.isWhitespace) {
     throw JSONShapeError(path: path, message: "must not be empty")
   }

@@ -72,6 +72,8 @@ public struct JournalWrite: Sendable {
   public var sum: String?
   /// Files to write once the group is durable (e-mailed receipts).
   public var effects: [FileEffect] = []
+  /// The journal key the records are MACed with, if there is one.
+  public var macKey: HMACSHA256?
   /// Set by `Journal.write` when the group ended a segment (a close of day, or a full one).
   public var endedSegment = false
 
@@ -99,7 +101,7 @@ public struct JournalWrite: Sendable {
         throw SystemError(
           "journal sequence \(record.sequence) out of order", code: 22, reason: "Invalid argument")
       }
-      let encoded = Journal.encode(record, previous: sum)
+      let encoded = Journal.encode(record, previous: sum, macKey: macKey)
       sum = encoded.sum
       bytes.append(contentsOf: encoded.line)
     }
@@ -133,6 +135,8 @@ public final class Journal: @unchecked Sendable {
   /// Records written since start, and groups (fsyncs) used for them.
   public private(set) var recordsWritten = 0
   public private(set) var batchesWritten = 0
+  /// The journal key: with one, every record written carries its HMAC (`"mac"`).
+  public var macKey: HMACSHA256?
 
   public init(storage: any JournalStorage, lastSum: String, lastSequence: Int64) {
     self.storage = storage
@@ -143,8 +147,10 @@ public final class Journal: @unchecked Sendable {
   /// Seals records as the next group, to follow the last group written (so only once that one
   /// is written). Nothing is encoded yet.
   public func seal(_ records: [PendingRecord], group: Int) -> JournalWrite {
-    JournalWrite(
+    var work = JournalWrite(
       group: group, pending: records, previousSum: lastSum, previousSequence: lastSequence)
+    work.macKey = macKey
+    return work
   }
 
   /// The chain's head once `records` (the ones not encoded yet, in order) are appended: the
@@ -154,19 +160,19 @@ public final class Journal: @unchecked Sendable {
     var sum = lastSum
     var sequence = lastSequence
     for record in records {
-      sum = Self.encode(record, previous: sum).sum
+      sum = Self.encode(record, previous: sum, macKey: macKey).sum
       sequence = record.sequence
     }
     return JournalHead(sequence: sequence, sum: sum)
   }
 
   static func encode(
-    _ record: PendingRecord, previous: String
+    _ record: PendingRecord, previous: String, macKey: HMACSHA256?
   ) -> (line: [UInt8], sum: String) {
     JournalRecord.encode(
       sequence: record.sequence, at: record.at, type: record.event.type,
       data: record.event.data, operatorID: record.operatorID, approvedBy: record.approvedBy,
-      key: record.key, more: record.more, previous: previous)
+      key: record.key, more: record.more, previous: previous, macKey: macKey)
   }
 
   /// Encodes a sealed group (unless it is already) and writes it durably. On failure the

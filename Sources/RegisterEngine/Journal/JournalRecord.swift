@@ -30,8 +30,10 @@ public struct KeyRecord: Sendable, Equatable {
 /// hashes that make the journal tamper-evident.
 ///
 /// On disk: `{"seq":…,"at":…,"type":…,"data":{…},["operator":…,]["key":{…},]["more":true,]
-/// "prev":"<hex>","sum":"<hex>"}` where `sum` is the SHA-256 of every byte of the line before
-/// `,"sum":"`, and `prev` is the previous record's `sum` (64 zeros for the first record).
+/// "prev":"<hex>",["mac":"<hex>",]"sum":"<hex>"}` where `sum` is the SHA-256 of every byte of
+/// the line before `,"sum":"`, and `prev` is the previous record's `sum` (64 zeros for the first
+/// record). With a journal key, `mac` is the HMAC-SHA256 under that key of every byte before
+/// `,"mac":"` (see `HMACSHA256`).
 public struct JournalRecord: Sendable, Equatable {
   public var sequence: Int64
   public var at: Timestamp
@@ -46,6 +48,8 @@ public struct JournalRecord: Sendable, Equatable {
   public var more: Bool
   public var previous: String
   public var sum: String
+  /// The record's HMAC under the journal key, when it was written with one.
+  public var mac: String? = nil
 
   /// The `prev` of the first record.
   public static let genesis = String(repeating: "0", count: 64)
@@ -53,11 +57,15 @@ public struct JournalRecord: Sendable, Equatable {
   /// The bytes that follow a record's prefix: `,"sum":"` + 64 hex + `"}`.
   static let sumMarker = Array(#","sum":""#.utf8)
   static let suffixLength = sumMarker.count + 64 + 2
+  static let macMarker = Array(#","mac":""#.utf8)
+  /// `,"mac":"` + 64 hex + `"`.
+  static let macLength = macMarker.count + 64 + 1
 
   /// Builds the line for a new record (with its trailing newline) and returns it with its sum.
   public static func encode(
     sequence: Int64, at: Timestamp, type: String, data: JSONValue, operatorID: String?,
-    approvedBy: String? = nil, key: KeyRecord?, more: Bool, previous: String
+    approvedBy: String? = nil, key: KeyRecord?, more: Bool, previous: String,
+    macKey: HMACSHA256? = nil
   ) -> (line: [UInt8], sum: String) {
     var prefix = JSONObject()
     prefix["seq"] = .int(sequence)
@@ -70,7 +78,13 @@ public struct JournalRecord: Sendable, Equatable {
     if more { prefix["more"] = .bool(true) }
     prefix["prev"] = .string(previous)
     var bytes = JSONValue.object(prefix).serializedBytes
-    bytes.removeLast()  // the closing brace; the sum follows
+    bytes.removeLast()  // the closing brace; the MAC and the sum follow
+    if let macKey {
+      let mac = macKey.hex(bytes)
+      bytes.append(contentsOf: macMarker)
+      bytes.append(contentsOf: mac.utf8)
+      bytes.append(UInt8(ascii: "\""))
+    }
     let sum = SHA256.hex(bytes)
     bytes.append(contentsOf: sumMarker)
     bytes.append(contentsOf: sum.utf8)
@@ -98,6 +112,13 @@ public struct JournalRecord: Sendable, Equatable {
         "hash chain broken: prev does not match the previous record (a record was changed, deleted or inserted)"
       }
     }
+  }
+
+  /// True when `line` (this record's line, without its newline) carries a MAC that `key` made.
+  public static func macIsValid(_ line: ArraySlice<UInt8>, mac: String, key: HMACSHA256) -> Bool {
+    let macStart = line.endIndex - suffixLength - macLength
+    guard macStart > line.startIndex else { return false }
+    return key.hex(line[line.startIndex..<macStart]) == mac
   }
 
   /// Reads one line (without its newline) and checks its own checksum. Whether it follows its
@@ -131,11 +152,22 @@ public struct JournalRecord: Sendable, Equatable {
       }
       let more = try fields.optional("more", as: Bool.self) ?? false
       let previous = try fields.required("prev", as: String.self)
+      let mac = try fields.optional("mac", as: String.self)
       let sum = try fields.required("sum", as: String.self)
       try fields.rejectUnknown()
+      if let mac {
+        // Just before the sum, and hex: what `verify --journal-key` checks it over.
+        let macStart = prefixEnd - macLength
+        guard JournalHead.isSum(mac), macStart > line.startIndex,
+          line[macStart..<macStart + macMarker.count].elementsEqual(macMarker)
+        else {
+          throw JSONShapeError(
+            path: "mac", message: "must be 64 hex digits, the member just before \"sum\"")
+        }
+      }
       record = JournalRecord(
         sequence: sequence, at: at, type: type, data: data, operatorID: operatorID,
-        approvedBy: approvedBy, key: key, more: more, previous: previous, sum: sum)
+        approvedBy: approvedBy, key: key, more: more, previous: previous, sum: sum, mac: mac)
     } catch {
       throw .badShape(error.description)
     }

@@ -1,27 +1,36 @@
 /// Reads the archived receipts of closed days (RegisterServer's `FileReceiptArchive` reads
-/// `DATA/receipts/dayNNNNNN.ndjson`); the engine only asks for byte ranges.
+/// `DATA/receipts/dayNNNNNN.ndjson` and its index `dayNNNNNN.idx`); the engine only asks for
+/// byte ranges.
 public protocol ReceiptArchiveReader: AnyObject, Sendable {
-  /// `length` bytes of day `day`'s archive file from `offset` (nil when they cannot be read).
-  func read(day: Int, offset: Int, length: Int) -> [UInt8]?
+  /// `length` bytes of day `day`'s receipts file (`index`: of its index file) from `offset`
+  /// (nil when they cannot be read).
+  func read(day: Int, index: Bool, offset: Int, length: Int) -> [UInt8]?
 }
 
-/// One closed day's receipts, written to its archive file: one line per receipt, in number
-/// order, each `{"number":N,"sale":{…}}` or `{"number":N,"return":{…}}`.
+/// A run of consecutive receipt numbers of one closed day, in its archive files.
+///
+/// A day's receipts file has one line per receipt, in number order, each
+/// `{"number":N,"sale":{…}}` or `{"number":N,"return":{…}}`; its index file has, for each line
+/// and then for the end of the file, the byte offset as 16 hex digits and a newline. Receipt
+/// `first + i` of a run is line `position + i`. (A day is one run: receipt numbers are
+/// consecutive; a journal whose numbers jump gives a day several runs.)
 public struct ArchivedDay: Sendable, Equatable {
   public var day: Int
-  /// The receipt numbers, in order.
-  public var numbers: [Int]
-  /// Where each line starts, and where the file ends (`numbers.count + 1` offsets).
-  public var offsets: [Int]
+  public var first: Int
+  public var count: Int
+  public var position: Int
 
-  public init(day: Int, numbers: [Int], offsets: [Int]) {
+  public init(day: Int, first: Int, count: Int, position: Int) {
     self.day = day
-    self.numbers = numbers
-    self.offsets = offsets
+    self.first = first
+    self.count = count
+    self.position = position
   }
 
-  var first: Int? { numbers.first }
-  var last: Int? { numbers.last }
+  var last: Int { first + count - 1 }
+
+  /// The width of one index entry: 16 hex digits and a newline.
+  static let entryLength = 17
 }
 
 /// A receipt of either kind, as an archive line holds it.
@@ -89,7 +98,7 @@ public struct ReceiptArchive: Sendable, Equatable {
   }
 
   /// How many receipts are archived.
-  public var count: Int { days.reduce(0) { $0 + $1.numbers.count } }
+  public var count: Int { days.reduce(0) { $0 + $1.count } }
 
   /// The last archived receipt number.
   public var lastNumber: Int? { days.last?.last }
@@ -97,32 +106,34 @@ public struct ReceiptArchive: Sendable, Equatable {
   /// The receipt with this number, read from its day's file (nil when it is not archived or
   /// cannot be read).
   public func receipt(_ number: Int) -> ArchivedReceipt? {
-    // Days are in number order: find the day whose range holds the number.
+    // Runs are in number order: find the one holding the number.
     var low = 0
     var high = days.count - 1
     while low <= high {
       let middle = (low + high) / 2
-      let day = days[middle]
-      guard let first = day.first, let last = day.last else { return nil }
-      if number < first {
+      let run = days[middle]
+      if number < run.first {
         high = middle - 1
-      } else if number > last {
+      } else if number > run.last {
         low = middle + 1
       } else {
-        return read(number, in: day)
+        return read(number, in: run)
       }
     }
     return nil
   }
 
-  private func read(_ number: Int, in day: ArchivedDay) -> ArchivedReceipt? {
-    guard let reader, let index = Self.search(day.numbers, number),
-      day.offsets.indices.contains(index + 1)
-    else { return nil }
-    let start = day.offsets[index]
-    let end = day.offsets[index + 1]
-    guard start >= 0, end > start,
-      let bytes = reader.read(day: day.day, offset: start, length: end - start),
+  private func read(_ number: Int, in run: ArchivedDay) -> ArchivedReceipt? {
+    guard let reader, number >= run.first, number <= run.last else { return nil }
+    let line = run.position + (number - run.first)
+    let width = ArchivedDay.entryLength
+    guard
+      let entries = reader.read(
+        day: run.day, index: true, offset: line * width, length: 2 * width),
+      entries.count == 2 * width,
+      let start = Self.offset(entries[0..<width]), let end = Self.offset(entries[width...]),
+      end > start,
+      let bytes = reader.read(day: run.day, index: false, offset: start, length: end - start),
       bytes.count == end - start, bytes.last == UInt8(ascii: "\n")
     else { return nil }
     guard let receipt = try? ArchivedReceipt(line: bytes.dropLast()), receipt.number == number
@@ -130,41 +141,64 @@ public struct ReceiptArchive: Sendable, Equatable {
     return receipt
   }
 
-  private static func search(_ numbers: [Int], _ number: Int) -> Int? {
-    var low = 0
-    var high = numbers.count - 1
-    while low <= high {
-      let middle = (low + high) / 2
-      if numbers[middle] == number { return middle }
-      if numbers[middle] < number { low = middle + 1 } else { high = middle - 1 }
+  /// An index entry: 16 hex digits and a newline.
+  private static func offset(_ entry: ArraySlice<UInt8>) -> Int? {
+    guard entry.count == ArchivedDay.entryLength, entry.last == UInt8(ascii: "\n") else {
+      return nil
     }
-    return nil
+    var value = 0
+    for byte in entry.dropLast() {
+      let digit: Int
+      if (0x30...0x39).contains(byte) {
+        digit = Int(byte - 0x30)
+      } else if (0x61...0x66).contains(byte) {
+        digit = Int(byte - 0x61 + 10)
+      } else {
+        return nil
+      }
+      guard value <= (Int.max - digit) / 16 else { return nil }
+      value = value * 16 + digit
+    }
+    return value
   }
 
   /// The archived receipts of one day, in number order.
   public func receipts(ofDay day: Int) -> [ArchivedReceipt] {
-    days.filter { $0.day == day }.flatMap { entry in
-      entry.numbers.compactMap { read($0, in: entry) }
+    days.filter { $0.day == day }.flatMap { run in
+      (run.first...run.last).compactMap { read($0, in: run) }
     }
   }
 
   /// Every archived receipt, in number order (reads every file: for tools, not the daemon).
   public var all: [ArchivedReceipt] {
-    days.flatMap { day in day.numbers.compactMap { read($0, in: day) } }
+    days.flatMap { run in (run.first...run.last).compactMap { read($0, in: run) } }
   }
 
-  /// The archive file of one closed day's receipts, and its index entry.
-  public static func file(day: Int, receipts: [ArchivedReceipt]) -> (
-    bytes: [UInt8], entry: ArchivedDay
+  /// The archive files of one closed day's receipts (in number order): the receipts, their
+  /// index, and the runs of consecutive numbers they hold.
+  public static func files(day: Int, receipts: [ArchivedReceipt]) -> (
+    receipts: [UInt8], index: [UInt8], runs: [ArchivedDay]
   ) {
     var bytes: [UInt8] = []
-    var offsets: [Int] = []
-    for receipt in receipts {
-      offsets.append(bytes.count)
-      bytes.append(contentsOf: receipt.line)
+    var index: [UInt8] = []
+    var runs: [ArchivedDay] = []
+    func entry(_ offset: Int) {
+      let digits = Array(String(offset, radix: 16).utf8)
+      index.append(contentsOf: [UInt8](repeating: UInt8(ascii: "0"), count: 16 - digits.count))
+      index.append(contentsOf: digits)
+      index.append(UInt8(ascii: "\n"))
     }
-    offsets.append(bytes.count)
-    return (bytes, ArchivedDay(day: day, numbers: receipts.map(\.number), offsets: offsets))
+    for (position, receipt) in receipts.enumerated() {
+      entry(bytes.count)
+      bytes.append(contentsOf: receipt.line)
+      if let last = runs.last, last.last + 1 == receipt.number {
+        runs[runs.count - 1].count += 1
+      } else {
+        runs.append(ArchivedDay(day: day, first: receipt.number, count: 1, position: position))
+      }
+    }
+    entry(bytes.count)
+    return (bytes, index, runs)
   }
 
   mutating func append(_ day: ArchivedDay) {

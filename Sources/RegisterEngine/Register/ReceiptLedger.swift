@@ -116,11 +116,11 @@ public struct ReceiptLedger: Sendable, Equatable {
   /// read from the files from here on. Days must follow the ones archived before, and hold
   /// every receipt in memory up to their last number (as `unarchivedDays` gives them).
   public mutating func archive(_ days: [ArchivedDay], reader: (any ReceiptArchiveReader)?) {
-    for day in days {
-      guard let last = day.last, last > (archive.lastNumber ?? 0) else { continue }
-      archive.append(day)
-      sales.removeThrough(last)
-      returns.removeThrough(last)
+    for run in days {
+      guard run.count > 0, run.first > (archive.lastNumber ?? 0) else { continue }
+      archive.append(run)
+      sales.removeThrough(run.last)
+      returns.removeThrough(run.last)
     }
     if let reader { archive.reader = reader }
   }

@@ -127,6 +127,12 @@ extension Register {
     } catch {
       throw RegisterError.overflow()
     }
+    // Every amount the journal holds is read back within ±Money.maximumMinorUnits: an order
+    // whose total is past it could be tendered for (a card pays the balance) and written to a
+    // journal that could then never be replayed.
+    guard abs(totals.total) <= Money.maximumMinorUnits else {
+      throw RegisterError.overflow()
+    }
     if !order.tenders.isEmpty && totals.total < self.totals.total {
       throw RegisterError(
         .orderHasTenders,

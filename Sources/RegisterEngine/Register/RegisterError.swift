@@ -34,6 +34,9 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case versionConflict = "version_conflict"
   case tooManySubscribers = "subscriber_limit"
   case subscriberTooSlow = "subscriber_too_slow"
+  /// `subscribe` with an `after` before the journal's first segment: older records were moved
+  /// out of the data directory by `register-cli archive`.
+  case historyArchived = "history_archived"
   // People and catalog edits.
   case notSignedIn = "not_signed_in"
   case approvalRequired = "approval_required"

@@ -26,10 +26,10 @@ extension ReceiptLedger {
       "next_receipt_number": .int(nextReceiptNumber),
       "last_receipt_number": lastReceiptNumber.snapshot { .int($0) },
       "archive": .array(
-        archive.days.map { day in
+        archive.days.map { run in
           .object([
-            "day": .int(day.day), "numbers": .array(day.numbers.map { .int($0) }),
-            "offsets": .array(day.offsets.map { .int($0) }),
+            "day": .int(run.day), "first": .int(run.first), "count": .int(run.count),
+            "position": .int(run.position),
           ])
         }),
       "customer_receipts": .array(
@@ -97,28 +97,30 @@ extension ReceiptLedger {
       value, path throws(JSONShapeError) -> ArchivedDay in
       var entry = try JSONFields(value, path: path)
       let day = try entry.int("day", in: SnapshotRange.positive)
-      let numbers = try entry.array("numbers") { value, path throws(JSONShapeError) in
-        try snapshotInt(value, path: path, in: SnapshotRange.positive)
-      }
-      try requireIncreasing(numbers, path: entry.pathOf("numbers"))
-      let offsets = try entry.array("offsets") { value, path throws(JSONShapeError) in
-        try snapshotInt(value, path: path, in: SnapshotRange.count)
-      }
-      guard offsets.count == numbers.count + 1, offsets.first == 0 else {
-        throw JSONShapeError(
-          path: entry.pathOf("offsets"), message: "must hold one offset per receipt and the end")
-      }
-      try requireIncreasing(offsets, path: entry.pathOf("offsets"))
+      let first = try entry.int("first", in: SnapshotRange.positive)
+      let count = try entry.int("count", in: SnapshotRange.positive)
+      let position = try entry.int("position", in: SnapshotRange.count)
       try entry.rejectUnknown()
-      return ArchivedDay(day: day, numbers: numbers, offsets: offsets)
+      guard Int64(first) <= IntegerRanges.maximumCounter - Int64(count) else {
+        throw JSONShapeError(path: entry.pathOf("count"), message: "runs past the largest number")
+      }
+      return ArchivedDay(day: day, first: first, count: count, position: position)
     }
-    try requireIncreasing(archived.map(\.day), path: fields.pathOf("archive"))
-    // Archived days hold the oldest receipts: numbers increase across them and stay before
-    // every receipt still in memory.
-    try requireIncreasing(
-      archived.flatMap(\.numbers)
-        + (sold.map(\.receiptNumber) + returned.map(\.receiptNumber)).sorted(),
-      path: fields.pathOf("archive"))
+    // Archived runs hold the oldest receipts: days do not go back, numbers increase across
+    // runs and stay before every receipt still in memory.
+    for index in archived.indices.dropFirst()
+    where archived[index].day < archived[index - 1].day
+      || archived[index].first <= archived[index - 1].last
+    {
+      throw JSONShapeError(
+        path: indexPath(fields.pathOf("archive"), index),
+        message: "archived runs must follow one another in day and number order")
+    }
+    let kept = (sold.map(\.receiptNumber) + returned.map(\.receiptNumber)).min()
+    if let kept, let last = archived.last, kept <= last.last {
+      throw JSONShapeError(
+        path: fields.pathOf("archive"), message: "receipt \(kept) is both archived and kept")
+    }
     for day in archived { archive.append(day) }
     let customers = try fields.array("customer_receipts") {
       value, path throws(JSONShapeError) -> (String, [Int]) in

@@ -17,8 +17,22 @@ extension StoreCatalog {
     }
     let currency = store.currency
     let decodeProduct = { (value: JSONValue, path: String) throws(JSONShapeError) -> Product in
+      guard case .object(var object) = value else {
+        throw JSONShapeError(path: path, message: "expected an object, got \(value.typeName)")
+      }
+      // The live stock is read apart: returns may take it past what a catalog file may say
+      // (`IntegerRanges.maximumStock`), and the register must still be read back. It is never
+      // negative (`decide` refuses that), and stays far enough from Int64's limits that
+      // arithmetic on it cannot trap.
+      let stock = try object["stock"].map { value throws(JSONShapeError) in
+        try snapshotInt64(value, path: joinPath(path, "stock"), in: SnapshotRange.count)
+      }
+      object["stock"] = nil
       // Tax classes are not checked: a product may name a class the store dropped since.
-      try Product(json: value, path: path, currency: currency, taxClasses: nil)
+      var product = try Product(
+        json: .object(object), path: path, currency: currency, taxClasses: nil)
+      product.stock = stock
+      return product
     }
     let live = try fields.array("products", decodeProduct)
     var seen: Set<String> = []

@@ -8,6 +8,8 @@ package struct Options {
   package var socketMode: UInt32 = 0o600
   package var subscriberBacklog = 1 << 20
   package var socketGroup: String?
+  /// The journal key file (`--journal-key`): every record then carries its HMAC.
+  package var journalKeyPath: String?
   /// Connections served at once (nil: 1000, or fewer when the descriptor limit is low).
   package var maximumConnections: Int?
   /// Milliseconds a request line may stay incomplete before the client is disconnected.
@@ -37,6 +39,9 @@ package struct Options {
       --idle-timeout SECONDS
                           disconnect a client whose request line stays incomplete
                           this long (default: 30; decimals allowed)
+      --journal-key FILE  a secret kept outside the data directory (mode 600): every
+                          journal record also carries its HMAC-SHA256 under it, which
+                          `register-cli verify --journal-key FILE` checks
       -h, --help          show this help
       --version           print the version
     """
@@ -75,6 +80,7 @@ package struct Options {
         }
         options.socketMode = mode
       case "--socket-group": options.socketGroup = try value(for: flag)
+      case "--journal-key": options.journalKeyPath = try value(for: flag)
       case "--max-subscriber-backlog":
         let text = try value(for: flag)
         guard let bytes = Int(text), bytes >= 4096 else {

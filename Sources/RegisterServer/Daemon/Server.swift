@@ -449,6 +449,12 @@ package final class Server {
     for connection in connections { byID[connection.id] = connection }
     for reply in result.replies {
       guard let connection = byID[reply.connection] else { continue }
+      if let subscription = reply.subscription,
+        let refusal = archivedHistoryRefusal(reply, subscription)
+      {
+        connection.enqueue(line: refusal)
+        continue
+      }
       connection.enqueue(reply: reply.pieces)
       if let subscription = reply.subscription {
         subscribe(connection, subscription)
@@ -513,6 +519,24 @@ package final class Server {
       connection.subscription = current
     }
     checkSubscriberBacklog(connection)
+  }
+
+  /// The refusal of a `subscribe` whose `after` lies before the journal's first segment (the
+  /// records after it were archived): catching up from there would skip them silently. The
+  /// reply keeps the request's id.
+  private func archivedHistoryRefusal(_ reply: OutgoingReply, _ subscription: Subscription)
+    -> String?
+  {
+    guard subscription.cursor < service.durableSequence, let dataDirectory,
+      let first = (try? JournalFiles.segments(in: dataDirectory))?.first?.firstSequence,
+      subscription.cursor < first - 1
+    else { return nil }
+    let id = (try? JSONParser.parse(reply.bytes))?["id"] ?? .null
+    let error = RegisterError(
+      .historyArchived,
+      "records \(subscription.cursor + 1)-\(first - 1) were archived out of the data directory (register-cli archive); subscribe with after \(first - 1) or later (older ones are in the archive, offline)"
+    )
+    return JSONValue.object(["id": id, "ok": .bool(false), "error": error.json]).serialized
   }
 
   /// Cuts off a subscriber that has fallen too far behind: one last error line, then close.

@@ -147,6 +147,22 @@ public enum JournalFiles {
       }
       chain.bytes += bytes.count
       let holdsPoint = index == start && sequence > 0 && segment.firstSequence <= sequence
+      if holdsPoint, let known = knownSum, bytes.last == UInt8(ascii: "\n") {
+        // The point is usually the segment's last record (a snapshot is taken after a close
+        // of day or a full segment): then that one line is all that needs reading.
+        let body = bytes[..<(bytes.endIndex - 1)]
+        let lineStart = (body.lastIndex(of: UInt8(ascii: "\n")) ?? (body.startIndex - 1)) + 1
+        if let last = try? JournalRecord.decode(line: body[lineStart...]),
+          last.sequence == sequence, !last.more
+        {
+          guard last.sum == known else {
+            chain.startMismatch = "record \(sequence) has sum \(last.sum), not \(known)"
+            return chain
+          }
+          if done() { return chain }
+          continue
+        }
+      }
       let scan = JournalScanner.scan(
         bytes, firstSequence: holdsPoint ? segment.firstSequence : chain.lastSequence + 1,
         previousSum: holdsPoint ? nil : knownSum)

@@ -100,9 +100,12 @@ public enum SnapshotFiles {
     let days = register.ledger.unarchivedDays(before: register.day.number)
     if !days.isEmpty { try makeDirectory(receipts, in: dataDirectory) }
     for (day, dayReceipts) in days {
-      let (bytes, entry) = ReceiptArchive.file(day: day, receipts: dayReceipts)
-      try FileIO.writeAtomically(bytes, to: archivePath(day: day, in: dataDirectory), mode: 0o600)
-      archived.append(entry)
+      let files = ReceiptArchive.files(day: day, receipts: dayReceipts)
+      try FileIO.writeAtomically(
+        files.receipts, to: archivePath(day: day, in: dataDirectory), mode: 0o600)
+      try FileIO.writeAtomically(
+        files.index, to: archivePath(day: day, index: true, in: dataDirectory), mode: 0o600)
+      archived.append(contentsOf: files.runs)
     }
     register.archiveReceipts(archived, reader: nil)
     let snapshot = Snapshot(
@@ -120,8 +123,8 @@ public enum SnapshotFiles {
     try FileIO.syncDirectory(dataDirectory)
   }
 
-  static func archivePath(day: Int, in dataDirectory: String) -> String {
-    receiptsDirectory(in: dataDirectory) + "/day" + padded(day, 6) + ".ndjson"
+  static func archivePath(day: Int, index: Bool = false, in dataDirectory: String) -> String {
+    receiptsDirectory(in: dataDirectory) + "/day" + padded(day, 6) + (index ? ".idx" : ".ndjson")
   }
 
   /// Removes snapshots no longer kept: all but the newest `newestKept`, and one per `weekly`
@@ -180,8 +183,9 @@ public final class FileReceiptArchive: ReceiptArchiveReader {
     self.dataDirectory = dataDirectory
   }
 
-  public func read(day: Int, offset: Int, length: Int) -> [UInt8]? {
-    let path = SnapshotFiles.archivePath(day: day, in: dataDirectory)
+  public func read(day: Int, index: Bool, offset: Int, length: Int) -> [UInt8]? {
+    guard offset >= 0, length > 0, length <= 1 << 26 else { return nil }
+    let path = SnapshotFiles.archivePath(day: day, index: index, in: dataDirectory)
     let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
     guard fd >= 0 else { return nil }
     defer { close(fd) }
