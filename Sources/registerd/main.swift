@@ -102,9 +102,14 @@ if let reason = FileIO.unsafeDirectoryReason(
   exit(1)
 }
 
-// A crash in the middle of writing an e-mail or setting a torn tail aside leaves its temporary
-// file behind; nothing else writes here while we hold the lock.
-for directory in [options.dataDirectory, options.dataDirectory + "/outbox"] {
+// A crash in the middle of writing an e-mail, a snapshot or a day's receipt archive, or of
+// setting a torn tail aside, leaves its temporary file behind; nothing else writes here while
+// we hold the lock.
+for directory in [
+  options.dataDirectory, options.dataDirectory + "/outbox",
+  SnapshotFiles.directory(in: options.dataDirectory),
+  SnapshotFiles.receiptsDirectory(in: options.dataDirectory),
+] {
   let removed = FileIO.removeStaleTemporaries(in: directory)
   if removed > 0 {
     log("removed \(removed) half-written temporary file(s) left in \(directory) by a crash")

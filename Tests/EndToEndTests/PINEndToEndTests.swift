@@ -83,7 +83,8 @@ struct PINEndToEndTests {
   /// Issue 9, item 13: while PINs are hashed, other clients are answered.
   @Test("a burst of sign-ins does not hold up another client; order per connection is kept")
   func hashingOffTheLoop() throws {
-    let daemon = try staffedDaemon(iterations: 150_000)
+    // Enough iterations for one hash to take well over 0.1 s with the unrolled SHA-256.
+    let daemon = try staffedDaemon(iterations: 400_000)
     defer { daemon.cleanup() }
     let burst = try daemon.connect()
     let other = try daemon.connect()
@@ -139,7 +140,8 @@ struct PINEndToEndTests {
   /// client's sign-in waits for at most the check in flight, not for the whole burst.
   @Test("PIN checks in flight are capped per connection")
   func burstIsCappedPerConnection() throws {
-    let daemon = try staffedDaemon(iterations: 150_000)
+    // As above: a hash long enough that scheduling noise on a busy machine stays small beside it.
+    let daemon = try staffedDaemon(iterations: 400_000)
     defer { daemon.cleanup() }
     let burst = try daemon.connect()
     let other = try daemon.connect()

@@ -71,3 +71,61 @@ struct SnapshotEndToEndTests {
     #expect(try daemon.cli(["receipt", "1"]).status == 0, "the receipt is still there")
   }
 }
+
+@Suite("kill -9 around a close of day and its snapshot", .serialized)
+struct SnapshotCrashTests {
+  @Test("killed at any moment after a close: every acknowledged sale and close comes back")
+  func killDuringCloseAndSnapshot() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    var receipts: [String] = []
+    var closedDays = 0
+    for round in 0..<8 {
+      var client = try daemon.connect()
+      for _ in 0..<3 {
+        #expect(try client.send(#"{"op":"add","sku":"TEE-WHT-M"}"#).isOK)
+        let paid = try client.send(#"{"op":"tender","type":"cash","amount":"50"}"#)
+        let text = try #require(paid.result["receipt"]?["text"]?.stringValue)
+        receipts.append(text)
+      }
+      #expect(try client.send(#"{"op":"close_day"}"#).isOK)
+      closedDays += 1
+      // The snapshot (and the day's receipt archive) is being written on its own thread now:
+      // kill at a different moment each round, from at once to after it is done.
+      usleep(UInt32(round * round * 3_000))
+      daemon.kill9()
+      // A half-written temporary file as a crash would leave it.
+      let folder = SnapshotFiles.directory(in: daemon.dataDirectory)
+      if FileManager.default.fileExists(atPath: folder) {
+        try Data("{\"form".utf8).write(
+          to: URL(
+            fileURLWithPath: folder
+              + "/snapshot-day000099-seq000000000099.json.tmp-0123456789abcdef"))
+      }
+      try daemon.start()
+      client = try daemon.connect()
+      let hello = try client.send(#"{"op":"hello"}"#)
+      #expect(hello.isOK)
+      // Every acknowledged receipt is there, printed the same (bar the reprint mark).
+      func unmarked(_ text: String?) -> [Substring] {
+        (text ?? "").split(separator: "\n").filter { !$0.contains("REPRINT") }
+      }
+      for (index, text) in receipts.enumerated() {
+        let reprint = try client.send(#"{"op":"receipt","number":\#(index + 1)}"#)
+        #expect(
+          unmarked((reprint.result["text"] ?? reprint.result["receipt"]?["text"])?.stringValue)
+            == unmarked(text),
+          "round \(round), receipt \(index + 1)")
+      }
+      let report = try client.send(#"{"op":"report","kind":"z","day":\#(closedDays)}"#)
+      #expect(report.isOK, "day \(closedDays)'s close survived: \(report)")
+      #expect(
+        !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains {
+          $0.contains(".tmp-")
+        }, "a crash's temporary files are removed at start")
+    }
+    #expect(daemon.stop() == 0)
+    let verify = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
+    #expect(verify.status == 0, "\(verify.stderr)")
+  }
+}

@@ -53,6 +53,40 @@ import Testing
     #expect(throws: JSONParseError.self) { try JSONParser.parse(mixed) }
   }
 
+  /// A slice is parsed where it lies (not from the start of its array), and a collection that
+  /// is not contiguous is parsed too; errors are the same, offsets counted from the text's start.
+  @Test func slicesAndNonContiguousCollectionsParseAlike() throws {
+    let text = Array(#"{"a":[1,"x\u00e9"],"b":{"c":null}}"#.utf8)
+    let expected = try JSONParser.parse(text)
+    let buffer = Array("[[[".utf8) + text + Array("]]]".utf8)
+    let slice = buffer[3..<3 + text.count]
+    #expect(try JSONParser.parse(slice) == expected)
+    #expect(try JSONParser.parse(text.lazy.map { $0 }) == expected)
+    #expect(try JSONParser.parse(AnyCollection(text)) == expected)
+
+    let bad = Array(#"{"a":1,}"#.utf8)
+    let arrayError = parseError(bad)
+    #expect(arrayError != nil)
+    #expect(parseError(Array("xx".utf8) + bad, from: 2) == arrayError)
+    #expect(parseError(AnyCollection(bad)) == arrayError)
+    // Bad UTF-8 in a slice is reported as such, whatever else is wrong.
+    let badUTF8 = Array(#"{"a":"\#u{FF}"#.utf8.dropLast()) + [0xFF, UInt8(ascii: "}")]
+    #expect(parseError(Array("ok".utf8) + badUTF8, from: 2) == JSONParser.invalidUTF8)
+  }
+
+  private func parseError(_ bytes: some Collection<UInt8>) -> JSONParseError? {
+    do {
+      _ = try JSONParser.parse(bytes)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  private func parseError(_ bytes: [UInt8], from start: Int) -> JSONParseError? {
+    parseError(bytes[start...])
+  }
+
   @Test func duplicateKeysAreRefused() {
     let error = #expect(throws: JSONParseError.self) {
       try JSONParser.parse(#"{"a": 1, "b": 2, "a": 3}"#)

@@ -129,6 +129,28 @@ import Testing
     #expect(problem(decoding: otherSum.dropLast()) == .checksumMismatch)
   }
 
+  /// The sum is checked as the exact bytes in the line: the right digest in capitals is a
+  /// checksum mismatch, and a line read from the middle of a buffer is checked on its own bytes.
+  @Test func theSumIsCheckedAsTheExactBytesOfTheLine() throws {
+    let (line, sum) = Sample().encode()
+    let capitals = try replacing(sum, with: sum.uppercased(), in: line)
+    #expect(problem(decoding: capitals.dropLast()) == .checksumMismatch)
+    // The line inside a larger buffer (as the scanner hands it over): decoded the same.
+    let before = Array(#"{"seq":1}"#.utf8) + [UInt8(ascii: "\n")]
+    let buffer = before + line + Array("garbage".utf8)
+    let slice = buffer[before.count..<before.count + line.count - 1]
+    #expect(slice.startIndex != 0)
+    let record = try JournalRecord.decode(line: slice)
+    #expect(record.sum == sum)
+    #expect(try JournalRecord.decode(line: line.dropLast()) == record)
+    var changed = buffer
+    #expect(changed[before.count + 7] == UInt8(ascii: "4"))
+    changed[before.count + 7] = UInt8(ascii: "3")  // "seq":42 → "seq":32
+    #expect(
+      problem(decoding: changed[before.count..<before.count + line.count - 1])
+        == .checksumMismatch)
+  }
+
   @Test func sumMustBeTheLastMember() throws {
     let (line, sum) = Sample().encode()
     var object = try #require(try JSONParser.parse(line.dropLast()).objectValue)

@@ -127,6 +127,43 @@ import Testing
     #expect(failures.isEmpty, "splits that changed the digest: \(failures.prefix(10))")
   }
 
+  /// The journal check compares the digest with the 64 hex digits in the line as bytes: only
+  /// the exact lowercase digits of this digest match.
+  @Test func digestEqualsHexOnlyForItsExactLowercaseDigits() {
+    let bytes = testMessage(length: 100)
+    var hasher = SHA256()
+    hasher.update(bytes)
+    let words = hasher.finalizeWords()
+    let hex = Array(SHA256.hex(bytes).utf8)
+    func matches(_ candidate: [UInt8]) -> Bool {
+      candidate.withUnsafeBytes { SHA256.digest(words, equalsHex: $0) }
+    }
+    #expect(matches(hex))
+    #expect(!matches(Array(SHA256.hex(bytes).uppercased().utf8)))
+    #expect(!matches(Array(hex.dropLast())))
+    #expect(!matches(hex + [UInt8(ascii: "0")]))
+    #expect(!matches([]))
+    var failures: [Int] = []
+    for position in hex.indices {
+      var changed = hex
+      // Another hex digit in one place: 0-9 and a-f each turn into a different digit.
+      changed[position] = hex[position] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+      if matches(changed) { failures.append(position) }
+    }
+    #expect(failures.isEmpty, "a changed digit still matched at \(failures)")
+  }
+
+  /// `finalize()` and `finalizeWords()` agree, for every padding case.
+  @Test(arguments: [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128])
+  func finalizeWordsIsTheDigest(length: Int) {
+    let bytes = testMessage(length: length)
+    var hasher = SHA256()
+    hasher.update(bytes)
+    let words = hasher.finalizeWords()
+    let hex = Array(SHA256.hex(bytes).utf8)
+    #expect(hex.withUnsafeBytes { SHA256.digest(words, equalsHex: $0) }, "length \(length)")
+  }
+
   @Test func emptyUpdatesChangeNothing() {
     let bytes = Array("abc".utf8)
     var hasher = SHA256()

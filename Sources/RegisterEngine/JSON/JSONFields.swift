@@ -147,8 +147,10 @@ public struct JSONFields {
     guard let value = raw(key) else {
       throw JSONShapeError(path: joinPath(path, key), message: "is required")
     }
-    let decoded = try T(json: value, path: joinPath(path, key))
-    try IntegerRanges.check(decoded, key: key, path: joinPath(path, key))
+    // The member's path is built once (it is only read when something is wrong).
+    let memberPath = joinPath(path, key)
+    let decoded = try T(json: value, path: memberPath)
+    try IntegerRanges.check(decoded, key: key, path: memberPath)
     return decoded
   }
 
@@ -157,8 +159,9 @@ public struct JSONFields {
     _ key: String, as type: T.Type = T.self
   ) throws(JSONShapeError) -> T? {
     guard let value = raw(key) else { return nil }
-    let decoded = try T(json: value, path: joinPath(path, key))
-    try IntegerRanges.check(decoded, key: key, path: joinPath(path, key))
+    let memberPath = joinPath(path, key)
+    let decoded = try T(json: value, path: memberPath)
+    try IntegerRanges.check(decoded, key: key, path: memberPath)
     return decoded
   }
 

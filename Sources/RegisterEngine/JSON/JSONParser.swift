@@ -14,12 +14,24 @@ public struct JSONParser {
 
   /// Parses one JSON document from `bytes`; whitespace around it is allowed, nothing else.
   public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+    // Contiguous bytes (an array, a slice of one) are read where they are, without a copy.
+    let result: Result<JSONValue, JSONParseError>? = bytes.withContiguousStorageIfAvailable {
+      buffer in Result { () throws(JSONParseError) in try parse(buffer: buffer) }
+    }
+    if let result { return try result.get() }
+    return try Array(bytes).withUnsafeBufferPointer { buffer throws(JSONParseError) in
+      try parse(buffer: buffer)
+    }
+  }
+
+  private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError)
+    -> JSONValue
+  {
     // UTF-8 is checked where it matters, in strings, rather than on every line up front;
     // a text that fails to parse is checked as a whole, so that bad UTF-8 anywhere is
     // reported as such, whatever else is wrong with it.
-    let array = Array(bytes)
     do throws(JSONParseError) {
-      var parser = JSONParser(bytes: array)
+      var parser = JSONParser(bytes: buffer)
       parser.skipWhitespace()
       let value = try parser.parseValue(depth: 0)
       parser.skipWhitespace()
@@ -28,7 +40,7 @@ public struct JSONParser {
       }
       return value
     } catch {
-      guard String(validating: array, as: UTF8.self) != nil else { throw Self.invalidUTF8 }
+      guard String(validating: buffer, as: UTF8.self) != nil else { throw Self.invalidUTF8 }
       throw error
     }
   }
@@ -40,10 +52,11 @@ public struct JSONParser {
     try parse(Array(text.utf8))
   }
 
-  private let bytes: [UInt8]
+  /// The text, borrowed for the duration of one `parse` (never kept beyond it).
+  private let bytes: UnsafeBufferPointer<UInt8>
   private var position = 0
 
-  private init(bytes: [UInt8]) {
+  private init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
   }
 
@@ -190,8 +203,11 @@ public struct JSONParser {
       guard let byte = current else { throw error("unterminated string") }
       switch byte {
       case UInt8(ascii: "\""):
-        result += try text(start..<position, isASCII: isASCII)
+        // The common case, a string without escapes, is its text as it stands.
+        let last = try text(start..<position, isASCII: isASCII)
         position += 1
+        if result.isEmpty { return last }
+        result += last
         return result
       case UInt8(ascii: "\\"):
         result += try text(start..<position, isASCII: isASCII)

@@ -115,7 +115,13 @@ public struct JSONObject: Sendable, Equatable {
   /// The position of `key` in `members`.
   func position(of key: String) -> Int? {
     if let index { return index[key] }
-    for position in members.indices where members[position].key == key { return position }
+    // Comparing lengths first skips most unequal keys cheaply: String's `==` is quick for
+    // equal strings but takes a slow path for unequal ones.
+    let length = key.utf8.count
+    for position in members.indices
+    where members[position].key.utf8.count == length && members[position].key == key {
+      return position
+    }
     return nil
   }
 

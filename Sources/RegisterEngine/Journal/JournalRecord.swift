@@ -171,9 +171,18 @@ public struct JournalRecord: Sendable, Equatable {
     } catch {
       throw .badShape(error.description)
     }
-    var hasher = SHA256()
-    line[line.startIndex..<prefixEnd].withUnsafeBytes { hasher.update(buffer: $0) }
-    guard hexString(hasher.finalize()) == record.sum else { throw .checksumMismatch }
+    // The digest is compared with the sum's bytes in the line (the same text as `record.sum`:
+    // "sum" is the last member, checked above), without building a hex string.
+    let matches = line.withUnsafeBytes { bytes in
+      var hasher = SHA256()
+      let prefixLength = prefixEnd - line.startIndex
+      hasher.update(buffer: UnsafeRawBufferPointer(rebasing: bytes[..<prefixLength]))
+      let sumStart = prefixLength + sumMarker.count
+      return SHA256.digest(
+        hasher.finalizeWords(),
+        equalsHex: UnsafeRawBufferPointer(rebasing: bytes[sumStart..<sumStart + 64]))
+    }
+    guard matches else { throw .checksumMismatch }
     return record
   }
 }

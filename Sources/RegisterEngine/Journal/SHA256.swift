@@ -4,92 +4,102 @@ public struct SHA256: Sendable {
   public static let digestLength = 32
   public static let blockLength = 64
 
-  private static let k: [UInt32] = [
-    0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4,
-    0xab1c_5ed5, 0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe,
-    0x9bdc_06a7, 0xc19b_f174, 0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f,
-    0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da, 0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7,
-    0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967, 0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc,
-    0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85, 0xa2bf_e8a1, 0xa81a_664b,
-    0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070, 0x19a4_c116,
-    0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-    0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7,
-    0xc671_78f2,
-  ]
+  /// The eight working words (FIPS 180-4 H0…H7), after the blocks compressed so far.
+  typealias Words = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
 
-  private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+  private var state: Words = (
     0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab,
     0x5be0_cd19
   )
-  private var pending: [UInt8] = []
+  /// Bytes of a block not yet complete, in a fixed 64-byte buffer (no heap allocation per
+  /// hasher: a journal check hashes one record per hasher).
+  private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+    0, 0, 0, 0, 0, 0, 0, 0
+  )
+  private var pendingCount = 0
   private var length: UInt64 = 0
 
-  public init() {
-    pending.reserveCapacity(Self.blockLength)
-  }
+  public init() {}
 
   /// Feeds more bytes in.
   public mutating func update(_ bytes: some Sequence<UInt8>) {
+    let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+      update(buffer: UnsafeRawBufferPointer(buffer))
+    }
+    guard done == nil else { return }
     for byte in bytes {
-      // FIPS 180-4 defines the length modulo 2^64; no message in memory comes near it, and it
-      // is a byte count, not money.
-      length &+= 1
-      pending.append(byte)
-      if pending.count == Self.blockLength {
-        compress(pending)
-        pending.removeAll(keepingCapacity: true)
-      }
+      withUnsafeBytes(of: byte) { update(buffer: $0) }
     }
   }
 
   /// Feeds a contiguous buffer in (the fast path).
   public mutating func update(buffer: UnsafeRawBufferPointer) {
-    var offset = 0
-    length &+= UInt64(buffer.count)  // modulo 2^64 by definition (FIPS 180-4), as above
-    if !pending.isEmpty {
-      while offset < buffer.count && pending.count < Self.blockLength {
-        pending.append(buffer[offset])
-        offset += 1
+    guard var next = buffer.baseAddress else { return }
+    var remaining = buffer.count
+    // FIPS 180-4 defines the length modulo 2^64; no message in memory comes near it, and it
+    // is a byte count, not money.
+    length &+= UInt64(remaining)
+    if pendingCount > 0 {
+      let taken = min(remaining, Self.blockLength - pendingCount)
+      let count = pendingCount
+      withUnsafeMutableBytes(of: &pending) { block in
+        block.baseAddress.unsafelyUnwrapped.advanced(by: count).copyMemory(
+          from: next, byteCount: taken)
       }
-      if pending.count == Self.blockLength {
-        compress(pending)
-        pending.removeAll(keepingCapacity: true)
+      pendingCount += taken
+      next += taken
+      remaining -= taken
+      guard pendingCount == Self.blockLength else { return }
+      let block = pending
+      withUnsafeBytes(of: block) { Self.compress(&state, $0.baseAddress.unsafelyUnwrapped) }
+      pendingCount = 0
+    }
+    while remaining >= Self.blockLength {
+      Self.compress(&state, next)
+      next += Self.blockLength
+      remaining -= Self.blockLength
+    }
+    if remaining > 0 {
+      withUnsafeMutableBytes(of: &pending) { block in
+        block.baseAddress.unsafelyUnwrapped.copyMemory(from: next, byteCount: remaining)
       }
-    }
-    while buffer.count - offset >= Self.blockLength {
-      compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + Self.blockLength]))
-      offset += Self.blockLength
-    }
-    while offset < buffer.count {
-      pending.append(buffer[offset])
-      offset += 1
+      pendingCount = remaining
     }
   }
 
   /// The 32-byte digest of everything fed in.
   public mutating func finalize() -> [UInt8] {
+    let words = finalizeWords()
+    return [UInt8](unsafeUninitializedCapacity: Self.digestLength) { digest, count in
+      withUnsafeBytes(of: words) { bytes in
+        for index in 0..<8 {
+          let word = bytes.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+          UnsafeMutableRawBufferPointer(digest).storeBytes(
+            of: word.bigEndian, toByteOffset: index * 4, as: UInt32.self)
+        }
+      }
+      count = Self.digestLength
+    }
+  }
+
+  /// Finishes the hash (padding and length) and returns the digest as eight words.
+  mutating func finalizeWords() -> Words {
     let bitLength = length &* 8  // the length in bits, modulo 2^64 (FIPS 180-4)
-    var tail = pending
-    tail.append(0x80)
-    while tail.count % Self.blockLength != 56 { tail.append(0) }
-    for shift in stride(from: 56, through: 0, by: -8) {
-      tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+    var block = pending
+    let count = pendingCount
+    withUnsafeMutableBytes(of: &block) { bytes in
+      bytes[count] = 0x80
+      for index in count + 1..<Self.blockLength { bytes[index] = 0 }
+      if count >= 56 {
+        // No room for the length: it goes in a block of its own.
+        Self.compress(&state, UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped))
+        for index in 0..<56 { bytes[index] = 0 }
+      }
+      bytes.storeBytes(of: bitLength.bigEndian, toByteOffset: 56, as: UInt64.self)
+      Self.compress(&state, UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped))
     }
-    var offset = 0
-    while offset < tail.count {
-      compress(Array(tail[offset..<offset + Self.blockLength]))
-      offset += Self.blockLength
-    }
-    pending.removeAll()
-    var digest: [UInt8] = []
-    digest.reserveCapacity(Self.digestLength)
-    for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-      digest.append(UInt8(truncatingIfNeeded: word >> 24))
-      digest.append(UInt8(truncatingIfNeeded: word >> 16))
-      digest.append(UInt8(truncatingIfNeeded: word >> 8))
-      digest.append(UInt8(truncatingIfNeeded: word))
-    }
-    return digest
+    pendingCount = 0
+    return state
   }
 
   /// The digest of `bytes`.
@@ -104,56 +114,200 @@ public struct SHA256: Sendable {
     hexString(hash(bytes))
   }
 
-  private mutating func compress(_ block: [UInt8]) {
-    block.withUnsafeBytes { compress($0) }
-  }
-
-  private mutating func compress(_ block: UnsafeRawBufferPointer) {
-    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-      compress(block, schedule: w)
+  /// True when `hex` is exactly the 64 lowercase hex digits of the digest `words` (compared
+  /// byte by byte, without building a string).
+  static func digest(_ words: Words, equalsHex hex: UnsafeRawBufferPointer) -> Bool {
+    guard hex.count == 2 * digestLength else { return false }
+    return withUnsafeBytes(of: words) { bytes in
+      var position = 0
+      for index in 0..<8 {
+        let word = bytes.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+        var shift: UInt32 = 28
+        while true {
+          let nibble = UInt8(truncatingIfNeeded: word >> shift) & 0x0F
+          let digit = nibble < 10 ? nibble &+ 0x30 : nibble &+ 0x57  // 0-9, a-f
+          guard hex[position] == digit else { return false }
+          position += 1
+          if shift == 0 { break }
+          shift -= 4
+        }
+      }
+      return true
     }
   }
 
-  private mutating func compress(
-    _ block: UnsafeRawBufferPointer, schedule w: UnsafeMutableBufferPointer<UInt32>
-  ) {
-    for index in 0..<16 {
-      let base = index * 4
-      w[index] =
-        UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
-        | UInt32(block[base + 3])
+  /// One 64-byte block at `block` into `state`: the message schedule kept in sixteen rolling
+  /// words and the 64 rounds written out (no array, no bounds check, no per-block allocation).
+  @inline(__always)
+  private static func compress(_ state: inout Words, _ block: UnsafeRawPointer) {
+    @inline(__always) func load(_ index: Int) -> UInt32 {
+      UInt32(bigEndian: block.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
     }
-    for index in 16..<64 {
-      let s0 = rotate(w[index - 15], 7) ^ rotate(w[index - 15], 18) ^ (w[index - 15] >> 3)
-      let s1 = rotate(w[index - 2], 17) ^ rotate(w[index - 2], 19) ^ (w[index - 2] >> 10)
-      w[index] = w[index - 16] &+ s0 &+ w[index - 7] &+ s1
-    }
+    var w0 = load(0)
+    var w1 = load(1)
+    var w2 = load(2)
+    var w3 = load(3)
+    var w4 = load(4)
+    var w5 = load(5)
+    var w6 = load(6)
+    var w7 = load(7)
+    var w8 = load(8)
+    var w9 = load(9)
+    var w10 = load(10)
+    var w11 = load(11)
+    var w12 = load(12)
+    var w13 = load(13)
+    var w14 = load(14)
+    var w15 = load(15)
     var (a, b, c, d, e, f, g, h) = state
-    for index in 0..<64 {
-      let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-      let choice = (e & f) ^ (~e & g)
-      let temp1 = h &+ s1 &+ choice &+ Self.k[index] &+ w[index]
-      let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-      let majority = (a & b) ^ (a & c) ^ (b & c)
-      let temp2 = s0 &+ majority
-      h = g
-      g = f
-      f = e
-      e = d &+ temp1
-      d = c
-      c = b
-      b = a
-      a = temp1 &+ temp2
-    }
+    round(a, b, c, &d, e, f, g, &h, 0x428a_2f98, w0)
+    round(h, a, b, &c, d, e, f, &g, 0x7137_4491, w1)
+    round(g, h, a, &b, c, d, e, &f, 0xb5c0_fbcf, w2)
+    round(f, g, h, &a, b, c, d, &e, 0xe9b5_dba5, w3)
+    round(e, f, g, &h, a, b, c, &d, 0x3956_c25b, w4)
+    round(d, e, f, &g, h, a, b, &c, 0x59f1_11f1, w5)
+    round(c, d, e, &f, g, h, a, &b, 0x923f_82a4, w6)
+    round(b, c, d, &e, f, g, h, &a, 0xab1c_5ed5, w7)
+    round(a, b, c, &d, e, f, g, &h, 0xd807_aa98, w8)
+    round(h, a, b, &c, d, e, f, &g, 0x1283_5b01, w9)
+    round(g, h, a, &b, c, d, e, &f, 0x2431_85be, w10)
+    round(f, g, h, &a, b, c, d, &e, 0x550c_7dc3, w11)
+    round(e, f, g, &h, a, b, c, &d, 0x72be_5d74, w12)
+    round(d, e, f, &g, h, a, b, &c, 0x80de_b1fe, w13)
+    round(c, d, e, &f, g, h, a, &b, 0x9bdc_06a7, w14)
+    round(b, c, d, &e, f, g, h, &a, 0xc19b_f174, w15)
+    w0 = schedule(w0, w1, w9, w14)
+    round(a, b, c, &d, e, f, g, &h, 0xe49b_69c1, w0)
+    w1 = schedule(w1, w2, w10, w15)
+    round(h, a, b, &c, d, e, f, &g, 0xefbe_4786, w1)
+    w2 = schedule(w2, w3, w11, w0)
+    round(g, h, a, &b, c, d, e, &f, 0x0fc1_9dc6, w2)
+    w3 = schedule(w3, w4, w12, w1)
+    round(f, g, h, &a, b, c, d, &e, 0x240c_a1cc, w3)
+    w4 = schedule(w4, w5, w13, w2)
+    round(e, f, g, &h, a, b, c, &d, 0x2de9_2c6f, w4)
+    w5 = schedule(w5, w6, w14, w3)
+    round(d, e, f, &g, h, a, b, &c, 0x4a74_84aa, w5)
+    w6 = schedule(w6, w7, w15, w4)
+    round(c, d, e, &f, g, h, a, &b, 0x5cb0_a9dc, w6)
+    w7 = schedule(w7, w8, w0, w5)
+    round(b, c, d, &e, f, g, h, &a, 0x76f9_88da, w7)
+    w8 = schedule(w8, w9, w1, w6)
+    round(a, b, c, &d, e, f, g, &h, 0x983e_5152, w8)
+    w9 = schedule(w9, w10, w2, w7)
+    round(h, a, b, &c, d, e, f, &g, 0xa831_c66d, w9)
+    w10 = schedule(w10, w11, w3, w8)
+    round(g, h, a, &b, c, d, e, &f, 0xb003_27c8, w10)
+    w11 = schedule(w11, w12, w4, w9)
+    round(f, g, h, &a, b, c, d, &e, 0xbf59_7fc7, w11)
+    w12 = schedule(w12, w13, w5, w10)
+    round(e, f, g, &h, a, b, c, &d, 0xc6e0_0bf3, w12)
+    w13 = schedule(w13, w14, w6, w11)
+    round(d, e, f, &g, h, a, b, &c, 0xd5a7_9147, w13)
+    w14 = schedule(w14, w15, w7, w12)
+    round(c, d, e, &f, g, h, a, &b, 0x06ca_6351, w14)
+    w15 = schedule(w15, w0, w8, w13)
+    round(b, c, d, &e, f, g, h, &a, 0x1429_2967, w15)
+    w0 = schedule(w0, w1, w9, w14)
+    round(a, b, c, &d, e, f, g, &h, 0x27b7_0a85, w0)
+    w1 = schedule(w1, w2, w10, w15)
+    round(h, a, b, &c, d, e, f, &g, 0x2e1b_2138, w1)
+    w2 = schedule(w2, w3, w11, w0)
+    round(g, h, a, &b, c, d, e, &f, 0x4d2c_6dfc, w2)
+    w3 = schedule(w3, w4, w12, w1)
+    round(f, g, h, &a, b, c, d, &e, 0x5338_0d13, w3)
+    w4 = schedule(w4, w5, w13, w2)
+    round(e, f, g, &h, a, b, c, &d, 0x650a_7354, w4)
+    w5 = schedule(w5, w6, w14, w3)
+    round(d, e, f, &g, h, a, b, &c, 0x766a_0abb, w5)
+    w6 = schedule(w6, w7, w15, w4)
+    round(c, d, e, &f, g, h, a, &b, 0x81c2_c92e, w6)
+    w7 = schedule(w7, w8, w0, w5)
+    round(b, c, d, &e, f, g, h, &a, 0x9272_2c85, w7)
+    w8 = schedule(w8, w9, w1, w6)
+    round(a, b, c, &d, e, f, g, &h, 0xa2bf_e8a1, w8)
+    w9 = schedule(w9, w10, w2, w7)
+    round(h, a, b, &c, d, e, f, &g, 0xa81a_664b, w9)
+    w10 = schedule(w10, w11, w3, w8)
+    round(g, h, a, &b, c, d, e, &f, 0xc24b_8b70, w10)
+    w11 = schedule(w11, w12, w4, w9)
+    round(f, g, h, &a, b, c, d, &e, 0xc76c_51a3, w11)
+    w12 = schedule(w12, w13, w5, w10)
+    round(e, f, g, &h, a, b, c, &d, 0xd192_e819, w12)
+    w13 = schedule(w13, w14, w6, w11)
+    round(d, e, f, &g, h, a, b, &c, 0xd699_0624, w13)
+    w14 = schedule(w14, w15, w7, w12)
+    round(c, d, e, &f, g, h, a, &b, 0xf40e_3585, w14)
+    w15 = schedule(w15, w0, w8, w13)
+    round(b, c, d, &e, f, g, h, &a, 0x106a_a070, w15)
+    w0 = schedule(w0, w1, w9, w14)
+    round(a, b, c, &d, e, f, g, &h, 0x19a4_c116, w0)
+    w1 = schedule(w1, w2, w10, w15)
+    round(h, a, b, &c, d, e, f, &g, 0x1e37_6c08, w1)
+    w2 = schedule(w2, w3, w11, w0)
+    round(g, h, a, &b, c, d, e, &f, 0x2748_774c, w2)
+    w3 = schedule(w3, w4, w12, w1)
+    round(f, g, h, &a, b, c, d, &e, 0x34b0_bcb5, w3)
+    w4 = schedule(w4, w5, w13, w2)
+    round(e, f, g, &h, a, b, c, &d, 0x391c_0cb3, w4)
+    w5 = schedule(w5, w6, w14, w3)
+    round(d, e, f, &g, h, a, b, &c, 0x4ed8_aa4a, w5)
+    w6 = schedule(w6, w7, w15, w4)
+    round(c, d, e, &f, g, h, a, &b, 0x5b9c_ca4f, w6)
+    w7 = schedule(w7, w8, w0, w5)
+    round(b, c, d, &e, f, g, h, &a, 0x682e_6ff3, w7)
+    w8 = schedule(w8, w9, w1, w6)
+    round(a, b, c, &d, e, f, g, &h, 0x748f_82ee, w8)
+    w9 = schedule(w9, w10, w2, w7)
+    round(h, a, b, &c, d, e, f, &g, 0x78a5_636f, w9)
+    w10 = schedule(w10, w11, w3, w8)
+    round(g, h, a, &b, c, d, e, &f, 0x84c8_7814, w10)
+    w11 = schedule(w11, w12, w4, w9)
+    round(f, g, h, &a, b, c, d, &e, 0x8cc7_0208, w11)
+    w12 = schedule(w12, w13, w5, w10)
+    round(e, f, g, &h, a, b, c, &d, 0x90be_fffa, w12)
+    w13 = schedule(w13, w14, w6, w11)
+    round(d, e, f, &g, h, a, b, &c, 0xa450_6ceb, w13)
+    w14 = schedule(w14, w15, w7, w12)
+    round(c, d, e, &f, g, h, a, &b, 0xbef9_a3f7, w14)
+    w15 = schedule(w15, w0, w8, w13)
+    round(b, c, d, &e, f, g, h, &a, 0xc671_78f2, w15)
+
     state = (
       state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f,
       state.6 &+ g, state.7 &+ h
     )
   }
 
+  /// Word `i` of the schedule from words i-16, i-15, i-7 and i-2.
   @inline(__always)
-  private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
-    (value >> count) | (value << (32 - count))
+  private static func schedule(
+    _ w16: UInt32, _ w15: UInt32, _ w7: UInt32, _ w2: UInt32
+  ) -> UInt32 {
+    let s0 = rotate(w15, 7) ^ rotate(w15, 18) ^ (w15 &>> 3)
+    let s1 = rotate(w2, 17) ^ rotate(w2, 19) ^ (w2 &>> 10)
+    return w16 &+ s0 &+ w7 &+ s1
+  }
+
+  /// One round; the caller rotates the roles of the eight working variables instead of
+  /// moving their values.
+  @inline(__always)
+  private static func round(
+    _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32, _ e: UInt32, _ f: UInt32,
+    _ g: UInt32, _ h: inout UInt32, _ k: UInt32, _ w: UInt32
+  ) {
+    let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+    let choice = (e & f) ^ (~e & g)
+    let temp1 = h &+ s1 &+ choice &+ k &+ w
+    let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+    let majority = (a & b) ^ (a & c) ^ (b & c)
+    d &+= temp1
+    h = temp1 &+ s0 &+ majority
+  }
+
+  @inline(__always)
+  private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
+    (value &>> count) | (value &<< (32 &- count))
   }
 }
 

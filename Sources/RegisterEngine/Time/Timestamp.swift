@@ -51,7 +51,12 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
 
   /// Parses the form `iso8601` writes (the offset may also be "Z").
   public static func parse(_ text: String) -> Timestamp? {
-    let chars = Array(text.utf8)
+    // Read from the string's UTF-8 in place (a journal check parses one per record).
+    var text = text
+    return text.withUTF8 { parse(utf8: $0) }
+  }
+
+  private static func parse(utf8 chars: UnsafeBufferPointer<UInt8>) -> Timestamp? {
     func number(_ start: Int, _ count: Int) -> Int? {
       guard start + count <= chars.count else { return nil }
       var value = 0
@@ -61,8 +66,8 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
       }
       return value
     }
-    func byte(_ index: Int, _ expected: Character) -> Bool {
-      index < chars.count && chars[index] == expected.asciiValue
+    func byte(_ index: Int, _ expected: Unicode.Scalar) -> Bool {
+      index < chars.count && chars[index] == UInt8(ascii: expected)
     }
     guard let year = number(0, 4), byte(4, "-"), let month = number(5, 2), byte(7, "-"),
       let day = number(8, 2), byte(10, "T"), let hour = number(11, 2), byte(13, ":"),
