@@ -138,6 +138,10 @@ public struct SHA256: Sendable {
 
   /// One 64-byte block at `block` into `state`: the message schedule kept in sixteen rolling
   /// words and the 64 rounds written out (no array, no bounds check, no per-block allocation).
+  ///
+  /// Every addition in the compression (`&+`) is addition modulo 2^32, as FIPS 180-4 defines
+  /// it, and the shifts are masking shifts of 32-bit words: wrapping here is the algorithm, not
+  /// an overflow. No amount of money or count is computed in this file.
   @inline(__always)
   private static func compress(_ state: inout Words, _ block: UnsafeRawPointer) {
     @inline(__always) func load(_ index: Int) -> UInt32 {
