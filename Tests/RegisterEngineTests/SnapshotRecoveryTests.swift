@@ -184,4 +184,22 @@ import Testing
     // The newest three, and the newest of each earlier week (days 1–7, 8–14, …).
     #expect(kept == [7, 14, 21, 27, 28, 29, 30])
   }
+
+  @Test func decodingTheCatalogOnAnotherThreadGivesTheSameRegisterAndTheSameErrors() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let (live, _) = try Self.history(seed: 21, count: 300, directory: directory)
+    let value = live.snapshotValue()
+    #expect(try decodeConcurrently(value) == Register(snapshot: value))
+    // A damaged part, the catalog or another, is refused the same way (and nothing hangs).
+    for member in ["catalog", "ledger", "day_book", "orders"] {
+      guard case .object(var object) = value else { return }
+      object[member] = .string("damaged")
+      let damaged = JSONValue.object(object)
+      let sequential = #expect(throws: JSONShapeError.self) { try Register(snapshot: damaged) }
+      let concurrent = #expect(throws: JSONShapeError.self) { try decodeConcurrently(damaged) }
+      #expect(sequential?.path == member)
+      #expect(concurrent?.path == member)
+    }
+  }
 }

@@ -37,10 +37,14 @@ public enum SnapshotFile {
     return bytes
   }
 
-  /// Reads a snapshot file: checksum first (a damaged file is not parsed), then the state.
-  public static func decode(_ bytes: [UInt8]) throws(Problem) -> (
-    register: Register, head: JournalHead
-  ) {
+  /// Reads a snapshot file: checksum first (a damaged file is not parsed), then the state,
+  /// with `decodeState` (the platform may give one that decodes the catalog on another thread).
+  public static func decode(
+    _ bytes: [UInt8],
+    decodeState: (JSONValue) throws(JSONShapeError) -> Register = {
+      (state) throws(JSONShapeError) in try Register(snapshot: state)
+    }
+  ) throws(Problem) -> (register: Register, head: JournalHead) {
     var body = bytes[...]
     if body.last == UInt8(ascii: "\n") { body = body.dropLast() }
     guard body.count > suffixLength else { throw Problem(message: "too short to be a snapshot") }
@@ -79,7 +83,7 @@ public enum SnapshotFile {
       guard sequence > 0, JournalHead.isSum(sum) else {
         throw JSONShapeError(path: "seq", message: "is not a journal record's seq and sum")
       }
-      let register = try Register(snapshot: state)
+      let register = try decodeState(state)
       guard register.lastSequence == sequence, register.day.number == day else {
         throw JSONShapeError(path: "state", message: "is not the state as of seq \(sequence)")
       }

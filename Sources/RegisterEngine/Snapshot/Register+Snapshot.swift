@@ -31,6 +31,25 @@ extension Register {
   /// The register a snapshot holds. Amounts of the open and parked orders are read in the
   /// store's currency; receipts and closed days carry their own.
   public init(snapshot value: JSONValue) throws(JSONShapeError) {
+    try self.init(snapshot: value) { () throws(JSONShapeError) in
+      try Register.snapshotCatalog(value)
+    }
+  }
+
+  /// The catalog part of a snapshot alone (the largest part: a store's products, twice).
+  public static func snapshotCatalog(_ value: JSONValue) throws(JSONShapeError) -> StoreCatalog {
+    guard let member = value["catalog"] else {
+      throw JSONShapeError(path: "catalog", message: "is required")
+    }
+    return try StoreCatalog(snapshot: member, path: "catalog")
+  }
+
+  /// The register a snapshot holds, with its catalog part from `catalog`, which is called
+  /// once the other parts are decoded: a caller may decode the catalog (`snapshotCatalog`) on
+  /// another thread meanwhile, and give it here.
+  public init(
+    snapshot value: JSONValue, catalog decodeCatalog: () throws(JSONShapeError) -> StoreCatalog
+  ) throws(JSONShapeError) {
     var fields = try JSONFields(value)
     let format = try fields.int64("format", in: SnapshotRange.count)
     guard format == Self.snapshotFormat else {
@@ -38,13 +57,8 @@ extension Register {
         path: "format", message: "snapshot format \(format) is not \(Self.snapshotFormat)")
     }
     self.init()
-    catalog = try fields.decoded("catalog") { value, path throws(JSONShapeError) in
-      try StoreCatalog(snapshot: value, path: path)
-    }
-    let currency = catalog.store.currency
-    orders = try fields.decoded("orders") { value, path throws(JSONShapeError) in
-      try Orders(snapshot: value, path: path, currency: currency)
-    }
+    // The parts that grow with the register's history first (receipts carry their own
+    // currency), then the catalog, whose currency the open and parked orders are read in.
     ledger = try fields.decoded("ledger") { value, path throws(JSONShapeError) in
       try ReceiptLedger(snapshot: value, path: path)
     }
@@ -59,6 +73,12 @@ extension Register {
     }
     keys = try fields.decoded("keys") { value, path throws(JSONShapeError) in
       try KeyTable(snapshot: value, path: path)
+    }
+    _ = try fields.member("catalog")
+    catalog = try decodeCatalog()
+    let currency = catalog.store.currency
+    orders = try fields.decoded("orders") { value, path throws(JSONShapeError) in
+      try Orders(snapshot: value, path: path, currency: currency)
     }
     lastSequence = try fields.int64("last_sequence", in: SnapshotRange.count)
     lastActivity = try fields.nullableTimestamp("last_activity")
