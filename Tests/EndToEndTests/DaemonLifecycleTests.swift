@@ -272,10 +272,12 @@ struct InheritedDescriptorTests {
     defer {
       process.terminate()
       let deadline = Date().addingTimeInterval(10)
-      while process.isRunning && Date() < deadline { usleep(10_000) }
+      _ = exitStatus(of: process, timeout: deadline.timeIntervalSinceNow)
     }
     let deadline = Date().addingTimeInterval(20)
-    while UnixSocket.probe(socket) != .live && process.isRunning && Date() < deadline {
+    while UnixSocket.probe(socket) != .live && exitStatus(of: process, timeout: 0) == nil
+      && Date() < deadline
+    {
       usleep(20_000)
     }
     #expect(UnixSocket.probe(socket) == .live)

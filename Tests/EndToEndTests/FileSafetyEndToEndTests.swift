@@ -31,11 +31,11 @@ struct FileSafetyEndToEndTests {
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     let deadline = Date().addingTimeInterval(10)
-    while process.isRunning && Date() < deadline {
+    while exitStatus(of: process, timeout: 0) == nil && Date() < deadline {
       if UnixSocket.probe(directory.path("s.sock")) == .live { process.terminate() }
       usleep(20_000)
     }
-    if process.isRunning { process.terminate() }
+    if exitStatus(of: process, timeout: 0) == nil { process.terminate() }
     let status = exitStatus(of: process, timeout: 30) ?? -1
     let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     return (status, log)

@@ -116,8 +116,8 @@ final class Daemon: @unchecked Sendable {
     try process.run()
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline {
-      if !process.isRunning {
-        throw HarnessError("registerd exited with \(process.terminationStatus): \(log)")
+      if let status = exitStatus(of: process, timeout: 0) {
+        throw HarnessError("registerd exited with \(status): \(log)")
       }
       if UnixSocket.probe(socketPath) == .live { return }
       usleep(20_000)
@@ -142,6 +142,14 @@ final class Daemon: @unchecked Sendable {
   }
 
   /// SIGKILL and wait.
+  /// True while the daemon process has not exited (asked of the kernel: Foundation's
+  /// `Process.isRunning` can miss an exit when many children come and go, see `exitStatus`).
+  var isRunning: Bool { exitStatus(of: process, timeout: 0) == nil }
+
+  /// How the daemon process ended (nil while it runs). Asked of the kernel too: Foundation's
+  /// `terminationStatus` traps when read before Foundation has seen the exit.
+  var exitCode: Int32? { exitStatus(of: process, timeout: 0) }
+
   func kill9() {
     guard exitStatus(of: process, timeout: 0) == nil else { return }
     kill(process.processIdentifier, SIGKILL)

@@ -514,7 +514,7 @@ final class CorpusRunner: @unchecked Sendable {
       shutdown(client.connection.fd, Int32(SHUT_RDWR))
       _ = writer.wait(timeout: .now() + 10)
       settle()
-      if !daemon.process.isRunning {
+      if !daemon.isRunning {
         fail(
           "\(group): the daemon died with lines \(index)... in flight (\(all[index].label)); "
             + "replaying them one by one; daemon log: \(logTail())")
@@ -524,7 +524,7 @@ final class CorpusRunner: @unchecked Sendable {
     } else {
       _ = writer.wait(timeout: .now() + 30)
     }
-    if !daemon.process.isRunning {
+    if !daemon.isRunning {
       fail("\(group): the daemon exited; daemon log: \(logTail())")
       try restart()
     }
@@ -542,11 +542,11 @@ final class CorpusRunner: @unchecked Sendable {
       guard let text else {
         settle()
         let state =
-          daemon.process.isRunning
+          daemon.isRunning
           ? "no reply (the daemon is still running)"
-          : "the daemon died (status \(daemon.process.terminationStatus))"
+          : "the daemon died (status \(daemon.exitCode.map(String.init) ?? "?"))"
         fail("\(group): \(line.label) `\(line.shown)`: \(state); daemon log: \(logTail())")
-        if !daemon.process.isRunning { try restart() }
+        if !daemon.isRunning { try restart() }
         continue
       }
       repliesChecked += 1
@@ -559,14 +559,14 @@ final class CorpusRunner: @unchecked Sendable {
   /// Waits (up to two seconds) for a daemon that closed a connection on us to be seen exiting.
   private func settle() {
     let deadline = Date().addingTimeInterval(2)
-    while daemon.process.isRunning && Date() < deadline { usleep(10_000) }
+    while daemon.isRunning && Date() < deadline { usleep(10_000) }
   }
 
   /// A new connection; a daemon that refuses it has died (or is dying): restart it first.
   private func freshClient() throws -> Client {
     if let client = try? daemon.connect() { return client }
     settle()
-    if !daemon.process.isRunning { try restart() }
+    if !daemon.isRunning { try restart() }
     return try daemon.connect()
   }
 
@@ -834,7 +834,7 @@ struct HostileInputTests {
       "verify while running, after the corpus: \(midway.stdout) \(midway.stderr) — seed \(seed)")
 
     // 4. The daemon is still up and answers; nothing it wrote holds a card number.
-    #expect(daemon.process.isRunning, "the daemon is still running — seed \(seed)")
+    #expect(daemon.isRunning, "the daemon is still running — seed \(seed)")
     let after = try daemon.connect()
     #expect(try after.send(#"{"id":"last","op":"hello"}"#)["id"] == .string("last"))
     #expect(runner.crashes == 0, "the daemon crashed \(runner.crashes) times — seed \(seed)")

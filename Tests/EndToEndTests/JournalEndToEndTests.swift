@@ -105,7 +105,7 @@ struct JournalEndToEndTests {
     #expect(check.stderr.contains("checksum mismatch"))
 
     #expect(throws: HarnessError.self) { try daemon.start() }
-    #expect(daemon.process.terminationStatus == 1)
+    #expect(daemon.exitCode == 1)
     #expect(daemon.log.contains("record seq \(sequence)"))
     #expect(daemon.log.contains("truncate"))
   }

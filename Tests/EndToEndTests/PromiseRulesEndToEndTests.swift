@@ -33,7 +33,7 @@ struct PromiseRulesEndToEndTests {
       $0["sku"] == "TEE-WHT-M"
     }
     #expect(product?["stock"] == .int(40))
-    #expect(daemon.process.isRunning)
+    #expect(daemon.isRunning)
   }
 
   @Test("a card number is masked in replies and in the daemon's log")
