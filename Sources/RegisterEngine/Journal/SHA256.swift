@@ -125,7 +125,8 @@ public struct SHA256: Sendable {
         var shift: UInt32 = 28
         while true {
           let nibble = UInt8(truncatingIfNeeded: word >> shift) & 0x0F
-          let digit = nibble < 10 ? nibble &+ 0x30 : nibble &+ 0x57  // 0-9, a-f
+          // 0-9, a-f: a nibble is at most 15, so the checked + cannot overflow.
+          let digit = nibble < 10 ? nibble + 0x30 : nibble + 0x57
           guard hex[position] == digit else { return false }
           position += 1
           if shift == 0 { break }

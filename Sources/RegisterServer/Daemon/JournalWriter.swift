@@ -15,21 +15,15 @@ package final class JournalWriter: @unchecked Sendable {
   private let queue = DispatchQueue(label: "registerd.journal-writer")
   private let lock = Lock()
   private var completions: [(JournalWrite, SystemError?)] = []
-  /// The loop polls this for completions.
-  let notifyFD: Int32
-  private let signalFD: Int32
+  private let wakePipe: WakePipe
+  /// The loop polls this.
+  var notifyFD: Int32 { wakePipe.readFD }
   private(set) var isBusy = false
 
   package init?(journal: Journal) {
-    var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { return nil }
-    for fd in fds {
-      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    }
+    guard let wakePipe = WakePipe() else { return nil }
+    self.wakePipe = wakePipe
     self.journal = journal
-    notifyFD = fds[0]
-    signalFD = fds[1]
   }
 
   /// Starts writing `work` (only one write is in flight at a time).
@@ -39,15 +33,13 @@ package final class JournalWriter: @unchecked Sendable {
       var work = work
       let error = journal.write(&work)
       lock.withLock { completions.append((work, error)) }
-      var byte: UInt8 = 1
-      _ = write(signalFD, &byte, 1)
+      wakePipe.wake()
     }
   }
 
   /// Finished writes since the last call (call when `notifyFD` is readable).
   func takeCompletions() -> [(JournalWrite, SystemError?)] {
-    var buffer = [UInt8](repeating: 0, count: 64)
-    while buffer.withUnsafeMutableBytes({ read(notifyFD, $0.baseAddress, $0.count) }) > 0 {}
+    wakePipe.drain()
     let done = lock.withLock {
       let taken = completions
       completions = []

@@ -35,20 +35,14 @@ final class PINChecks: @unchecked Sendable {
   private let workers: Int
   /// Connections with a line here (touched on the loop thread only).
   private var inFlight: [Int: Int] = [:]
-  /// The loop polls this for finished checks.
-  let notifyFD: Int32
-  private let signalFD: Int32
+  private let wakePipe: WakePipe
+  /// The loop polls this.
+  var notifyFD: Int32 { wakePipe.readFD }
   private let idle = DispatchGroup()
 
   init?() {
-    var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { return nil }
-    for fd in fds {
-      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    }
-    notifyFD = fds[0]
-    signalFD = fds[1]
+    guard let wakePipe = WakePipe() else { return nil }
+    self.wakePipe = wakePipe
     let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     workers = max(1, min(4, processors - 1))
   }
@@ -82,8 +76,7 @@ final class PINChecks: @unchecked Sendable {
       var line = job.line
       line.prepared = job.work.perform()
       lock.withLock { finished.append(line) }
-      var byte: UInt8 = 1
-      _ = write(signalFD, &byte, 1)
+      wakePipe.wake()
       idle.leave()
     }
   }
@@ -91,8 +84,7 @@ final class PINChecks: @unchecked Sendable {
   /// Lines whose PINs are hashed, in the order they finished (call on the loop thread when
   /// `notifyFD` is readable); each connection is free again for its next line.
   func takeFinished() -> [IncomingLine] {
-    var buffer = [UInt8](repeating: 0, count: 64)
-    while buffer.withUnsafeMutableBytes({ read(notifyFD, $0.baseAddress, $0.count) }) > 0 {}
+    wakePipe.drain()
     let done = lock.withLock {
       let taken = finished
       finished = []

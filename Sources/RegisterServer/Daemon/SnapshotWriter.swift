@@ -15,20 +15,15 @@ package final class SnapshotWriter: @unchecked Sendable {
   private let queue = DispatchQueue(label: "registerd.snapshots")
   private let lock = Lock()
   private var completions: [Result<SnapshotFiles.Written, SystemError>] = []
-  let notifyFD: Int32
-  private let signalFD: Int32
+  private let wakePipe: WakePipe
+  /// The loop polls this.
+  var notifyFD: Int32 { wakePipe.readFD }
   private(set) var isBusy = false
 
   package init?(dataDirectory: String) {
-    var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { return nil }
-    for fd in fds {
-      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    }
+    guard let wakePipe = WakePipe() else { return nil }
+    self.wakePipe = wakePipe
     self.dataDirectory = dataDirectory
-    notifyFD = fds[0]
-    signalFD = fds[1]
   }
 
   /// Starts writing the snapshot of `register` as of `head` (one at a time).
@@ -39,15 +34,13 @@ package final class SnapshotWriter: @unchecked Sendable {
         try SnapshotFiles.write(register, head: head, dataDirectory: dataDirectory)
       }
       lock.withLock { completions.append(result) }
-      var byte: UInt8 = 1
-      _ = write(signalFD, &byte, 1)
+      wakePipe.wake()
     }
   }
 
   /// Finished snapshots since the last call (call when `notifyFD` is readable).
   func takeCompletions() -> [Result<SnapshotFiles.Written, SystemError>] {
-    var buffer = [UInt8](repeating: 0, count: 64)
-    while buffer.withUnsafeMutableBytes({ read(notifyFD, $0.baseAddress, $0.count) }) > 0 {}
+    wakePipe.drain()
     let done = lock.withLock {
       let taken = completions
       completions = []

@@ -48,8 +48,17 @@ public enum JournalFiles {
     public var name: String { Self.name(day, firstSequence) }
 
     static func name(_ day: Int, _ firstSequence: Int64) -> String {
-      "day" + padded(day, 6) + "-seq" + padded(Int(clamping: firstSequence), 12) + ".ndjson"
+      stem(day: day, sequence: firstSequence) + ".ndjson"
     }
+
+    /// `dayNNNNNN-seqNNNNNNNNNNNN`: how segments, and snapshots after them, name a day and a
+    /// record (names sort in journal order).
+    static func stem(day: Int, sequence: Int64) -> String {
+      dayName(day) + "-seq" + padded(Int(clamping: sequence), 12)
+    }
+
+    /// `dayNNNNNN`.
+    static func dayName(_ day: Int) -> String { "day" + padded(day, 6) }
 
     /// Reads a segment's file name (nil for any other file: temporaries, torn tails).
     public static func parse(_ name: String) -> (day: Int, firstSequence: Int64)? {
@@ -71,7 +80,7 @@ public enum JournalFiles {
       return (day, first)
     }
 
-    private static func padded(_ number: Int, _ width: Int) -> String {
+    static func padded(_ number: Int, _ width: Int) -> String {
       let digits = String(number)
       return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }

@@ -51,7 +51,7 @@ public enum SnapshotFiles {
     }
 
     static func name(_ day: Int, _ sequence: Int64) -> String {
-      "snapshot-day" + padded(day, 6) + "-seq" + padded(Int(clamping: sequence), 12) + ".json"
+      "snapshot-" + JournalFiles.Segment.stem(day: day, sequence: sequence) + ".json"
     }
 
     /// Reads a snapshot's file name (nil for anything else).
@@ -62,11 +62,6 @@ public enum SnapshotFiles {
       guard let parsed = JournalFiles.Segment.parse(middle + ".ndjson") else { return nil }
       return (parsed.day, parsed.firstSequence)
     }
-  }
-
-  static func padded(_ number: Int, _ width: Int) -> String {
-    let digits = String(number)
-    return String(repeating: "0", count: max(0, width - digits.count)) + digits
   }
 
   /// The snapshots under `dataDirectory`, oldest first.
@@ -125,7 +120,8 @@ public enum SnapshotFiles {
   }
 
   static func archivePath(day: Int, index: Bool = false, in dataDirectory: String) -> String {
-    receiptsDirectory(in: dataDirectory) + "/day" + padded(day, 6) + (index ? ".idx" : ".ndjson")
+    receiptsDirectory(in: dataDirectory) + "/" + JournalFiles.Segment.dayName(day)
+      + (index ? ".idx" : ".ndjson")
   }
 
   /// Removes snapshots no longer kept: all but the newest `newestKept`, and one per `weekly`
