@@ -229,8 +229,9 @@ struct CommandHelp {
     var out = """
       usage: register-cli [--socket PATH] [--json] COMMAND [ARGS]
 
-      Talks to registerd over its Unix socket (default: $REGISTER_SOCKET, else
-      $XDG_RUNTIME_DIR/registerd.sock, else /tmp/registerd-UID.sock). The global options
+      Talks to registerd over its Unix socket (default: $REGISTER_SOCKET, else the first that
+      exists of $XDG_RUNTIME_DIR/registerd.sock, /tmp/registerd-UID.sock and an installed
+      daemon's /run/registerd/registerd.sock). The global options
       --socket PATH and --json may go anywhere on the command line.
 
       """
@@ -238,7 +239,9 @@ struct CommandHelp {
       out += "\n\(section.title):\n"
       out += section.commands.map(\.text).joined()
       if section.title.hasPrefix("The journal") {
-        out += "  (DIR defaults to $REGISTER_DATA_DIR, else .registerd)\n"
+        out +=
+          "  (DIR defaults to $REGISTER_DATA_DIR, else .registerd here, else an installed\n"
+          + "  daemon's /var/lib/registerd when it exists)\n"
       }
     }
     out += """

@@ -61,7 +61,7 @@ enum Offline {
   }
 
   static func defaultDataDirectory(_ environment: [String: String]) -> String {
-    environment["REGISTER_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? ".registerd"
+    Paths.clientDataDirectory(environment: environment)
   }
 
   /// The journal's segments in `directory` (nil, with the reason printed, when there are none

@@ -295,7 +295,7 @@ extension CLI {
     } catch {
       return reportUsageError(error)
     }
-    let socketPath = globals.socketPath ?? defaultSocketPath(environment: environment)
+    let socketPath = globals.socketPath ?? Paths.clientSocket(environment: environment)
     return Session(socketPath: socketPath, json: globals.json).run(invocation)
   }
 }

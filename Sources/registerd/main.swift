@@ -22,8 +22,8 @@ do {
   }
   if let message = error.message {
     log(message)
-    writeStandardError(Options.usage + "\n")
-    exit(2)
+    if error.showsUsage { writeStandardError(Options.usage + "\n") }
+    exit(error.exitStatus)
   }
   print(Options.usage)
   exit(0)
@@ -31,7 +31,7 @@ do {
 
 let catalog: Catalog
 do {
-  catalog = try CatalogFile.load(options.catalogPath)
+  catalog = try CatalogFile.load(options.catalogPath, storePath: options.storePath)
 } catch {
   log("cannot start: \(error)")
   exit(1)
@@ -164,7 +164,8 @@ func catalogChanges(_ catalog: Catalog, current: Register?) -> [Event] {
   for change in events {
     log(
       change.eventType == .catalogLoaded
-        ? "imported the changes in \(options.catalogPath)" : "store settings updated")
+        ? "imported the changes in \(options.catalogPath)"
+        : "store settings updated from \(options.storePath ?? options.catalogPath)")
   }
   return events
 }
@@ -190,6 +191,14 @@ case .stale:
   unlink(options.socketPath)
 case .absent:
   break
+}
+
+// Installed and started by hand (not by systemd, which makes it): /run/registerd may not
+// exist yet.
+if options.installedLayout
+  && FileIO.parentDirectory(of: options.socketPath) == Paths.runtimeDirectory
+{
+  try? FileIO.makeDirectories(Paths.runtimeDirectory, mode: 0o755)
 }
 
 let signalFD = SignalPipe.install()
@@ -233,7 +242,7 @@ server.idleTimeout = options.idleTimeoutMilliseconds
 server.onHangup = {
   // Reload the catalog file if it was edited by hand; a bad file is refused, the old one kept.
   do {
-    let reloaded = try CatalogFile.load(options.catalogPath)
+    let reloaded = try CatalogFile.load(options.catalogPath, storePath: options.storePath)
     let events = catalogChanges(reloaded, current: service.register)
     if events.isEmpty { log("SIGHUP: \(options.catalogPath) has no changes") }
     service.stageSystemEvents(events)
