@@ -269,6 +269,13 @@ private func parse(_ text: String) throws(CatalogError) -> Catalog {
     try CatalogFile.parse(Array(text.utf8), file: "products.json", store: store)
   }
 
+  @Test func theShippedExampleStoreFileFitsTheShippedCatalog() throws {
+    let catalog = try CatalogFile.load(
+      repositoryRoot + "/Data/products.json", storePath: repositoryRoot + "/contrib/store.json")
+    #expect(catalog.store.name == "Lane & Thread Outfitters, Lane 2")
+    #expect(catalog.products.count > 10)
+  }
+
   @Test func wrappedAndBareStoreFilesReadTheSame() throws {
     let bare = try storeFile(goodStore)
     let wrapped = try storeFile("{\"store\": \(goodStore)}")
