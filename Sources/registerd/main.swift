@@ -33,8 +33,21 @@ let catalog: Catalog
 do {
   catalog = try CatalogFile.load(options.catalogPath, storePath: options.storePath)
 } catch {
-  log("cannot start: \(error)")
+  log(options.checkOnly ? "\(error)" : "cannot start: \(error)")
   exit(1)
+}
+
+if options.checkOnly {
+  // For an admin who edited /etc/registerd before `systemctl reload registerd`.
+  let store = catalog.store
+  print(
+    """
+    catalog:  \(options.catalogPath) (\(catalog.products.count) products)
+    store:    \(store.name), \(store.currency.code) (settings from \(options.storePath ?? options.catalogPath))
+    data:     \(options.dataDirectory)
+    socket:   \(options.socketPath)
+    """)
+  exit(0)
 }
 
 // REGISTERD_FIXED_TIME freezes the clock (for tests and demos that must print the same bytes).

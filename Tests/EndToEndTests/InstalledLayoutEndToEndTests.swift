@@ -179,4 +179,39 @@ import Testing
     #expect(text.contains("bad-store.json"))
     #expect(!FileManager.default.fileExists(atPath: temporary.path("data2")))
   }
+
+  @Test func checkValidatesTheFilesAndSaysWhatWouldBeServedWithoutWritingAnything() throws {
+    let temporary = try TemporaryDirectory()
+    defer { temporary.cleanup() }
+    let catalog = Binaries.repository.appendingPathComponent("Data/products.json").path
+    let store = Binaries.repository.appendingPathComponent("contrib/store.json").path
+    func check(_ arguments: [String]) throws -> (status: Int32?, output: String) {
+      let process = Process()
+      process.executableURL = Binaries.registerd
+      process.arguments =
+        ["--check", "--data-dir", temporary.path("data"), "--socket", temporary.path("s.sock")]
+        + arguments
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = output
+      try process.run()
+      let text = String(
+        decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      return (exitStatus(of: process, timeout: 20), text)
+    }
+    let good = try check(["--catalog", catalog, "--store", store])
+    #expect(good.status == 0)
+    #expect(good.output.contains("Lane & Thread Outfitters, Lane 2"))
+    #expect(good.output.contains("settings from \(store)"))
+    #expect(good.output.contains(temporary.path("s.sock")))
+    try "{\"products\": 1}".write(
+      toFile: temporary.path("bad.json"), atomically: true, encoding: .utf8)
+    let bad = try check(["--catalog", temporary.path("bad.json")])
+    #expect(bad.status == 1)
+    #expect(bad.output.contains("bad.json"))
+    #expect(!bad.output.contains("cannot start"))
+    // Only a check: no data directory, no socket.
+    #expect(!FileManager.default.fileExists(atPath: temporary.path("data")))
+    #expect(!FileManager.default.fileExists(atPath: temporary.path("s.sock")))
+  }
 }

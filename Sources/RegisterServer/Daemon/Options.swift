@@ -9,6 +9,8 @@ package struct Options {
   package var dataDirectory = Paths.repositoryDataDirectory
   /// True when the defaults are an installation's (/etc, /var/lib, /run), not a checkout's.
   package var installedLayout = false
+  /// `--check`: validate the catalog and store files, say what would be served, and exit.
+  package var checkOnly = false
   package var socketMode: UInt32 = 0o600
   package var subscriberBacklog = 1 << 20
   package var socketGroup: String?
@@ -60,6 +62,8 @@ package struct Options {
       --journal-key FILE  a secret kept outside the data directory (mode 600): every
                           journal record also carries its HMAC-SHA256 under it, which
                           `register-cli verify --journal-key FILE` checks
+      --check             check the catalog and store files, print what would be served
+                          and where, and exit (0 when they are good); nothing is written
       -h, --help          show this help
       --version           print the version
     """
@@ -188,6 +192,7 @@ package struct Options {
           throw OptionsError("--idle-timeout must be a number of seconds, at least 0.1, like 30")
         }
         options.idleTimeoutMilliseconds = milliseconds
+      case "--check": options.checkOnly = true
       case "-h", "--help": throw OptionsError(nil)
       case "--version": throw OptionsError.version
       default: throw OptionsError("unknown option \(argument)")
