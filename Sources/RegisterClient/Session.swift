@@ -51,6 +51,8 @@ final class Session {
       return .done
     case .batch(let keepGoing):
       return runBatch(keepGoing: keepGoing)
+    case .scanning:
+      return runScanning()
     case .local(let command):
       return Offline.run(command, json: json, environment: processEnvironment())
     case .exportCatalog(let directory, let path):
@@ -190,6 +192,27 @@ final class Session {
     case .failure(_, let error):
       return CLI.fail(.refused, "\(error.codeName): \(Phrasebook.translate(error.message))")
     }
+  }
+
+  /// Scan mode: every line from standard input is a code a scanner read, sent as `scan`. A
+  /// misread or unknown code is reported and the lane goes on scanning (the cashier scans it
+  /// again or types the SKU); end of input ends it. The status is 0 when every scan was taken,
+  /// else the status of a refusal.
+  private func runScanning() -> ExitStatus {
+    var worst = ExitStatus.done
+    if isatty(0) == 1 && !json {
+      writeStandardError("register-cli: scanning; each line read is a code (Ctrl-D ends)\n")
+    }
+    while let line = readLine(strippingNewline: true) {
+      let code = String(
+        line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed()
+          .drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+      if code.isEmpty { continue }
+      let status = run(.request(TypedRequest(Requests.Scan(code: code)), .scanned))
+      if status == .unreachable { return status }
+      if worst == .done { worst = status }
+    }
+    return worst
   }
 
   /// Runs commands from standard input. By default it stops at the first line that fails —
