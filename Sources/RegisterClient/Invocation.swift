@@ -287,7 +287,7 @@ package enum CommandParser {
       let order = try integer(try arguments.positional("ORDER"), name: "ORDER", as: Int.self)
       invocation = request(Requests.Resume(orderID: order), .order)
     case "return", "refund":
-      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT", as: Int.self)
+      let receipt = try receiptNumber(try arguments.positional("RECEIPT"), name: "RECEIPT")
       guard let reason = try arguments.option("--reason") else {
         throw UsageError("return needs --reason TEXT")
       }
