@@ -47,8 +47,9 @@ struct CommandHelp {
         CommandHelp(
           ["tender", "pay"], "tender cash AMOUNT", "take cash (change is given when over)"),
         CommandHelp(
-          ["tender", "pay"], "tender card NUMBER --exp MM/YY --cvv CVV [--amount AMOUNT]",
-          "take a card (amount defaults to the balance)"),
+          ["tender", "pay"], "tender card [--exp MM/YY] [--amount AMOUNT]",
+          "take a card (amount defaults to the balance); the\nnumber and CVV (and the expiry without --exp) are\nasked for without echo, or read from standard\ninput, one per line, when it is not a terminal;\nthe old form `tender card NUMBER --cvv CVV` works\nbut shows them to `ps` and shell history"
+        ),
         CommandHelp(
           ["discount"], "discount [LINE] (--percent P | --amount A) --reason TEXT",
           "discount a line, or the whole order without LINE\n(0 removes the discount)"),

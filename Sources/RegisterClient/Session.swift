@@ -55,6 +55,17 @@ final class Session {
       return Offline.run(command, json: json, environment: processEnvironment())
     case .exportCatalog(let directory, let path):
       return exportCatalog(dataDirectory: directory, to: path)
+    case .cardTender(let card):
+      let tender: Requests.Tender
+      do {
+        tender = try CardEntry.request(card, read: Self.readCardField)
+      } catch {
+        return CLI.fail(.usage, error.message)
+      }
+      return run(
+        .request(
+          TypedRequest(tender, envelope: RequestEnvelope(approval: card.approval)),
+          .orderOrReceipt))
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .refused(let error):
@@ -77,6 +88,16 @@ final class Session {
         return CLI.fail(.unreachable, failure.message)
       }
     }
+  }
+
+  /// Reads one field of a card: from the terminal (secrets without echo) when standard input
+  /// is one, else the next line of standard input — which in `batch` is the line after the
+  /// command, so a script gives the number and CVV on the lines that follow it.
+  private static func readCardField(_ field: CardEntry.Field) -> String? {
+    if isatty(0) == 1, let terminal = TerminalReader() {
+      return terminal.read(prompt: field.prompt, echo: !field.isSecret)
+    }
+    return readLine(strippingNewline: true)
   }
 
   struct Unreachable: Error {
@@ -224,7 +245,7 @@ final class Session {
       if worst == .done { worst = status }
       if status != .done && !keepGoing {
         writeStandardError(
-          "register-cli: stopped at input line \(lineNumber) (\(trimmed)); the lines after it were not run (--keep-going runs them anyway)\n"
+          "register-cli: stopped at input line \(lineNumber) (\(CardTender.redacted(String(trimmed)))); the lines after it were not run (--keep-going runs them anyway)\n"
         )
         return status
       }
@@ -294,6 +315,10 @@ extension CLI {
       invocation = try CommandParser.parse(words)
     } catch {
       return reportUsageError(error)
+    }
+    // Only the process's own arguments are visible to `ps`; a batch line is not warned about.
+    if case .cardTender(let card) = invocation, card.hasSecretInArguments {
+      writeStandardError(CardTender.argumentWarning)
     }
     let socketPath = globals.socketPath ?? defaultSocketPath(environment: environment)
     return Session(socketPath: socketPath, json: globals.json).run(invocation)

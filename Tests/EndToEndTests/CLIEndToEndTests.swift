@@ -224,7 +224,7 @@ struct CLINewUserTests {
     let bad = try runCLI(["tender", "cash"])
     #expect(bad.status == 2)
     #expect(bad.stderr.hasPrefix("register-cli: tender needs AMOUNT\n"))
-    #expect(bad.stderr.contains("register-cli tender card NUMBER"))
+    #expect(bad.stderr.contains("register-cli tender card [--exp MM/YY]"))
 
     // help COMMAND and COMMAND --help print the same usage, on stdout, exit 0.
     let help = try runCLI(["help", "return"])
