@@ -97,6 +97,15 @@ package enum Invocation: Equatable {
   case help(command: String?)
   /// register-cli's version.
   case version
+  /// The manual page register-cli(1), as roff.
+  case manual
+  /// A completion script for `Shell`.
+  case completion(Shell)
+}
+
+/// A shell `register-cli completion` writes a script for.
+package enum Shell: String, Equatable, CaseIterable {
+  case bash, zsh
 }
 
 /// Turns words into an invocation. The command names and their arguments are listed in
@@ -128,6 +137,10 @@ package enum CommandParser {
     var invocation: Invocation
     switch name {
     case "help", "-h", "--help":
+      if arguments.flag("--man") {
+        try arguments.finish()
+        return .manual
+      }
       let topic = arguments.optionalPositional()
       try arguments.finish()
       if let topic, CommandHelp.entries(for: topic).isEmpty {
@@ -137,6 +150,13 @@ package enum CommandParser {
     case "--version", "version":
       try arguments.finish()
       return .version
+    case "completion":
+      let shell = try arguments.positional("bash|zsh")
+      try arguments.finish()
+      guard let known = Shell(rawValue: shell) else {
+        throw UsageError("completion takes bash or zsh, got \"\(shell)\"")
+      }
+      return .completion(known)
     case "-", "batch":
       let keepGoing = arguments.flag("--keep-going")
       try arguments.finish()

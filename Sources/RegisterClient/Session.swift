@@ -7,12 +7,23 @@ import RegisterServer
   import Darwin
 #endif
 
-/// Exit statuses, as documented in `register-cli help`.
-package enum ExitStatus: Int32 {
+/// Exit statuses, as documented in `register-cli help` and register-cli(1) (both from
+/// `meaning`).
+package enum ExitStatus: Int32, CaseIterable {
   case done = 0
   case refused = 1
   case usage = 2
   case unreachable = 3
+
+  /// What the status means, for the help and the manual page.
+  package var meaning: String {
+    switch self {
+    case .done: "done"
+    case .refused: "the register refused (the message is on standard error)"
+    case .usage: "usage error, or a card that could not be read"
+    case .unreachable: "registerd cannot be reached"
+    }
+  }
 }
 
 /// register-cli as a whole: its help, its failures and `run(arguments:environment:)`.
@@ -48,6 +59,15 @@ final class Session {
       return .done
     case .version:
       writeStandardOutput("register-cli \(registerdVersion)\n")
+      return .done
+    case .manual:
+      writeStandardOutput(ManPage.registerCLI())
+      return .done
+    case .completion(let shell):
+      switch shell {
+      case .bash: writeStandardOutput(Completion.bash)
+      case .zsh: writeStandardOutput(Completion.zsh)
+      }
       return .done
     case .batch(let keepGoing):
       return runBatch(keepGoing: keepGoing)

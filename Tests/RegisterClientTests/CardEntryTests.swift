@@ -97,3 +97,31 @@ import Testing
     #expect(CardTender.redacted("add CAP-BSB") == "add CAP-BSB")
   }
 }
+
+/// The roff the manual page is written in.
+@Suite struct ManPageTests {
+  @Test("roff specials are escaped: a leading . or ', backslashes, hyphens")
+  func roffEscapes() {
+    #expect(ManPage.roffText(".registerd") == "\\&.registerd")
+    #expect(ManPage.roffText("'quoted'") == "\\&'quoted'")
+    #expect(ManPage.roffText("a\n.b") == "a\n\\&.b")
+    #expect(ManPage.roffText("mid.dle") == "mid.dle")
+    #expect(ManPage.roffText("C:\\dir") == "C:\\edir")
+    #expect(ManPage.roffText("--data-dir") == "\\-\\-data\\-dir")
+    #expect(ManPage.roffQuoted("say \"hi\"") == "\"say \\(dqhi\\(dq\"")
+  }
+
+  @Test("completion words come from synopses: literal words, flags, not values")
+  func completionLiterals() throws {
+    let commands = Completion.commands
+    let tender = try #require(commands.first { $0.names.contains("tender") })
+    #expect(tender.names == ["tender", "pay"])
+    #expect(tender.words == ["cash", "card"])
+    #expect(tender.flags == ["--exp", "--amount"])
+    let people = try #require(commands.first { $0.names == ["operator"] })
+    #expect(people.words == ["add", "list", "remove", "set-pin", "unlock"])
+    #expect(!people.words.contains("cashier"), "a flag's value is not a command word")
+    #expect(Completion.globalFlags.contains("--approve"))
+    #expect(Completion.globalFlags.contains("--socket"))
+  }
+}
