@@ -70,7 +70,7 @@ struct CommandHelp {
           "refund items of an earlier receipt to the tenders\nthey were paid with"),
         CommandHelp(
           ["watch"], "watch [--topics order,sale,day] [--count N]",
-          "the customer display: print the order as it\nchanges; reconnects when registerd restarts"
+          "the customer display: last item, big total,\nchange and thank-you (plain lines when piped,\nevents with --json); reconnects when registerd\nrestarts"
         ),
         CommandHelp(
           ["receipt", "reprint"], "receipt [NUMBER] [--email ADDRESS]",

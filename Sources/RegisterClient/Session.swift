@@ -199,7 +199,7 @@ final class Session {
       return CLI.fail(.refused, "cannot write \(path): \(error)")
     }
     if !json {
-      writeStandardOutput("Wrote \(catalog.products.count) products to \(path).\n")
+      writeStandardOutput("Wrote \(Words.count(catalog.products.count, "product")) to \(path).\n")
     }
     return .done
   }

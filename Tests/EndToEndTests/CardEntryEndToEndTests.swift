@@ -145,3 +145,40 @@ struct CardEntryEndToEndTests {
     #expect(!refused.stderr.contains("4242424242424241"))
   }
 }
+
+@Suite("register-cli watch as a customer display", .serialized)
+struct CustomerDisplayEndToEndTests {
+  @Test("not on a terminal: plain screens, no escape codes — welcome, item and total, thank-you")
+  func plainDisplay() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let watch = Process()
+    watch.executableURL = Binaries.registerCLI
+    watch.arguments = ["--socket", daemon.socketPath, "watch", "--count", "3"]
+    let output = Pipe()
+    watch.standardOutput = output
+    watch.standardError = Pipe()
+    try watch.run()
+    // The welcome screen is drawn once it has subscribed, so it sees every change after it.
+    var text = ""
+    while !text.contains("Your items will show here.") {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      text += String(decoding: chunk, as: UTF8.self)
+    }
+    #expect(text.contains("Welcome!") && text.contains("Lane & Thread Outfitters"), "\(text)")
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    if exitStatus(of: watch, timeout: 15) == nil { watch.terminate() }
+    text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(!text.contains("\u{1B}"), "no escape codes when not on a terminal")
+    let order = try daemon.connect().send(#"{"op":"receipt","number":1}"#)
+    let receipt = try #require(order.result["text"]?.stringValue)
+    #expect(receipt.contains("Baseball Cap"), "\(receipt)")
+    #expect(text.contains("Baseball Cap"), "the last item: \(text)")
+    #expect(text.contains("1 item"))
+    #expect(text.split(separator: "\n").contains { $0.hasPrefix("TOTAL ") })
+    #expect(text.contains("Thank you!") && text.contains("Receipt 1"), "\(text)")
+    #expect(text.split(separator: "\n").contains { $0.hasPrefix("CHANGE ") })
+  }
+}
