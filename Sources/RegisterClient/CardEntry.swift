@@ -207,19 +207,21 @@ package final class TerminalReader {
   /// Prompts on standard error and reads one line; with `echo` false the terminal does not
   /// show what is typed. nil at end of input.
   package func read(prompt: String, echo: Bool) -> String? {
-    writeStandardError(prompt)
-    guard !echo else { return CardEntry.readLine(from: descriptor) }
     var saved = termios()
-    guard tcgetattr(descriptor, &saved) == 0 else { return CardEntry.readLine(from: descriptor) }
+    guard !echo, tcgetattr(descriptor, &saved) == 0 else {
+      writeStandardError(prompt)
+      return CardEntry.readLine(from: descriptor)
+    }
     var quiet = saved
     quiet.c_lflag &= ~tcflag_t(ECHO)
     // ECHONL: the Enter still moves to the next line, so the next prompt starts on its own.
     quiet.c_lflag |= tcflag_t(ECHONL)
     TerminalRestore.arm(descriptor: descriptor, settings: saved)
     defer { TerminalRestore.disarm() }
-    guard tcsetattr(descriptor, TCSAFLUSH, &quiet) == 0 else {
-      return CardEntry.readLine(from: descriptor)
-    }
+    // The echo goes off before the prompt shows, so nothing typed after it is echoed; TCSANOW
+    // (not TCSAFLUSH) keeps what was typed ahead.
+    _ = tcsetattr(descriptor, TCSANOW, &quiet)
+    writeStandardError(prompt)
     return CardEntry.readLine(from: descriptor)
   }
 }
@@ -249,7 +251,7 @@ enum TerminalRestore {
   }
 
   static func disarm() {
-    if descriptor >= 0 { tcsetattr(descriptor, TCSAFLUSH, &settings) }
+    if descriptor >= 0 { tcsetattr(descriptor, TCSANOW, &settings) }
     for (signal, old) in zip(signals, previous) {
       var old = old
       sigaction(signal, &old, nil)
@@ -263,7 +265,7 @@ enum TerminalRestore {
 /// signal again with its default action, so the program ends as it would have.
 private func restoreAndRaise(_ signal: Int32) {
   if TerminalRestore.descriptor >= 0 {
-    tcsetattr(TerminalRestore.descriptor, TCSAFLUSH, &TerminalRestore.settings)
+    tcsetattr(TerminalRestore.descriptor, TCSANOW, &TerminalRestore.settings)
   }
   var action = sigaction()
   #if canImport(Glibc)

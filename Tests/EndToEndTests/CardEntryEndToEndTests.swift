@@ -146,6 +146,84 @@ struct CardEntryEndToEndTests {
   }
 }
 
+/// Reads from `handle` until the text read so far contains `needle` or `seconds` pass.
+private func read(_ handle: FileHandle, until needle: String, seconds: Int32 = 20) -> String {
+  var text = ""
+  var entry = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+  let deadline = Date().addingTimeInterval(TimeInterval(seconds))
+  while !text.contains(needle) && Date() < deadline {
+    guard poll(&entry, 1, 200) > 0 else { continue }
+    let chunk = handle.availableData
+    if chunk.isEmpty { break }
+    text += String(decoding: chunk, as: UTF8.self)
+  }
+  return text
+}
+
+/// register-cli with a terminal of its own: under script(1), which gives the shell command a
+/// pseudo-terminal as its controlling terminal and relays standard input to it.
+private func onTerminal(_ command: String) throws -> (
+  Process, input: FileHandle, output: FileHandle
+) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+  process.arguments = ["-qefc", command, "/dev/null"]
+  var environment = ProcessInfo.processInfo.environment
+  environment["SHELL"] = "/bin/sh"
+  process.environment = environment
+  let input = Pipe()
+  let output = Pipe()
+  process.standardInput = input
+  process.standardOutput = output
+  process.standardError = FileHandle.nullDevice
+  try process.run()
+  return (process, input.fileHandleForWriting, output.fileHandleForReading)
+}
+
+@Suite("The card typed at a terminal", .serialized)
+struct CardAtTerminalTests {
+  @Test("the number and CVV are not echoed, and the echo is back on afterwards")
+  func noEcho() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+    let cli = "'\(Binaries.registerCLI.path)' --socket '\(daemon.socketPath)'"
+    let (process, input, output) = try onTerminal(
+      "\(cli) tender card --exp 12/30; echo status=$?; stty -a")
+    var text = read(output, until: "Card number: ")
+    input.write(Data("4242424242424242\n".utf8))
+    text += read(output, until: "CVV: ")
+    input.write(Data("737\n".utf8))
+    #expect(exitStatus(of: process, timeout: 20) != nil)
+    try? input.close()
+    text += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+    #expect(text.contains("VISA ****4242"), "\(text)")
+    #expect(text.contains("status=0"))
+    #expect(!text.contains("4242424242424242"), "the number was not echoed")
+    #expect(!text.contains("737"), "the CVV was not echoed")
+    #expect(text.contains(" echo ") && !text.contains("-echo "), "echo is on again: \(text)")
+  }
+
+  @Test("Ctrl-C while it waits for the number ends it with the echo back on")
+  func interruptRestoresEcho() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+    let cli = "'\(Binaries.registerCLI.path)' --socket '\(daemon.socketPath)'"
+    // The shell ignores the Ctrl-C itself so that it lives on to print the terminal's state.
+    let (process, input, output) = try onTerminal(
+      "trap '' INT; \(cli) tender card --exp 12/30; echo status=$?; stty -a")
+    var text = read(output, until: "Card number: ")
+    input.write(Data([3]))  // Ctrl-C: the terminal sends SIGINT to its foreground processes.
+    if exitStatus(of: process, timeout: 20) == nil { process.terminate() }
+    try? input.close()
+    text += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+    #expect(text.contains("status=130"), "ended by SIGINT: \(text)")
+    #expect(text.contains(" echo ") && !text.contains("-echo "), "echo is on again: \(text)")
+    #expect(try daemon.connect().send(#"{"op":"order"}"#).result["item_count"] == .int(1))
+  }
+}
+
 @Suite("register-cli watch as a customer display", .serialized)
 struct CustomerDisplayEndToEndTests {
   @Test("not on a terminal: plain screens, no escape codes — welcome, item and total, thank-you")
