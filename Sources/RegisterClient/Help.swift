@@ -165,7 +165,7 @@ struct CommandHelp {
       [
         CommandHelp(
           ["batch", "-"], "batch [--keep-going]",
-          "read commands from standard input, one per line\n(`-` for short); stops at the first line that is\nrefused unless --keep-going"
+          "read commands from standard input, one per line\n(`-` for short); stops at the first line that is\nrefused unless --keep-going; a `tender card` line\ntakes its number and CVV from the lines after it\n(typed at a terminal: asked for without echo)"
         ),
         CommandHelp(["--json"], "--json", "print each reply's JSON instead of text"),
         CommandHelp(["help"], "help [COMMAND]", "this help, or one command's"),

@@ -114,7 +114,10 @@ final class Session {
   /// is one, else the next line of standard input — which in `batch` is the line after the
   /// command, so a script gives the number and CVV on the lines that follow it.
   private static func readCardField(_ field: CardEntry.Field) -> String? {
-    if isatty(0) == 1, let terminal = TerminalReader() {
+    if isatty(0) == 1 {
+      // The controlling terminal, else standard input itself: a terminal either way, so the
+      // echo goes off for the secrets.
+      let terminal = TerminalReader() ?? TerminalReader(descriptor: 0)
       return terminal.read(prompt: field.prompt, echo: !field.isSecret)
     }
     return readLine(strippingNewline: true)

@@ -204,6 +204,31 @@ struct CardAtTerminalTests {
     #expect(text.contains(" echo ") && !text.contains("-echo "), "echo is on again: \(text)")
   }
 
+  @Test("in batch typed at a terminal, a card line asks for the number and CVV without echo")
+  func batchAtTerminal() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let cli = "'\(Binaries.registerCLI.path)' --socket '\(daemon.socketPath)'"
+    let (process, input, output) = try onTerminal("\(cli) batch; echo status=$?")
+    input.write(Data("add CAP-BSB\n".utf8))
+    var text = read(output, until: "Baseball Cap")
+    input.write(Data("tender card --exp 12/30\n".utf8))
+    text += read(output, until: "Card number: ")
+    input.write(Data("4242 4242 4242 4242\n".utf8))
+    text += read(output, until: "CVV: ")
+    input.write(Data("737\n".utf8))
+    text += read(output, until: "Sale complete")
+    input.write(Data("show\n".utf8))
+    text += read(output, until: "(no items)")
+    input.write(Data([4]))  // Ctrl-D: the end of the batch.
+    #expect(exitStatus(of: process, timeout: 20) != nil)
+    try? input.close()
+    text += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+    #expect(text.contains("VISA ****4242") && text.contains("(no items)"), "\(text)")
+    #expect(text.contains("status=0"), "\(text)")
+    #expect(!text.contains("4242 4242") && !text.contains("737"), "nothing echoed: \(text)")
+  }
+
   @Test("Ctrl-C while it waits for the number ends it with the echo back on")
   func interruptRestoresEcho() throws {
     let daemon = try Daemon()
