@@ -150,6 +150,7 @@ package struct CustomerDisplay: Equatable {
   }
 
   private func columns(_ left: String, _ right: String, _ width: Int) -> String {
+    if right.isEmpty { return left }
     let space = max(1, width - left.count - right.count)
     return left + String(repeating: " ", count: space) + right
   }

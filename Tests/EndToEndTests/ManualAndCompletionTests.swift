@@ -194,4 +194,48 @@ struct ManualAndCompletionTests {
     let replies = result.stdout.split(separator: "\n").map(String.init)
     #expect(Set(replies) == Set(expected), "\(words): \(replies)")
   }
+
+  @Test(
+    "zsh completes from the same table (compsys stood in for by stubs that print)",
+    arguments: [
+      (["register-cli", "te"], ["tender"]),
+      (["register-cli", "tender", ""], ["cash", "card"]),
+      (
+        ["register-cli", "--socket", "/tmp/s", "operator", ""],
+        [
+          "add", "list", "remove", "set-pin", "unlock",
+        ]
+      ),
+      (["register-cli", "tender", "card", "--"], ["--exp", "--amount"]),
+      (["register-cli", "--socket", ""], ["FILES"]),
+    ])
+  func zshCompletes(words: [String], expected: [String]) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    let path = directory.path("_register-cli")
+    try runCLI(["completion", "zsh"]).stdout.write(toFile: path, atomically: true, encoding: .utf8)
+    let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+    // compadd -a NAME...: print the arrays; _describe -t TAG TEXT NAME: print the names.
+    let probe = """
+      compdef() { : }
+      _files() { print -- FILES }
+      compadd() { local name; shift; for name in "$@"; do print -l -- "${(@P)name}"; done }
+      _describe() { local -a entries=("${(@P)4}"); print -l -- "${entries[@]%%:*}" }
+      source '\(path)'
+      words=(\(quoted))
+      CURRENT=\(words.count)
+      PREFIX='\(words.last ?? "")'
+      _register-cli
+      """
+    let result = try run("zsh", ["-f", "-c", probe])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+    let prefix = words.last ?? ""
+    // The stubs print every candidate; the shell would keep those that start with PREFIX.
+    let replies = result.stdout.split(separator: "\n").map(String.init).filter {
+      $0.hasPrefix(prefix) || $0 == "FILES"
+    }
+    let flags = Set(replies.filter { !Completion.globalFlags.contains($0) })
+    #expect(flags == Set(expected), "\(words): \(replies)")
+  }
 }
