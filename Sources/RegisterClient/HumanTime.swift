@@ -28,6 +28,8 @@ package enum HumanTime {
 
   /// The moment with the UTC offset the local zone (`TZ`) has at it.
   package static func inLocalZone(_ epochMilliseconds: Int64) -> Timestamp {
+    // localtime_r need not read TZ itself (POSIX); tzset makes it.
+    tzset()
     var seconds = time_t(floorDivide(epochMilliseconds, 1000).0)
     var broken = tm()
     guard localtime_r(&seconds, &broken) != nil else {
