@@ -14,6 +14,8 @@ package struct Options {
   package var maximumConnections: Int?
   /// Milliseconds a request line may stay incomplete before the client is disconnected.
   package var idleTimeoutMilliseconds: Int64 = 30_000
+  /// The least severe messages logged (`--log-level`; nil: `$REGISTERD_LOG_LEVEL`, else info).
+  package var logLevel: LogLevel?
 
   package static let usage = """
     usage: registerd [--socket PATH] [--catalog FILE] [--data-dir DIR] [--socket-mode MODE]
@@ -42,6 +44,8 @@ package struct Options {
       --journal-key FILE  a secret kept outside the data directory (mode 600): every
                           journal record also carries its HMAC-SHA256 under it, which
                           `register-cli verify --journal-key FILE` checks
+      --log-level LEVEL   log error, warning, info or debug messages and the more
+                          severe ones (default: $REGISTERD_LOG_LEVEL, else info)
       -h, --help          show this help
       --version           print the version
     """
@@ -99,6 +103,12 @@ package struct Options {
           throw OptionsError("--idle-timeout must be a number of seconds, at least 0.1, like 30")
         }
         options.idleTimeoutMilliseconds = milliseconds
+      case "--log-level":
+        let text = try value(for: flag)
+        guard let level = LogLevel(name: text) else {
+          throw OptionsError("--log-level must be error, warning, info or debug")
+        }
+        options.logLevel = level
       case "-h", "--help": throw OptionsError(nil)
       case "--version": throw OptionsError.version
       default: throw OptionsError("unknown option \(argument)")
