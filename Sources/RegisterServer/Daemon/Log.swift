@@ -60,7 +60,7 @@ package enum Log {
   /// True when `journalStream` ("DEVICE:INODE", as systemd sets it) names the file standard
   /// error is open on. A variable inherited from a parent whose standard error went to the
   /// journal, while ours goes elsewhere, does not match (see systemd.exec(5)).
-  static func standardErrorIsJournal(_ journalStream: String?) -> Bool {
+  package static func standardErrorIsJournal(_ journalStream: String?) -> Bool {
     guard let journalStream else { return false }
     let parts = journalStream.split(separator: ":", omittingEmptySubsequences: false)
     guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else {

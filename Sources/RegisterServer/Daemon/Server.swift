@@ -273,6 +273,9 @@ package final class Server {
   /// kernel holds for it now (what it sent before the signal), every one of those lines is
   /// answered and made durable, then it is closed; `drainGrace` bounds the wait.
   private func startDrain(_ signalName: String) {
+    // Clients that connected before the signal but were not accepted yet wait in the
+    // listener's backlog: take them too (closing the listener would reset them).
+    acceptClients()
     draining = true
     drainDeadline = monotonicMilliseconds() + Self.drainGrace
     drainStartedWith = connections.count
