@@ -164,7 +164,8 @@ journal.onSegmentFailure = { error in
   Log.warning("could not start a new journal segment (\(error)); the records go on in the open one")
 }
 journal.onEffectFailure = { path, error in
-  Log.warning("could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
+  Log.warning(
+    "could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
 }
 
 /// The events that import what changed in the catalog file since the register last imported

@@ -24,7 +24,9 @@ private func orderQuantity(_ daemon: Daemon) throws -> Int64 {
 
 @Suite("SIGTERM drains: every request sent before it is answered and durable", .serialized)
 struct DrainEndToEndTests {
-  @Test("clients pipelining 200 adds each, SIGTERM in flight: one reply per line, exit 0, restart shows exactly the acknowledged adds")
+  @Test(
+    "clients pipelining 200 adds each, SIGTERM in flight: one reply per line, exit 0, restart shows exactly the acknowledged adds"
+  )
   func drainAnswersEverything() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
@@ -77,7 +79,9 @@ struct DrainEndToEndTests {
     #expect(try orderQuantity(daemon) == 0)
   }
 
-  @Test("a client that does not read its replies is dropped after the grace; a second SIGTERM stops at once; acknowledged changes survive")
+  @Test(
+    "a client that does not read its replies is dropped after the grace; a second SIGTERM stops at once; acknowledged changes survive"
+  )
   func drainIsBounded() throws {
     for secondSignal in [false, true] {
       let daemon = try Daemon()

@@ -15,7 +15,9 @@ private func lines(_ log: String) -> [Substring] {
 
 @Suite("registerd's log: levels, format, journald", .serialized)
 struct LogEndToEndTests {
-  @Test("outside journald every line is RFC 3339 time, registerd[PID] and a level; debug only at --log-level debug")
+  @Test(
+    "outside journald every line is RFC 3339 time, registerd[PID] and a level; debug only at --log-level debug"
+  )
   func plainFormat() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
@@ -43,7 +45,8 @@ struct LogEndToEndTests {
       defer { verbose.cleanup() }
       _ = try verbose.connect().send(#"{"op":"hello"}"#)
       verbose.stop()
-      #expect(verbose.log.contains("debug: connection 1 opened (uid \(getuid()))"), "\(verbose.log)")
+      #expect(
+        verbose.log.contains("debug: connection 1 opened (uid \(getuid()))"), "\(verbose.log)")
       #expect(verbose.log.contains("debug: connection 1 closed"))
     }
 
@@ -54,7 +57,8 @@ struct LogEndToEndTests {
     #expect(quiet.log.isEmpty, "\(quiet.log)")
   }
 
-  @Test("a bad --log-level is a usage error; a bad REGISTERD_LOG_LEVEL is a warning and info is used")
+  @Test(
+    "a bad --log-level is a usage error; a bad REGISTERD_LOG_LEVEL is a warning and info is used")
   func badLevels() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -73,7 +77,9 @@ struct LogEndToEndTests {
     #expect(!daemon.log.contains("debug:"))
   }
 
-  @Test("under journald (JOURNAL_STREAM is stderr's dev:ino) lines are <N>message; a JOURNAL_STREAM naming another file is ignored")
+  @Test(
+    "under journald (JOURNAL_STREAM is stderr's dev:ino) lines are <N>message; a JOURNAL_STREAM naming another file is ignored"
+  )
   func journaldFormat() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -131,7 +137,9 @@ struct LogEndToEndTests {
     for line in lines(daemon.log) { #expect(line.wholeMatch(of: plainLine) != nil, "\(line)") }
   }
 
-  @Test("business events at info or above: day closed with totals, operator locked, catalog reloaded; never the card number or CVV")
+  @Test(
+    "business events at info or above: day closed with totals, operator locked, catalog reloaded; never the card number or CVV"
+  )
   func businessEvents() throws {
     let daemon = try Daemon(catalog: try fastPINCatalog(), arguments: ["--log-level", "debug"])
     defer { daemon.cleanup() }

@@ -192,7 +192,8 @@ struct SystemdEndToEndTests {
     let status = exitStatus(of: daemon.process, timeout: 20)
     #expect(status == 1, "\(daemon.log)")
     #expect(
-      daemon.log.contains("error: cannot start: descriptor 3 from the service manager is not a socket"),
+      daemon.log.contains(
+        "error: cannot start: descriptor 3 from the service manager is not a socket"),
       "\(daemon.log)")
 
     // A Unix stream socket that is not listening (one end of a socket pair) is refused too.
@@ -211,7 +212,9 @@ struct SystemdEndToEndTests {
     #expect(pair.log.contains("is not listening; use Accept=no"), "\(pair.log)")
   }
 
-  @Test("LISTEN_FDS meant for another process (LISTEN_PID) is ignored: the inherited fd is closed and registerd binds")
+  @Test(
+    "LISTEN_FDS meant for another process (LISTEN_PID) is ignored: the inherited fd is closed and registerd binds"
+  )
   func listenPIDOfAnotherProcess() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -224,7 +227,8 @@ struct SystemdEndToEndTests {
     defer { daemon.stop() }
     let client = try daemon.connect(directory.path("bound.sock"))
     #expect(try client.send(#"{"op":"hello"}"#).isOK)
-    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd")) ?? []
+    let open =
+      (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd")) ?? []
     let targets = open.compactMap {
       try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(daemon.pid)/fd/\($0)")
     }
@@ -232,7 +236,9 @@ struct SystemdEndToEndTests {
     #expect(daemon.stop() == 0)
   }
 
-  @Test("READY=1 (with MAINPID and STATUS) arrives once it answers; WATCHDOG=1 at half WATCHDOG_USEC; STOPPING=1 on SIGTERM")
+  @Test(
+    "READY=1 (with MAINPID and STATUS) arrives once it answers; WATCHDOG=1 at half WATCHDOG_USEC; STOPPING=1 on SIGTERM"
+  )
   func readyWatchdogStopping() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -257,7 +263,9 @@ struct SystemdEndToEndTests {
     #expect(exitStatus(of: daemon.process, timeout: 15) == 0)
   }
 
-  @Test("no watchdog pings when WATCHDOG_PID names another process; a bad NOTIFY_SOCKET is only a warning")
+  @Test(
+    "no watchdog pings when WATCHDOG_PID names another process; a bad NOTIFY_SOCKET is only a warning"
+  )
   func watchdogForAnotherProcess() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }

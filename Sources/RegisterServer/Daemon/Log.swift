@@ -123,12 +123,14 @@ package enum Log {
     localtime_r(&seconds, &parts)
     func pad(_ value: Int, _ width: Int) -> String {
       let digits = String(value)
-      return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+      return digits.count >= width
+        ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
     let offset = Int(parts.tm_gmtoff)
     let sign = offset < 0 ? "-" : "+"
     let minutes = abs(offset) / 60
-    return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))"
+    return
+      "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))"
       + "T\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2))"
       + ".\(pad(Int(now.tv_nsec) / 1_000_000, 3))\(sign)\(pad(minutes / 60, 2)):\(pad(minutes % 60, 2))"
   }

@@ -648,7 +648,8 @@ package final class Server {
   /// after it, so a reconnecting display catches up without a gap.
   private func subscribe(_ connection: Connection, _ subscription: Subscription) {
     connection.subscription = subscription
-    Log.debug("connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
+    Log.debug(
+      "connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
     let durable = service.durableSequence
     if subscription.cursor < durable, let dataDirectory,
       let segments = try? JournalFiles.segments(in: dataDirectory)
