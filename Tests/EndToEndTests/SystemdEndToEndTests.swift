@@ -13,18 +13,24 @@ final class NotifyListener: @unchecked Sendable {
   let path: String
   private let fd: Int32
 
+  /// Bound to `path`, or to an abstract name when `path` starts with `@` (as systemd writes it).
   init(path: String) throws {
     self.path = path
     fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
     guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
+    var bytes = Array(path.utf8)
+    let abstract = bytes.first == UInt8(ascii: "@")
+    if abstract { bytes[0] = 0 }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+      for (index, byte) in bytes.enumerated() { raw[index] = byte }
     }
+    // An abstract name is exactly its bytes long (no terminating NUL).
+    let length = abstract ? 2 + bytes.count : MemoryLayout<sockaddr_un>.size
     let bound = withUnsafePointer(to: &address) { pointer in
       pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        bind(fd, $0, socklen_t(length))
       }
     }
     guard bound == 0 else { throw HarnessError("bind \(path): \(errno)") }
@@ -261,6 +267,20 @@ struct SystemdEndToEndTests {
     let stopping = listener.wait(for: "STOPPING=1", timeout: 10)
     #expect(stopping != nil)
     #expect(exitStatus(of: daemon.process, timeout: 15) == 0)
+  }
+
+  @Test("NOTIFY_SOCKET in the abstract namespace (@name) gets READY=1")
+  func abstractNotifySocket() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    let listener = try NotifyListener(path: "@registerd-test-\(UUID().uuidString.prefix(8))")
+    let daemon = try LaunchedDaemon(
+      directory: directory, executable: Binaries.registerd.path,
+      arguments: LaunchedDaemon.daemonArguments(directory),
+      environment: ["NOTIFY_SOCKET": listener.path])
+    defer { daemon.stop() }
+    #expect(listener.wait(for: "READY=1", timeout: 20) != nil, "\(daemon.log)")
+    #expect(daemon.stop() == 0)
   }
 
   @Test(
