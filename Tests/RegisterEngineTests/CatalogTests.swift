@@ -258,3 +258,73 @@ private func parse(_ text: String) throws(CatalogError) -> Catalog {
     #expect(again == catalog)
   }
 }
+
+/// The store settings in a file of their own (`--store`), apart from a chain's catalog.
+@Suite struct StoreFileTests {
+  private func storeFile(_ text: String) throws(CatalogError) -> StoreSettings {
+    try CatalogFile.parseStore(Array(text.utf8), file: "store.json")
+  }
+
+  private func catalog(_ text: String, store: StoreSettings) throws(CatalogError) -> Catalog {
+    try CatalogFile.parse(Array(text.utf8), file: "products.json", store: store)
+  }
+
+  @Test func theShippedExampleStoreFileFitsTheShippedCatalog() throws {
+    let catalog = try CatalogFile.load(
+      repositoryRoot + "/Data/products.json", storePath: repositoryRoot + "/contrib/store.json")
+    #expect(catalog.store.name == "Lane & Thread Outfitters, Lane 2")
+    #expect(catalog.products.count > 10)
+  }
+
+  @Test func wrappedAndBareStoreFilesReadTheSame() throws {
+    let bare = try storeFile(goodStore)
+    let wrapped = try storeFile("{\"store\": \(goodStore)}")
+    #expect(bare == wrapped)
+    #expect(bare.name == "Test Lane")
+  }
+
+  @Test func aCatalogWithoutAStoreSectionTakesTheStoreFile() throws {
+    let store = try storeFile(goodStore)
+    let shop = try catalog("{\"products\": [\(product())]}", store: store)
+    #expect(shop.store == store)
+    #expect(shop.products.map(\.sku) == ["P1"])
+    // Without a store file the section is required, and the message says how else to give it.
+    #expect {
+      try parse("{\"products\": [\(product())]}")
+    } throws: { error in
+      "\(error)".contains("store") && "\(error)".contains("file of their own")
+    }
+  }
+
+  @Test func theLanesStoreFileWinsOverTheCatalogsSection() throws {
+    let lane = try storeFile(store(replacing: "Test Lane", with: "Lane 7"))
+    let shop = try catalog(document(products: product()), store: lane)
+    #expect(shop.store.name == "Lane 7")
+    #expect(
+      shop == Catalog(store: lane, products: try parse(document(products: product())).products))
+  }
+
+  @Test func productsAreCheckedAgainstTheStoreFilesTaxClasses() throws {
+    let lane = try storeFile(goodStore)
+    #expect {
+      try catalog(
+        "{\"products\": [\(product("P9", "\"tax_class\": \"luxury\""))]}", store: lane)
+    } throws: { error in
+      "\(error)".contains("P9") && "\(error)".contains("tax_class")
+    }
+  }
+
+  @Test(arguments: [
+    ("[1]", "must be an object"),
+    ("{\"store\": \(goodStore), \"products\": []}", "catalog file"),
+    ("{\"name\": \"x\"}", "store"),
+    ("{\"store\": ", "line 1"),
+  ])
+  func badStoreFilesAreRefusedWithTheFileNamed(text: String, fragment: String) {
+    #expect {
+      try storeFile(text)
+    } throws: { error in
+      "\(error)".contains("store.json") && "\(error)".contains(fragment)
+    }
+  }
+}

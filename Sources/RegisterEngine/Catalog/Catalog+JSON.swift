@@ -429,12 +429,23 @@ extension OptionGroup {
 
 extension Catalog {
   /// Reads and validates a whole catalog document. Errors name the product and the field.
-  public init(json: JSONValue) throws(JSONShapeError) {
+  ///
+  /// With `store` (the settings from a lane's own store file) the document's `store` section
+  /// may be left out, and is ignored when present: a chain ships one catalog to every lane and
+  /// each lane keeps its own name, address, tax and limits. The products are checked against
+  /// the settings in force (their tax classes, their currency).
+  public init(json: JSONValue, store settings: StoreSettings? = nil) throws(JSONShapeError) {
     var fields = try JSONFields(json)
-    guard let storeValue = fields.raw("store") else {
-      throw JSONShapeError(path: "store", message: "is required")
+    let storeValue = fields.raw("store")
+    let store: StoreSettings
+    if let settings {
+      store = settings
+    } else if let storeValue {
+      store = try StoreSettings(json: storeValue, path: "store")
+    } else {
+      throw JSONShapeError(
+        path: "store", message: "is required (or give the store settings in a file of their own)")
     }
-    let store = try StoreSettings(json: storeValue, path: "store")
     guard let productsValue = fields.raw("products"), case .array(let items) = productsValue else {
       throw JSONShapeError(path: "products", message: "is required: an array of products")
     }

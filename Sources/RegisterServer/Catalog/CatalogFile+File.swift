@@ -1,15 +1,23 @@
 import RegisterEngine
 
 extension CatalogFile {
-  /// Loads and validates the catalog at `path`.
-  public static func load(_ path: String) throws(CatalogError) -> Catalog {
-    let bytes: [UInt8]
-    do {
-      bytes = try FileIO.read(path)
-    } catch {
-      throw CatalogError(file: path, message: "cannot read the catalog: \(error.description)")
+  /// Loads and validates the catalog at `path`; with `storePath`, the store settings come from
+  /// that file instead of the catalog's own `store` section.
+  public static func load(_ path: String, storePath: String? = nil) throws(CatalogError) -> Catalog
+  {
+    var store: StoreSettings?
+    if let storePath {
+      store = try parseStore(read(storePath, what: "the store file"), file: storePath)
     }
-    return try parse(bytes, file: path)
+    return try parse(read(path, what: "the catalog"), file: path, store: store)
+  }
+
+  private static func read(_ path: String, what: String) throws(CatalogError) -> [UInt8] {
+    do {
+      return try FileIO.read(path)
+    } catch {
+      throw CatalogError(file: path, message: "cannot read \(what): \(error.description)")
+    }
   }
 
   /// Writes the catalog atomically (temporary file, fsync, rename, fsync the directory).

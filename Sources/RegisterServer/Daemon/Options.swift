@@ -3,8 +3,14 @@ import RegisterEngine
 /// registerd's command line.
 package struct Options {
   package var socketPath: String
-  package var catalogPath = "Data/products.json"
-  package var dataDirectory = ".registerd"
+  package var catalogPath = Paths.repositoryCatalog
+  /// The store settings file (`--store`), kept apart from the catalog; nil: the catalog's own.
+  package var storePath: String?
+  package var dataDirectory = Paths.repositoryDataDirectory
+  /// True when the defaults are an installation's (/etc, /var/lib, /run), not a checkout's.
+  package var installedLayout = false
+  /// `--check`: validate the catalog and store files, say what would be served, and exit.
+  package var checkOnly = false
   package var socketMode: UInt32 = 0o600
   package var subscriberBacklog = 1 << 20
   package var socketGroup: String?
@@ -14,18 +20,34 @@ package struct Options {
   package var maximumConnections: Int?
   /// Milliseconds a request line may stay incomplete before the client is disconnected.
   package var idleTimeoutMilliseconds: Int64 = 30_000
+  /// The least severe messages logged (`--log-level`; nil: `$REGISTERD_LOG_LEVEL`, else info).
+  package var logLevel: LogLevel?
 
   package static let usage = """
-    usage: registerd [--socket PATH] [--catalog FILE] [--data-dir DIR] [--socket-mode MODE]
+    usage: registerd [--socket PATH] [--catalog FILE] [--store FILE] [--data-dir DIR]
+                     [--socket-mode MODE]
 
     Runs the register and serves it on a Unix-domain socket (newline-delimited JSON; see
     docs/PROTOCOL.md).
 
+    Defaults: run from a source checkout (Data/products.json here), the checkout's files;
+    installed (/etc/registerd/products.json exists), /etc/registerd, /var/lib/registerd and
+    /run/registerd, or the directories systemd gives ($CONFIGURATION_DIRECTORY,
+    $STATE_DIRECTORY, $RUNTIME_DIRECTORY).
+
       --socket PATH       socket to listen on (default: $REGISTER_SOCKET, else
+                          $RUNTIME_DIRECTORY/registerd.sock; installed
+                          /run/registerd/registerd.sock; in a checkout
                           $XDG_RUNTIME_DIR/registerd.sock, else /tmp/registerd-UID.sock)
-      --catalog FILE      catalog and store settings (default: Data/products.json)
+      --catalog FILE      the products, and the store settings unless --store gives them
+                          (default: Data/products.json in a checkout, else
+                          /etc/registerd/products.json)
+      --store FILE        the store settings (name, address, tax, rounding, limits) in a
+                          file of their own; the catalog's store section is then ignored
+                          (default when installed: /etc/registerd/store.json if present)
       --data-dir DIR      where the journal and other data live (default:
-                          $REGISTER_DATA_DIR, else .registerd)
+                          $REGISTER_DATA_DIR, else $STATE_DIRECTORY; installed
+                          /var/lib/registerd; in a checkout .registerd)
       --socket-mode MODE  octal file mode of the socket (default: 600, owner only)
       --socket-group GROUP
                           give the socket to GROUP (use with --socket-mode 660 to let
@@ -42,19 +64,93 @@ package struct Options {
       --journal-key FILE  a secret kept outside the data directory (mode 600): every
                           journal record also carries its HMAC-SHA256 under it, which
                           `register-cli verify --journal-key FILE` checks
+      --check             check the catalog and store files, print what would be served
+                          and where, and exit (0 when they are good); nothing is written
+      --log-level LEVEL   log error, warning, info or debug messages and the more
+                          severe ones (default: $REGISTERD_LOG_LEVEL, else info)
       -h, --help          show this help
       --version           print the version
     """
 
-  /// Parses `arguments` (without the program name); throws a message for a usage error.
-  package static func parse(_ arguments: [String], environment: [String: String])
-    throws(OptionsError)
-    -> Options
-  {
-    var options = Options(socketPath: defaultSocketPath(environment: environment))
-    if let directory = environment["REGISTER_DATA_DIR"], !directory.isEmpty {
-      options.dataDirectory = directory
+  /// Parses `arguments` (without the program name) and fills in the defaults of the layout
+  /// registerd runs in (see `Paths`); throws a message for a usage error, or when no catalog
+  /// was named and none is where one is looked for. `exists` answers whether a file exists.
+  package static func parse(
+    _ arguments: [String], environment: [String: String],
+    exists: (String) -> Bool = FileIO.exists
+  ) throws(OptionsError) -> Options {
+    var options = Options(socketPath: "")
+    var named = Named()
+    try options.read(arguments, into: &named)
+    try options.resolve(named, environment: environment, exists: exists)
+    return options
+  }
+
+  /// The paths the command line named.
+  private struct Named {
+    var socket: String?
+    var catalog: String?
+    var store: String?
+    var dataDirectory: String?
+  }
+
+  /// Fills in what the command line left out: flags, then `REGISTER_*` variables, then the
+  /// service manager's directories, then the layout's own places.
+  private mutating func resolve(
+    _ named: Named, environment: [String: String], exists: (String) -> Bool
+  ) throws(OptionsError) {
+    let configuration = Paths.configuration(in: environment)
+    let installedCatalog = configuration + "/" + Paths.catalogName
+    if let catalog = named.catalog {
+      catalogPath = catalog
+    } else if environment["CONFIGURATION_DIRECTORY"]?.isEmpty == false {
+      catalogPath = installedCatalog
+      installedLayout = true
+    } else if exists(Paths.repositoryCatalog) {
+      catalogPath = Paths.repositoryCatalog
+    } else if exists(installedCatalog) {
+      catalogPath = installedCatalog
+      installedLayout = true
+    } else {
+      throw OptionsError.notConfigured(
+        """
+        no catalog to serve: looked for \(Paths.repositoryCatalog) in the current directory \
+        (\(FileIO.currentDirectory() ?? "?")) and for \(installedCatalog); neither exists.
+        Give one with --catalog FILE (and the store settings with --store FILE if they are \
+        kept apart), run registerd from its source checkout, or install the example: \
+        install -D -m 644 PREFIX/share/registerd/products.json \(installedCatalog)
+        """)
     }
+    if let store = named.store {
+      storePath = store
+    } else if installedLayout && exists(configuration + "/" + Paths.storeName) {
+      storePath = configuration + "/" + Paths.storeName
+    }
+    if let directory = named.dataDirectory {
+      dataDirectory = directory
+    } else if let directory = environment["REGISTER_DATA_DIR"], !directory.isEmpty {
+      dataDirectory = directory
+    } else if let directory = Paths.serviceDirectory("STATE_DIRECTORY", in: environment) {
+      dataDirectory = Paths.resolved(directory)
+    } else {
+      dataDirectory = installedLayout ? Paths.stateDirectory : Paths.repositoryDataDirectory
+    }
+    if let socket = named.socket {
+      socketPath = socket
+    } else if let socket = environment["REGISTER_SOCKET"], !socket.isEmpty {
+      socketPath = socket
+    } else if let runtime = Paths.serviceDirectory("RUNTIME_DIRECTORY", in: environment) {
+      socketPath = runtime + "/" + Paths.socketName
+    } else if installedLayout {
+      socketPath = Paths.runtimeDirectory + "/" + Paths.socketName
+    } else {
+      socketPath = defaultSocketPath(environment: environment)
+    }
+  }
+
+  private mutating func read(_ arguments: [String], into named: inout Named) throws(OptionsError) {
+    var options = self
+    defer { self = options }
     var rest = arguments[...]
     func value(for flag: String) throws(OptionsError) -> String {
       guard let next = rest.popFirst(), !next.isEmpty else {
@@ -69,9 +165,10 @@ package struct Options {
         rest.insert(String(argument[argument.index(after: equals)...]), at: rest.startIndex)
       }
       switch flag {
-      case "--socket": options.socketPath = try value(for: flag)
-      case "--catalog": options.catalogPath = try value(for: flag)
-      case "--data-dir": options.dataDirectory = try value(for: flag)
+      case "--socket": named.socket = try value(for: flag)
+      case "--catalog": named.catalog = try value(for: flag)
+      case "--store": named.store = try value(for: flag)
+      case "--data-dir": named.dataDirectory = try value(for: flag)
       case "--socket-mode":
         let text = try value(for: flag)
         guard let mode = UInt32(text, radix: 8), mode <= 0o777, mode & 0o600 == 0o600 else {
@@ -99,12 +196,18 @@ package struct Options {
           throw OptionsError("--idle-timeout must be a number of seconds, at least 0.1, like 30")
         }
         options.idleTimeoutMilliseconds = milliseconds
+      case "--check": options.checkOnly = true
+      case "--log-level":
+        let text = try value(for: flag)
+        guard let level = LogLevel(name: text) else {
+          throw OptionsError("--log-level must be error, warning, info or debug")
+        }
+        options.logLevel = level
       case "-h", "--help": throw OptionsError(nil)
       case "--version": throw OptionsError.version
       default: throw OptionsError("unknown option \(argument)")
       }
     }
-    return options
   }
 }
 
@@ -129,9 +232,20 @@ func parseSeconds(_ text: String) -> Int64? {
 package struct OptionsError: Error {
   package var message: String?
   package var isVersion = false
+  /// True when the usage should follow the message (a mistake on the command line).
+  package var showsUsage = true
+  /// The exit status: 2 for a usage error, 78 (EX_CONFIG) when there is nothing to serve.
+  package var exitStatus: Int32 = 2
 
   init(_ message: String?) {
     self.message = message
+  }
+
+  static func notConfigured(_ message: String) -> OptionsError {
+    var error = OptionsError(message)
+    error.showsUsage = false
+    error.exitStatus = 78
+    return error
   }
 
   static var version: OptionsError {

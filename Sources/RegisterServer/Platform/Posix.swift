@@ -180,6 +180,13 @@ public enum FileIO {
     return nil
   }
 
+  /// The process's working directory, or nil when it cannot be found (removed, say).
+  public static func currentDirectory() -> String? {
+    guard let path = getcwd(nil, 0) else { return nil }
+    defer { free(path) }
+    return String(cString: path)
+  }
+
   /// Creates a directory and its parents when missing.
   public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(SystemError) {
     guard !path.isEmpty, !exists(path) else { return }

@@ -1,0 +1,217 @@
+import Foundation
+import RegisterEngine
+import RegisterServer
+import RegisterTestSupport
+import Testing
+
+/// registerd started with no flags, as an installation starts it: from its configuration
+/// directory, state directory and runtime directory (as systemd names them), with the store
+/// settings in a file apart from the chain's catalog; and with nothing to serve at all.
+@Suite struct InstalledLayoutEndToEndTests {
+  /// Starts registerd with no arguments in `directory` with `environment` (REGISTER_* removed),
+  /// its standard error going to `log`.
+  private func start(
+    in directory: String, environment: [String: String], log: String
+  ) throws -> Process {
+    var env = ProcessInfo.processInfo.environment
+    for key in [
+      "REGISTER_SOCKET", "REGISTER_DATA_DIR", "CONFIGURATION_DIRECTORY", "STATE_DIRECTORY",
+      "RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR", "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID",
+    ] {
+      env[key] = nil
+    }
+    env["REGISTERD_FIXED_TIME"] = fixedTime
+    for (key, value) in environment { env[key] = value }
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
+    let process = Process()
+    process.executableURL = Binaries.registerd
+    process.arguments = []
+    process.environment = env
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  private func waitForSocket(_ path: String, process: Process, log: String) throws {
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+      if let status = exitStatus(of: process, timeout: 0) {
+        throw HarnessError("registerd exited with \(status): \(read(log))")
+      }
+      if UnixSocket.probe(path) == .live { return }
+      usleep(20_000)
+    }
+    throw HarnessError("registerd did not listen on \(path): \(read(log))")
+  }
+
+  private func read(_ path: String) -> String {
+    (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+  }
+
+  private func stop(_ process: Process) -> Int32? {
+    kill(process.processIdentifier, SIGTERM)
+    if let status = exitStatus(of: process, timeout: 10) { return status }
+    kill(process.processIdentifier, SIGKILL)
+    return exitStatus(of: process, timeout: 10)
+  }
+
+  @Test func servesFromTheServiceManagersDirectoriesWithALaneStoreFile() throws {
+    let temporary = try TemporaryDirectory()
+    defer { temporary.cleanup() }
+    let configuration = temporary.path("etc")
+    let state = temporary.path("state-real")
+    let runtime = temporary.path("run")
+    for directory in [configuration, state, runtime] {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    }
+    // With DynamicUser= systemd names the state directory by a link into /var/lib/private.
+    try FileManager.default.createSymbolicLink(
+      atPath: temporary.path("state"), withDestinationPath: state)
+    // The chain's catalog, its store section cut out; the lane's own store file beside it.
+    let combined = try JSONParser.parse(
+      Array(
+        try Data(
+          contentsOf: Binaries.repository.appendingPathComponent("Data/products.json"))))
+    guard case .object(let members) = combined, let store = members["store"],
+      let products = members["products"]
+    else {
+      throw HarnessError("Data/products.json has no store and products")
+    }
+    try JSONValue.object(["products": products]).serialized.write(
+      toFile: configuration + "/products.json", atomically: true, encoding: .utf8)
+    func writeStore(named name: String) throws {
+      guard case .object(var settings) = store else { throw HarnessError("store is no object") }
+      settings["name"] = .string(name)
+      try JSONValue.object(["store": .object(settings)]).serialized.write(
+        toFile: configuration + "/store.json", atomically: true, encoding: .utf8)
+    }
+    try writeStore(named: "Lane Seven")
+    let log = temporary.path("registerd.log")
+    let process = try start(
+      in: temporary.url.path,
+      environment: [
+        "CONFIGURATION_DIRECTORY": configuration, "STATE_DIRECTORY": temporary.path("state"),
+        "RUNTIME_DIRECTORY": runtime,
+      ], log: log)
+    defer { _ = stop(process) }
+    let socket = runtime + "/registerd.sock"
+    try waitForSocket(socket, process: process, log: log)
+
+    let client = try Client(path: socket)
+    let hello = try client.send("{\"id\":1,\"op\":\"hello\"}")
+    #expect(hello["result"]?["store"] == .string("Lane Seven"))
+    let added = try client.send("{\"id\":2,\"op\":\"add\",\"sku\":\"TEE-WHT-M\"}")
+    #expect(added["ok"] == .bool(true))
+    // The journal went to the real state directory, through the service manager's link.
+    let segments = try FileManager.default.contentsOfDirectory(atPath: state + "/journal")
+    #expect(segments.contains { $0.hasSuffix(".ndjson") })
+    // Nothing was written in the working directory.
+    #expect(!FileManager.default.fileExists(atPath: temporary.path(".registerd")))
+
+    // SIGHUP reads the store file again.
+    try writeStore(named: "Lane Seven Outlet")
+    kill(process.processIdentifier, SIGHUP)
+    var name: JSONValue?
+    for attempt in 0..<100 {
+      name = try client.send("{\"id\":\(3 + attempt),\"op\":\"hello\"}")["result"]?["store"]
+      if name == .string("Lane Seven Outlet") { break }
+      usleep(50_000)
+    }
+    #expect(name == .string("Lane Seven Outlet"))
+    #expect(read(log).contains("store settings updated from \(configuration)/store.json"))
+    #expect(stop(process) == 0)
+  }
+
+  @Test func withNothingToServeItSaysWhereItLookedAndExits78() throws {
+    try #require(
+      !FileManager.default.fileExists(atPath: "/etc/registerd/products.json"),
+      "this machine has an installed registerd catalog, so registerd would serve it")
+    let temporary = try TemporaryDirectory()
+    defer { temporary.cleanup() }
+    let log = temporary.path("registerd.log")
+    let process = try start(
+      in: temporary.url.path, environment: ["REGISTER_SOCKET": temporary.path("s.sock")],
+      log: log)
+    let status = exitStatus(of: process, timeout: 20)
+    #expect(status == 78)
+    let message = read(log)
+    #expect(message.contains("Data/products.json"))
+    #expect(message.contains("/etc/registerd/products.json"))
+    #expect(message.contains("--catalog FILE"))
+    // Not a usage error: no usage dump, and nothing created.
+    #expect(!message.contains("usage:"))
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == ["registerd.log"])
+  }
+
+  @Test func aStoreFileGivenByFlagAppliesAndABadOneStopsStartUp() throws {
+    let temporary = try TemporaryDirectory()
+    defer { temporary.cleanup() }
+    try
+      #"{"name": "Flag Lane", "address": [], "currency": "USD", "tax": {"classes": {"standard": "7.5", "exempt": "0"}, "default_class": "standard"}}"#
+      .write(toFile: temporary.path("store.json"), atomically: true, encoding: .utf8)
+    let daemon = try Daemon(
+      arguments: ["--store", temporary.path("store.json")], directory: temporary)
+    defer { daemon.stop() }
+    let hello = try daemon.connect().send("{\"id\":1,\"op\":\"hello\"}")
+    #expect(hello["result"]?["store"] == .string("Flag Lane"))
+    #expect(daemon.stop() == 0)
+
+    try "{\"name\": 5}".write(
+      toFile: temporary.path("bad-store.json"), atomically: true, encoding: .utf8)
+    let bad = Process()
+    bad.executableURL = Binaries.registerd
+    bad.arguments = [
+      "--socket", temporary.path("b.sock"), "--data-dir", temporary.path("data2"),
+      "--catalog", daemon.catalogPath, "--store", temporary.path("bad-store.json"),
+    ]
+    let errors = Pipe()
+    bad.standardError = errors
+    bad.standardOutput = FileHandle.nullDevice
+    try bad.run()
+    let text = String(
+      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(exitStatus(of: bad, timeout: 20) == 1)
+    #expect(text.contains("bad-store.json"))
+    #expect(!FileManager.default.fileExists(atPath: temporary.path("data2")))
+  }
+
+  @Test func checkValidatesTheFilesAndSaysWhatWouldBeServedWithoutWritingAnything() throws {
+    let temporary = try TemporaryDirectory()
+    defer { temporary.cleanup() }
+    let catalog = Binaries.repository.appendingPathComponent("Data/products.json").path
+    let store = Binaries.repository.appendingPathComponent("contrib/store.json").path
+    func check(_ arguments: [String]) throws -> (status: Int32?, output: String) {
+      let process = Process()
+      process.executableURL = Binaries.registerd
+      process.arguments =
+        ["--check", "--data-dir", temporary.path("data"), "--socket", temporary.path("s.sock")]
+        + arguments
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = output
+      try process.run()
+      let text = String(
+        decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      return (exitStatus(of: process, timeout: 20), text)
+    }
+    let good = try check(["--catalog", catalog, "--store", store])
+    #expect(good.status == 0)
+    #expect(good.output.contains("Lane & Thread Outfitters, Lane 2"))
+    #expect(good.output.contains("settings from \(store)"))
+    #expect(good.output.contains(temporary.path("s.sock")))
+    try "{\"products\": 1}".write(
+      toFile: temporary.path("bad.json"), atomically: true, encoding: .utf8)
+    let bad = try check(["--catalog", temporary.path("bad.json")])
+    #expect(bad.status == 1)
+    #expect(bad.output.contains("bad.json"))
+    #expect(!bad.output.contains("cannot start"))
+    // Only a check: no data directory, no socket.
+    #expect(!FileManager.default.fileExists(atPath: temporary.path("data")))
+    #expect(!FileManager.default.fileExists(atPath: temporary.path("s.sock")))
+  }
+}
