@@ -17,6 +17,7 @@ MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 # registerd looks for its configuration in /etc/registerd whatever the prefix.
 SYSCONFDIR ?= /etc
 
@@ -48,7 +49,7 @@ generated: build
 install: generated
 	$(INSTALL) -d -m 755 $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR)
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSUSERSDIR)
 	$(INSTALL) -m 755 $(BUILDDIR)/registerd $(DESTDIR)$(SBINDIR)/registerd
 	$(INSTALL) -m 755 $(BUILDDIR)/register-cli $(DESTDIR)$(BINDIR)/register-cli
 	$(INSTALL) -m 644 man/registerd.8 $(DESTDIR)$(MANDIR)/man8/registerd.8
@@ -57,6 +58,7 @@ install: generated
 	$(INSTALL) -m 644 $(GENERATED)/_register-cli $(DESTDIR)$(ZSHCOMPDIR)/_register-cli
 	$(INSTALL) -m 644 $(GENERATED)/registerd.service $(DESTDIR)$(SYSTEMDUNITDIR)/registerd.service
 	$(INSTALL) -m 644 $(GENERATED)/registerd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/registerd.socket
+	$(INSTALL) -m 644 contrib/systemd/registerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/registerd.conf
 	$(INSTALL) -m 644 Data/products.json $(DESTDIR)$(DATADIR)/products.json
 	$(INSTALL) -m 644 contrib/store.json $(DESTDIR)$(DATADIR)/store.json
 	@# The example catalog becomes the lane's configuration only where there is none yet: an
@@ -68,15 +70,21 @@ install: generated
 		echo "installing the example catalog as $(DESTDIR)$(SYSCONFDIR)/registerd/products.json"; \
 		$(INSTALL) -m 644 Data/products.json $(DESTDIR)$(SYSCONFDIR)/registerd/products.json; \
 	fi
+	@# On the machine itself (not when staging a package) create the socket's group now; a
+	@# package does this in its post-install step.
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null 2>&1; then \
+		systemd-sysusers $(SYSUSERSDIR)/registerd.conf; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/registerd $(DESTDIR)$(BINDIR)/register-cli \
 		$(DESTDIR)$(MANDIR)/man8/registerd.8 $(DESTDIR)$(MANDIR)/man1/register-cli.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/register-cli $(DESTDIR)$(ZSHCOMPDIR)/_register-cli \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/registerd.service $(DESTDIR)$(SYSTEMDUNITDIR)/registerd.socket \
+		$(DESTDIR)$(SYSUSERSDIR)/registerd.conf \
 		$(DESTDIR)$(DATADIR)/products.json $(DESTDIR)$(DATADIR)/store.json
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
-	@echo "left $(SYSCONFDIR)/registerd (the store's configuration) and /var/lib/registerd (its journal)"
+	@echo "left $(SYSCONFDIR)/registerd (the store's configuration), /var/lib/registerd (its journal) and the group register"
 
 check-install:
 	Scripts/check-install.sh

@@ -51,8 +51,9 @@ struct CommandHelp {
         CommandHelp(
           ["tender", "pay"], "tender cash AMOUNT", "take cash (change is given when over)"),
         CommandHelp(
-          ["tender", "pay"], "tender card NUMBER --exp MM/YY --cvv CVV [--amount AMOUNT]",
-          "take a card (amount defaults to the balance)"),
+          ["tender", "pay"], "tender card [--exp MM/YY] [--amount AMOUNT]",
+          "take a card (amount defaults to the balance); the\nnumber and CVV (and the expiry without --exp) are\nasked for without echo, or read from standard\ninput, one per line, when it is not a terminal;\nthe old form `tender card NUMBER --cvv CVV` works\nbut shows them to `ps` and shell history"
+        ),
         CommandHelp(
           ["discount"], "discount [LINE] (--percent P | --amount A) --reason TEXT",
           "discount a line, or the whole order without LINE\n(0 removes the discount)"),
@@ -74,7 +75,7 @@ struct CommandHelp {
         ),
         CommandHelp(
           ["watch"], "watch [--topics order,sale,day] [--count N]",
-          "the customer display: print the order as it\nchanges; reconnects when registerd restarts"
+          "the customer display: last item, big total,\nchange and thank-you (plain lines when piped,\nevents with --json); reconnects when registerd\nrestarts"
         ),
         CommandHelp(
           ["receipt", "reprint"], "receipt [NUMBER] [--email ADDRESS]",
@@ -169,10 +170,17 @@ struct CommandHelp {
       [
         CommandHelp(
           ["batch", "-"], "batch [--keep-going]",
-          "read commands from standard input, one per line\n(`-` for short); stops at the first line that is\nrefused unless --keep-going"
+          "read commands from standard input, one per line\n(`-` for short); stops at the first line that is\nrefused unless --keep-going; a `tender card` line\ntakes its number and CVV from the lines after it\n(typed at a terminal: asked for without echo)"
         ),
         CommandHelp(["--json"], "--json", "print each reply's JSON instead of text"),
         CommandHelp(["help"], "help [COMMAND]", "this help, or one command's"),
+        CommandHelp(
+          ["help"], "help --man",
+          "the manual page register-cli(1) as roff, made\nfrom this same table (`man -l` reads it)"),
+        CommandHelp(
+          ["completion"], "completion bash|zsh",
+          "a completion script for the shell, made from\nthis same table: eval \"$(register-cli completion\nbash)\" or install it where the shell looks"
+        ),
         CommandHelp(["--version", "version"], "--version", "print register-cli's version"),
       ]
     ),
@@ -243,21 +251,49 @@ struct CommandHelp {
     for section in sections {
       out += "\n\(section.title):\n"
       out += section.commands.map(\.text).joined()
-      if section.title.hasPrefix("The journal") {
-        out +=
-          "  (DIR defaults to $REGISTER_DATA_DIR, else .registerd here, else an installed\n"
-          + "  daemon's /var/lib/registerd when it exists)\n"
-      }
+      if let note = note(of: section.title) { out += "  (\(note))\n" }
     }
     out += """
 
       Every change is sent with a fresh idempotency key; if the connection breaks before the
       reply, register-cli reconnects and retries with the same key, so it happens once.
 
-      Exit status: 0 done, 1 the register refused (message on stderr), 2 usage error,
-      3 registerd cannot be reached.
+      Exit status:
 
       """
+    for status in ExitStatus.allCases { out += "  \(status.rawValue)  \(status.meaning)\n" }
     return out
   }
+
+  /// A line said under a section, after its commands.
+  static func note(of section: String) -> String? {
+    section.hasPrefix("The journal")
+      ? "DIR defaults to $REGISTER_DATA_DIR, else .registerd here, else an installed daemon's /var/lib/registerd when it exists"
+      : nil
+  }
+
+  /// The options that go anywhere on the command line (see `GlobalOptions`), and what they do.
+  static let globalOptions: [(flag: String, value: String?, about: String)] = [
+    (
+      "--socket", "PATH",
+      "the socket registerd listens on (default: $REGISTER_SOCKET, else the first that exists of $XDG_RUNTIME_DIR/registerd.sock, /tmp/registerd-UID.sock and an installed daemon's /run/registerd/registerd.sock)"
+    ),
+    ("--json", nil, "print each reply's JSON, one line per reply, instead of text"),
+    ("--help", nil, "with a command: that command's usage; alone: the whole help"),
+    ("--version", nil, "print register-cli's version"),
+  ]
+
+  /// The environment variables register-cli reads, and what for.
+  static let environment: [(name: String, about: String)] = [
+    ("REGISTER_SOCKET", "the socket registerd listens on, when --socket is not given"),
+    (
+      "XDG_RUNTIME_DIR",
+      "without REGISTER_SOCKET, the socket is registerd.sock in this directory when it exists"
+    ),
+    (
+      "REGISTER_DATA_DIR",
+      "the data directory of the offline commands, when --data-dir is not given"
+    ),
+    ("TZ", "the time zone that times are shown in (receipts keep the store's own time)"),
+  ]
 }

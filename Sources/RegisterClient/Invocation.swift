@@ -93,12 +93,24 @@ package enum Invocation: Equatable {
   /// Scan mode: every line read from standard input is a scanned code (a keyboard-wedge
   /// scanner types the code and Enter).
   case scanning
+  /// A card tender; the number and CVV (and the expiry without `--exp`) are read at run time
+  /// from the terminal or standard input unless the old form gave them here.
+  case cardTender(CardTender)
   /// Follow the order live (the customer display).
   case watch(topics: [String], count: Int?)
   /// The full help, or one command's.
   case help(command: String?)
   /// register-cli's version.
   case version
+  /// The manual page register-cli(1), as roff.
+  case manual
+  /// A completion script for `Shell`.
+  case completion(Shell)
+}
+
+/// A shell `register-cli completion` writes a script for.
+package enum Shell: String, Equatable, CaseIterable {
+  case bash, zsh
 }
 
 /// Turns words into an invocation. The command names and their arguments are listed in
@@ -139,6 +151,10 @@ package enum CommandParser {
     var invocation: Invocation
     switch name {
     case "help", "-h", "--help":
+      if arguments.flag("--man") {
+        try arguments.finish()
+        return .manual
+      }
       let topic = arguments.optionalPositional()
       try arguments.finish()
       if let topic, CommandHelp.entries(for: topic).isEmpty {
@@ -148,6 +164,13 @@ package enum CommandParser {
     case "--version", "version":
       try arguments.finish()
       return .version
+    case "completion":
+      let shell = try arguments.positional("bash|zsh")
+      try arguments.finish()
+      guard let known = Shell(rawValue: shell) else {
+        throw UsageError("completion takes bash or zsh, got \"\(shell)\"")
+      }
+      return .completion(known)
     case "-", "batch":
       let keepGoing = arguments.flag("--keep-going")
       try arguments.finish()
@@ -192,7 +215,10 @@ package enum CommandParser {
       let quantity = try integer(try arguments.positional("QTY"), name: "QTY")
       invocation = request(Requests.SetQty(line: line, quantity: quantity), .order)
     case "tender", "pay":
-      invocation = request(try tender(&arguments), .orderOrReceipt)
+      switch try tender(&arguments) {
+      case .cash(let cash): invocation = request(cash, .orderOrReceipt)
+      case .card(let card): invocation = .cardTender(card)
+      }
     case "void":
       invocation = request(Requests.Void(reason: try arguments.option("--reason")), .order)
     case "receipt", "reprint":
@@ -379,16 +405,22 @@ package enum CommandParser {
     default:
       throw unknownCommand(name)
     }
-    if let approval = try arguments.option("--approve"),
-      case .request(var typed, let style) = invocation
-    {
-      guard let colon = approval.firstIndex(of: ":") else {
+    if let text = try arguments.option("--approve") {
+      guard let colon = text.firstIndex(of: ":") else {
         throw UsageError("--approve takes OPERATOR:PIN of a manager")
       }
-      typed.envelope.approval = Approval(
-        operatorID: String(approval[..<colon]),
-        pin: String(approval[approval.index(after: colon)...]))
-      invocation = .request(typed, style)
+      let approval = Approval(
+        operatorID: String(text[..<colon]), pin: String(text[text.index(after: colon)...]))
+      switch invocation {
+      case .request(var typed, let style):
+        typed.envelope.approval = approval
+        invocation = .request(typed, style)
+      case .cardTender(var card):
+        card.approval = approval
+        invocation = .cardTender(card)
+      default:
+        break
+      }
     }
     try arguments.finish()
     // Only a line with no usage error gets as far as a refusal, as when registerd refused it.
@@ -539,30 +571,38 @@ package enum CommandParser {
     return value
   }
 
+  /// A tender as typed: cash is a request as it stands; a card may still need its number,
+  /// CVV and expiry read at run time.
+  private enum TypedTender {
+    case cash(Requests.Tender)
+    case card(CardTender)
+  }
+
   private static func tender(_ arguments: inout ArgumentList) throws(UsageError)
-    -> Requests.Tender
+    -> TypedTender
   {
     let type = try arguments.positional("cash|card")
     switch type {
     case "cash":
       let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
-      return Requests.Tender(type: .cash, amount: amount)
+      return .cash(Requests.Tender(type: .cash, amount: amount))
     case "card":
-      let number = try arguments.positional("NUMBER")
-      guard let expiry = try arguments.option("--exp") else {
-        throw UsageError("tender card needs --exp MM/YY")
+      var card = CardTender()
+      card.number = arguments.optionalPositional()
+      if let expiry = try arguments.option("--exp") {
+        guard let parsed = CardExpiry(expiry) else {
+          throw UsageError("--exp must be MM/YY or MM/YYYY, like 12/30")
+        }
+        card.expiry = parsed
       }
-      let parts = expiry.split(separator: "/", omittingEmptySubsequences: false)
-      guard parts.count == 2, let month = Int(parts[0]), let year = Int(parts[1]) else {
-        throw UsageError("--exp must be MM/YY or MM/YYYY, like 12/30")
+      card.cvv = try arguments.option("--cvv")
+      card.amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
+      // Whatever is left is not echoed in the error: it may be a CVV typed without --cvv.
+      if arguments.optionalPositional() != nil {
+        throw UsageError(
+          "tender card takes one NUMBER at most (better none: it is then asked for)")
       }
-      guard let cvv = try arguments.option("--cvv") else {
-        throw UsageError("tender card needs --cvv CVV")
-      }
-      let amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
-      return Requests.Tender(
-        type: .card, amount: amount,
-        card: CardInput(number: number, expiryMonth: month, expiryYear: year, cvv: cvv))
+      return .card(card)
     default:
       throw UsageError("tender takes cash or card, got \"\(type)\"")
     }

@@ -65,6 +65,15 @@ public final class LineConnection {
     return try readLine()
   }
 
+  /// Waits up to `milliseconds` for a line to read: true when one is buffered or the socket
+  /// has something (data or its end) to read, false when the time ran out.
+  public func waitForInput(milliseconds: Int32) -> Bool {
+    if buffer.contains(UInt8(ascii: "\n")) { return true }
+    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    let ready = retryingOnInterrupt { poll(&entry, 1, milliseconds) }
+    return ready != 0
+  }
+
   /// Sets a receive timeout in milliseconds (0: none).
   public func setReceiveTimeout(milliseconds: Int) {
     var value = timeval()

@@ -42,8 +42,8 @@ enum Maintenance {
     } else {
       writeStandardOutput(
         """
-        backup \(summary.directory): \(summary.segments) segment(s) (\(summary.linkedSegments) hard-linked), \(summary.records) records (seq \(summary.firstSequence)-\(summary.lastSequence)), last sum \(summary.lastSum)
-        \(summary.snapshots) snapshot(s), \(summary.receiptFiles) receipt archive file(s), \(summary.bytes) bytes
+        backup \(summary.directory): \(Words.count(summary.segments, "segment")) (\(summary.linkedSegments) hard-linked), \(Words.count(summary.records, "record")) (seq \(summary.firstSequence)-\(summary.lastSequence)), last sum \(summary.lastSum)
+        \(Words.count(summary.snapshots, "snapshot")), \(Words.count(summary.receiptFiles, "receipt archive file")), \(Words.count(summary.bytes, "byte"))
         check it with: register-cli verify --data-dir \(summary.directory)
 
         """)
@@ -75,7 +75,7 @@ enum Maintenance {
     } else {
       writeStandardOutput(
         """
-        moved \(summary.segments.count) segment(s) and \(summary.snapshots.count) snapshot(s) (\(summary.bytes) bytes of segments) to \(summary.directory)
+        moved \(Words.count(summary.segments.count, "segment")) and \(Words.count(summary.snapshots.count, "snapshot")) (\(Words.count(summary.bytes, "byte")) of segments) to \(summary.directory)
         the data directory's journal now starts at seq \(summary.firstKeptSequence)
         check the whole chain with: register-cli verify --data-dir \(directory) --archive \(summary.directory)
 

@@ -179,7 +179,7 @@ enum Offline {
       problem = "first bad record: \(damage.description) in \(segmentPath)"
     } else if let tail = chain.tail {
       problem =
-        "after \(chain.records) intact records, the last \(tail.length - tail.goodLength) bytes of \(tail.segment.path) are a torn or unreadable tail "
+        "after \(Words.count(chain.records, "intact record")), the last \(tail.length - tail.goodLength) bytes of \(tail.segment.path) are a torn or unreadable tail "
         + "(\(tail.reason)); registerd sets it aside at its next start"
     }
     // An intact chain can still be short: records cut off at a request boundary leave no
@@ -243,11 +243,11 @@ enum Offline {
         )
       } else if !archives.isEmpty {
         writeStandardOutput(
-          "\(segments.count - live.count) archived segment(s) from \(archives.joined(separator: ", ")), then the live ones: the whole chain from seq 1\n"
+          "\(Words.count(segments.count - live.count, "archived segment")) from \(archives.joined(separator: ", ")), then the live ones: the whole chain from seq 1\n"
         )
       }
       writeStandardOutput(
-        "journal \(path) is intact: \(chain.records) records in \(segments.count) segment(s), last seq \(chain.lastSequence), last sum \(chain.lastSum)\n"
+        "journal \(path) is intact: \(Words.count(chain.records, "record")) in \(Words.count(segments.count, "segment")), last seq \(chain.lastSequence), last sum \(chain.lastSum)\n"
       )
       for anchor in anchors {
         writeStandardOutput("anchor \(anchor.sequence): record present with that sum\n")

@@ -35,7 +35,7 @@ enum Output {
       return orders.map { parkedOrder in
         let note = parkedOrder["note"]?.stringValue.map { " — \($0)" } ?? ""
         return "Parked order \(text(parkedOrder["order_id"]))\(note): "
-          + "\(text(parkedOrder["item_count"])) items, total \(text(parkedOrder["total"])), "
+          + "\(items(parkedOrder["item_count"])), total \(text(parkedOrder["total"])), "
           + "parked \(localTime(parkedOrder["parked_at"]))\n"
       }.joined()
     case .emailQueued:
@@ -107,11 +107,19 @@ enum Output {
 
   static func text(_ value: JSONValue?) -> String { value.map(describe) ?? "" }
 
-  /// A timestamp from a reply in the store's local time, as receipts print it
-  /// (`2026-11-22 14:03:05`); anything that is not a timestamp is shown as it is.
+  /// An item count as it reads: `1 item`, `2 items`.
+  static func items(_ value: JSONValue?) -> String {
+    guard let count = value?.int64Value else { return text(value) + " items" }
+    return Words.count(count, "item")
+  }
+
+  /// A timestamp from a reply in local time, short (`14:03` today, `Sun 22 Nov 14:03`
+  /// before; see `HumanTime`); anything that is not a timestamp is shown as it is.
   static func localTime(_ value: JSONValue?) -> String {
-    guard let iso = value?.stringValue, let time = Timestamp.parse(iso) else { return text(value) }
-    return "\(time.local.dateString) \(time.local.timeString)"
+    guard let iso = value?.stringValue, let shown = HumanTime.display(iso) else {
+      return text(value)
+    }
+    return shown
   }
 
   /// Right-aligns `text` in `width` columns.

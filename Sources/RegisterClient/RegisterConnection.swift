@@ -37,6 +37,12 @@ public final class RegisterConnection {
     }
   }
 
+  /// Waits up to `milliseconds` for a line (or the connection's end) to read; false when the
+  /// time ran out.
+  public func waitForInput(milliseconds: Int32) -> Bool {
+    connection.waitForInput(milliseconds: milliseconds)
+  }
+
   /// Reads the next line (a reply, or a live event after `subscribe`).
   public func readLine() throws(ClientError) -> String {
     let line: String?

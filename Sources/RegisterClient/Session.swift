@@ -7,12 +7,23 @@ import RegisterServer
   import Darwin
 #endif
 
-/// Exit statuses, as documented in `register-cli help`.
-package enum ExitStatus: Int32 {
+/// Exit statuses, as documented in `register-cli help` and register-cli(1) (both from
+/// `meaning`).
+package enum ExitStatus: Int32, CaseIterable {
   case done = 0
   case refused = 1
   case usage = 2
   case unreachable = 3
+
+  /// What the status means, for the help and the manual page.
+  package var meaning: String {
+    switch self {
+    case .done: "done"
+    case .refused: "the register refused (the message is on standard error)"
+    case .usage: "usage error, or a card that could not be read"
+    case .unreachable: "registerd cannot be reached"
+    }
+  }
 }
 
 /// register-cli as a whole: its help, its failures and `run(arguments:environment:)`.
@@ -49,6 +60,15 @@ final class Session {
     case .version:
       writeStandardOutput("register-cli \(registerdVersion)\n")
       return .done
+    case .manual:
+      writeStandardOutput(ManPage.registerCLI())
+      return .done
+    case .completion(let shell):
+      switch shell {
+      case .bash: writeStandardOutput(Completion.bash)
+      case .zsh: writeStandardOutput(Completion.zsh)
+      }
+      return .done
     case .batch(let keepGoing):
       return runBatch(keepGoing: keepGoing)
     case .scanning:
@@ -57,6 +77,17 @@ final class Session {
       return Offline.run(command, json: json, environment: processEnvironment())
     case .exportCatalog(let directory, let path):
       return exportCatalog(dataDirectory: directory, to: path)
+    case .cardTender(let card):
+      let tender: Requests.Tender
+      do {
+        tender = try CardEntry.request(card, read: Self.readCardField)
+      } catch {
+        return CLI.fail(.usage, error.message)
+      }
+      return run(
+        .request(
+          TypedRequest(tender, envelope: RequestEnvelope(approval: card.approval)),
+          .orderOrReceipt))
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .refused(let error):
@@ -79,6 +110,19 @@ final class Session {
         return CLI.fail(.unreachable, failure.message)
       }
     }
+  }
+
+  /// Reads one field of a card: from the terminal (secrets without echo) when standard input
+  /// is one, else the next line of standard input — which in `batch` is the line after the
+  /// command, so a script gives the number and CVV on the lines that follow it.
+  private static func readCardField(_ field: CardEntry.Field) -> String? {
+    if isatty(0) == 1 {
+      // The controlling terminal, else standard input itself: a terminal either way, so the
+      // echo goes off for the secrets.
+      let terminal = TerminalReader() ?? TerminalReader(descriptor: 0)
+      return terminal.read(prompt: field.prompt, echo: !field.isSecret)
+    }
+    return readLine(strippingNewline: true)
   }
 
   struct Unreachable: Error {
@@ -160,7 +204,7 @@ final class Session {
       return CLI.fail(.refused, "cannot write \(path): \(error)")
     }
     if !json {
-      writeStandardOutput("Wrote \(catalog.products.count) products to \(path).\n")
+      writeStandardOutput("Wrote \(Words.count(catalog.products.count, "product")) to \(path).\n")
     }
     return .done
   }
@@ -237,6 +281,11 @@ final class Session {
         let invocation = try CommandParser.parse(words)
         if case .batch = invocation {
           status = CLI.fail(.usage, "line \(lineNumber): batch cannot be nested")
+        } else if case .scanning = invocation {
+          // Scan mode reads standard input, which is the batch's own input.
+          status = CLI.fail(
+            .usage,
+            "line \(lineNumber): scan needs a CODE in a batch (scan mode reads standard input)")
         } else {
           status = run(invocation)
         }
@@ -247,7 +296,7 @@ final class Session {
       if worst == .done { worst = status }
       if status != .done && !keepGoing {
         writeStandardError(
-          "register-cli: stopped at input line \(lineNumber) (\(trimmed)); the lines after it were not run (--keep-going runs them anyway)\n"
+          "register-cli: stopped at input line \(lineNumber) (\(CardTender.redacted(String(trimmed)))); the lines after it were not run (--keep-going runs them anyway)\n"
         )
         return status
       }
@@ -317,6 +366,10 @@ extension CLI {
       invocation = try CommandParser.parse(words)
     } catch {
       return reportUsageError(error)
+    }
+    // Only the process's own arguments are visible to `ps`; a batch line is not warned about.
+    if case .cardTender(let card) = invocation, card.hasSecretInArguments {
+      writeStandardError(CardTender.argumentWarning)
     }
     let socketPath = globals.socketPath ?? Paths.clientSocket(environment: environment)
     return Session(socketPath: socketPath, json: globals.json).run(invocation)

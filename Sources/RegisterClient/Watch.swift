@@ -7,20 +7,25 @@ import RegisterServer
   import Darwin
 #endif
 
-/// `register-cli watch`: the customer-facing display. Subscribes to live events and prints the
-/// order after each change; when registerd goes away it keeps trying to reconnect, and picks
-/// up where it left off (`subscribe` with `after`), so no change is missed.
+/// `register-cli watch`: the customer-facing display. Subscribes to live events and shows the
+/// `CustomerDisplay` after each change — on a terminal as a full screen (cleared, the total in
+/// big digits), else as plain lines without escape codes; with `--json`, the event stream as
+/// it comes. When registerd goes away it keeps trying to reconnect, and picks up where it left
+/// off (`subscribe` with `after`), so no change is missed.
 struct Watch {
   let socketPath: String
   let json: Bool
   let topics: [String]
   let count: Int?
+  /// How long the thank-you stays before the welcome comes back.
+  static let thanksMilliseconds: Int32 = 8_000
 
   func run() -> ExitStatus {
     let isTerminal = isatty(1) == 1
     var lastSeen: Int64?
     var seen = 0
     var announcedWait = false
+    var display = CustomerDisplay()
     while true {
       guard let events = try? RegisterConnection(socketPath: socketPath),
         let orders = try? RegisterConnection(socketPath: socketPath)
@@ -39,13 +44,27 @@ struct Watch {
       }
       if lastSeen == nil {
         lastSeen = result["after"]?.int64Value ?? 0
-        show(order(orders), event: nil, terminal: isTerminal)
+        if !json {
+          display.store =
+            (try? orders.send(TypedRequest(Requests.Hello())))?.result?["store"]?
+            .stringValue
+          display.apply(event: nil, order: order(orders))
+          show(display, terminal: isTerminal)
+        }
       } else {
         writeStandardError("register-cli: reconnected to registerd\n")
       }
       // Read events until the connection drops. (Event lines are read by their keys: the
       // display shows a few members of any event type, including ones newer than this client.)
-      while let line = try? events.readLine() {
+      while true {
+        if !json && display.screen == .thanks
+          && !events.waitForInput(milliseconds: Self.thanksMilliseconds)
+        {
+          display.idle()
+          show(display, terminal: isTerminal)
+          continue
+        }
+        guard let line = try? events.readLine() else { break }
         guard let event = try? JSONParser.parse(line) else { continue }
         if event["event"] == "error" {
           writeStandardError(
@@ -56,7 +75,9 @@ struct Watch {
         if json {
           writeStandardOutput(line + "\n")
         } else {
-          show(order(orders), event: event, terminal: isTerminal)
+          let before = display
+          display.apply(event: event, order: order(orders))
+          if display != before { show(display, terminal: isTerminal) }
         }
         seen += 1
         if let count, seen >= count { return .done }
@@ -70,17 +91,10 @@ struct Watch {
     (try? connection.send(TypedRequest(Requests.Order())))?.result
   }
 
-  private func show(_ order: JSONValue?, event: JSONValue?, terminal: Bool) {
-    var out = terminal ? "\u{1B}[H\u{1B}[2J" : ""
-    if let event {
-      let type = event["event"]?.stringValue ?? "?"
-      out += "[\(event["seq"].map(Output.describe) ?? "?")] \(type)\n"
-      if type == EventType.saleCompleted.rawValue, let number = event["data"]?["receipt"] {
-        out +=
-          "Thank you! Receipt \(Output.describe(number)), change \(Output.text(event["data"]?["change"]))\n"
-      }
-    }
-    if let order { out += Output.order(order) }
-    writeStandardOutput(out + (terminal ? "" : "\n"))
+  /// On a terminal: the screen cleared and drawn again; else the lines, then a blank line.
+  private func show(_ display: CustomerDisplay, terminal: Bool) {
+    let lines = display.lines(big: terminal)
+    let text = lines.joined(separator: "\n") + "\n"
+    writeStandardOutput(terminal ? "\u{1B}[H\u{1B}[2J" + text : text + "\n")
   }
 }

@@ -41,3 +41,14 @@ func splitWords(_ line: String) throws(UsageError) -> [String] {
   if inWord { words.append(current) }
   return words
 }
+
+/// Words for people: one place that says how a count reads.
+package enum Words {
+  /// `1 item`, `2 items`, `0 items`; `plural` for a noun that does not just take an s
+  /// (`1 entry`, `2 entries`).
+  package static func count<Count: BinaryInteger>(
+    _ count: Count, _ noun: String, plural: String? = nil
+  ) -> String {
+    "\(count) " + (count == 1 ? noun : plural ?? noun + "s")
+  }
+}

@@ -7,10 +7,12 @@ import RegisterServer
   import Darwin
 #endif
 
-// Nothing the starter left open stays open in a process that runs for months.
+// Nothing the starter left open stays open in a process that runs for months (but the socket
+// a service manager passed does).
 InheritedDescriptors.closeAll()
 
 let environment = processEnvironment()
+Log.configure(environment: environment)
 
 let options: Options
 do {
@@ -21,19 +23,28 @@ do {
     exit(0)
   }
   if let message = error.message {
-    log(message)
+    Log.error(message)
     if error.showsUsage { writeStandardError(Options.usage + "\n") }
     exit(error.exitStatus)
   }
   print(Options.usage)
   exit(0)
 }
+if let level = options.logLevel {
+  Log.level = level
+} else if let name = environment["REGISTERD_LOG_LEVEL"], !name.isEmpty {
+  if let level = LogLevel(name: name) {
+    Log.level = level
+  } else {
+    Log.warning("REGISTERD_LOG_LEVEL=\(name) is not error, warning, info or debug; logging at info")
+  }
+}
 
 let catalog: Catalog
 do {
   catalog = try CatalogFile.load(options.catalogPath, storePath: options.storePath)
 } catch {
-  log(options.checkOnly ? "\(error)" : "cannot start: \(error)")
+  Log.error(options.checkOnly ? "\(error)" : "cannot start: \(error)")
   exit(1)
 }
 
@@ -54,7 +65,7 @@ if options.checkOnly {
 let clock: any RegisterClock
 if let fixed = environment["REGISTERD_FIXED_TIME"], !fixed.isEmpty {
   guard let start = Timestamp.parse(fixed) else {
-    log("REGISTERD_FIXED_TIME must look like 2026-11-22T14:03:05.000-05:00")
+    Log.error("REGISTERD_FIXED_TIME must look like 2026-11-22T14:03:05.000-05:00")
     exit(2)
   }
   clock = ManualClock(start)
@@ -67,7 +78,7 @@ if let fixed = environment["REGISTERD_FIXED_TIME"], !fixed.isEmpty {
 // Nothing is created in a data directory that is a symbolic link or open to others (the lock
 // file included); recovery checks again once the directory exists.
 if let reason = FileIO.unsafeDirectoryReason(options.dataDirectory, what: "the data directory") {
-  log("cannot start: \(reason). Nothing was changed.")
+  Log.error("cannot start: \(reason). Nothing was changed.")
   exit(1)
 }
 let dataDirectoryLock: DataDirectoryLock
@@ -75,10 +86,10 @@ do {
   try FileIO.makeDirectories(options.dataDirectory)
   dataDirectoryLock = try DataDirectoryLock.acquire(options.dataDirectory)
 } catch let error as DataDirectoryLockError {
-  log("cannot start: \(error)")
+  Log.error("cannot start: \(error)")
   exit(1)
 } catch {
-  log("cannot start: cannot create the data directory \(options.dataDirectory): \(error)")
+  Log.error("cannot start: cannot create the data directory \(options.dataDirectory): \(error)")
   exit(1)
 }
 
@@ -86,22 +97,22 @@ let recovery: JournalFiles.Recovery
 do {
   recovery = try JournalFiles.recover(directory: options.dataDirectory, now: clock.now())
 } catch {
-  log("cannot start: \(error)")
+  Log.error("cannot start: \(error)")
   exit(1)
 }
 for skipped in recovery.skippedSnapshots {
-  log("skipped a snapshot that cannot be used: \(skipped)")
+  Log.warning("skipped a snapshot that cannot be used: \(skipped)")
 }
 if let snapshot = recovery.snapshot {
-  log("started from the snapshot \(snapshot.path) (record \(snapshot.sequence))")
+  Log.info("started from the snapshot \(snapshot.path) (record \(snapshot.sequence))")
 }
 if recovery.migratedLegacyJournal {
-  log(
+  Log.info(
     "moved the journal of an older registerd into \(JournalFiles.segmentDirectory(in: options.dataDirectory)) as its first segment"
   )
 }
 if let aside = recovery.setAside {
-  log(
+  Log.warning(
     "the journal ended with a torn or unreadable tail (\(aside.reason)); "
       + "moved its \(aside.length) bytes to \(aside.path) and kept all complete records (up to seq \(recovery.lastSequence))"
   )
@@ -111,7 +122,7 @@ if let aside = recovery.setAside {
 if let reason = FileIO.unsafeDirectoryReason(
   options.dataDirectory + "/outbox", what: "the e-mail outbox")
 {
-  log("cannot start: \(reason)")
+  Log.error("cannot start: \(reason)")
   exit(1)
 }
 
@@ -125,7 +136,7 @@ for directory in [
 ] {
   let removed = FileIO.removeStaleTemporaries(in: directory)
   if removed > 0 {
-    log("removed \(removed) half-written temporary file(s) left in \(directory) by a crash")
+    Log.warning("removed \(removed) half-written temporary file(s) left in \(directory) by a crash")
   }
 }
 
@@ -134,7 +145,7 @@ if let path = options.journalKeyPath {
   do {
     journalKey = try JournalKey.load(path, dataDirectory: options.dataDirectory)
   } catch {
-    log("cannot start: \(error)")
+    Log.error("cannot start: \(error)")
     exit(1)
   }
 }
@@ -145,13 +156,13 @@ do {
     storage: try recovery.openStorage(), lastSum: recovery.lastSum,
     lastSequence: recovery.lastSequence)
 } catch {
-  log("cannot open the journal: \(error)")
+  Log.error("cannot open the journal: \(error)")
   exit(1)
 }
 journal.macKey = journalKey
 let recovered = recovery.register
 if recovered.lastSequence > 0 {
-  log(
+  Log.info(
     "recovered \(recovery.recordsRead) journal records: day \(recovered.day.number), "
       + "\(recovered.lastReceiptNumber ?? 0) receipts, open order \(recovered.order.id) with \(recovered.order.lines.count) lines"
   )
@@ -159,14 +170,15 @@ if recovered.lastSequence > 0 {
 
 let service = RegisterService(register: recovered, clock: clock, journal: journal)
 service.onStorageFailure = { message in
-  log("STORAGE FAILED: \(message); refusing all changes until restarted")
+  Log.error("STORAGE FAILED: \(message); refusing all changes until restarted")
 }
 service.outboxDirectory = options.dataDirectory + "/outbox"
 journal.onSegmentFailure = { error in
-  log("could not start a new journal segment (\(error)); the records go on in the open one")
+  Log.warning("could not start a new journal segment (\(error)); the records go on in the open one")
 }
 journal.onEffectFailure = { path, error in
-  log("could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
+  Log.warning(
+    "could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
 }
 
 /// The events that import what changed in the catalog file since the register last imported
@@ -175,7 +187,7 @@ journal.onEffectFailure = { path, error in
 func catalogChanges(_ catalog: Catalog, current: Register?) -> [Event] {
   let events = Register.startupEvents(for: catalog, current: current)
   for change in events {
-    log(
+    Log.info(
       change.eventType == .catalogLoaded
         ? "imported the changes in \(options.catalogPath)"
         : "store settings updated from \(options.storePath ?? options.catalogPath)")
@@ -186,29 +198,23 @@ func catalogChanges(_ catalog: Catalog, current: Register?) -> [Event] {
 do {
   try service.commit(catalogChanges(catalog, current: recovered.lastSequence > 0 ? recovered : nil))
 } catch {
-  log("cannot write the journal: \(error)")
+  Log.error("cannot write the journal: \(error)")
   exit(1)
 }
 
-switch UnixSocket.probe(options.socketPath) {
-case .live:
-  log(
-    "another registerd is already listening on \(options.socketPath); stop it first or use --socket"
-  )
+// Under socket activation the service manager made the socket (and owns its file): serve on
+// it, and leave its path, mode and group alone.
+let passedSocket: PassedSocket?
+do {
+  passedSocket = try PassedSocket.take()
+} catch {
+  Log.error("cannot start: \(error)")
   exit(1)
-case .notASocket:
-  log("\(options.socketPath) exists and is not a socket; refusing to replace it")
-  exit(1)
-case .stale:
-  log("removing stale socket \(options.socketPath)")
-  unlink(options.socketPath)
-case .absent:
-  break
 }
 
 // Installed and started by hand (not by systemd, which makes it): /run/registerd may not
 // exist yet.
-if options.installedLayout
+if passedSocket == nil && options.installedLayout
   && FileIO.parentDirectory(of: options.socketPath) == Paths.runtimeDirectory
 {
   try? FileIO.makeDirectories(Paths.runtimeDirectory, mode: 0o755)
@@ -216,34 +222,68 @@ if options.installedLayout
 
 let signalFD = SignalPipe.install()
 let listenFD: Int32
-do {
-  listenFD = try UnixSocket.listen(at: options.socketPath, mode: mode_t(options.socketMode))
-} catch {
-  log("cannot listen: \(error)")
-  exit(1)
-}
-
-if let group = options.socketGroup {
-  guard let entry = getgrnam(group) else {
-    log("no group \"\(group)\" for --socket-group")
+let listeningOn: String
+if let passedSocket {
+  listenFD = passedSocket.fd
+  listeningOn = "\(passedSocket.path) (the socket the service manager passed)"
+  if options.socketGroup != nil || options.socketMode != 0o600 {
+    Log.info(
+      "--socket-mode and --socket-group do not apply: the service manager made \(passedSocket.path) (SocketMode= and SocketGroup= in the .socket unit)"
+    )
+  }
+} else {
+  switch UnixSocket.probe(options.socketPath) {
+  case .live:
+    Log.error(
+      "another registerd is already listening on \(options.socketPath); stop it first or use --socket"
+    )
+    exit(1)
+  case .notASocket:
+    Log.error("\(options.socketPath) exists and is not a socket; refusing to replace it")
+    exit(1)
+  case .stale:
+    Log.warning("removing stale socket \(options.socketPath)")
     unlink(options.socketPath)
+  case .absent:
+    break
+  }
+
+  do {
+    listenFD = try UnixSocket.listen(at: options.socketPath, mode: mode_t(options.socketMode))
+  } catch {
+    Log.error("cannot listen: \(error)")
     exit(1)
   }
-  guard lchown(options.socketPath, uid_t.max, entry.pointee.gr_gid) == 0 else {
-    log("cannot give \(options.socketPath) to group \(group): \(SystemError("chown"))")
-    unlink(options.socketPath)
-    exit(1)
+
+  if let group = options.socketGroup {
+    guard let entry = getgrnam(group) else {
+      Log.error("no group \"\(group)\" for --socket-group")
+      unlink(options.socketPath)
+      exit(1)
+    }
+    guard lchown(options.socketPath, uid_t.max, entry.pointee.gr_gid) == 0 else {
+      Log.error("cannot give \(options.socketPath) to group \(group): \(SystemError("chown"))")
+      unlink(options.socketPath)
+      exit(1)
+    }
   }
+  listeningOn = options.socketPath
 }
 
-log(
-  "serving \(service.register.store.name): \(service.register.products.count) products "
-    + "(catalog imported from \(options.catalogPath))"
+// The start-up summary a store manager looks for.
+Log.info(
+  "registerd \(registerdVersion) serving \(service.register.store.name): \(service.register.products.count) products "
+    + "(catalog imported from \(options.catalogPath)), day \(service.register.day.number), "
+    + "\(recovery.recordsRead) journal records recovered, data in \(options.dataDirectory); "
+    + "listening on \(listeningOn)"
 )
-log("listening on \(options.socketPath)")
 let server = Server(
-  listenFD: listenFD, signalFD: signalFD, socketPath: options.socketPath, service: service,
+  listenFD: listenFD, signalFD: signalFD,
+  socketPath: passedSocket == nil ? options.socketPath : nil, service: service,
   writer: JournalWriter(journal: journal))
+server.notifier = ServiceNotifier(environment: environment)
+server.readyStatus =
+  "serving \(service.register.store.name) on \(passedSocket?.path ?? options.socketPath), day \(service.register.day.number)"
 server.dataDirectory = options.dataDirectory
 server.snapshots = SnapshotWriter(dataDirectory: options.dataDirectory)
 // A long replay at this start (no snapshot yet, or an old one): take one as soon as all is
@@ -257,10 +297,10 @@ server.onHangup = {
   do {
     let reloaded = try CatalogFile.load(options.catalogPath, storePath: options.storePath)
     let events = catalogChanges(reloaded, current: service.register)
-    if events.isEmpty { log("SIGHUP: \(options.catalogPath) has no changes") }
+    if events.isEmpty { Log.info("SIGHUP: \(options.catalogPath) has no changes") }
     service.stageSystemEvents(events)
   } catch {
-    log("SIGHUP: not reloading, keeping the current catalog: \(error)")
+    Log.warning("SIGHUP: not reloading, keeping the current catalog: \(error)")
   }
 }
 server.run()

@@ -224,7 +224,7 @@ struct CLINewUserTests {
     let bad = try runCLI(["tender", "cash"])
     #expect(bad.status == 2)
     #expect(bad.stderr.hasPrefix("register-cli: tender needs AMOUNT\n"))
-    #expect(bad.stderr.contains("register-cli tender card NUMBER"))
+    #expect(bad.stderr.contains("register-cli tender card [--exp MM/YY]"))
 
     // help COMMAND and COMMAND --help print the same usage, on stdout, exit 0.
     let help = try runCLI(["help", "return"])
@@ -382,22 +382,33 @@ struct CLINewUserTests {
 
 @Suite("Small things a store notices", .serialized)
 struct StoreNoticesTests {
-  @Test("parked orders and customer history print local time, like receipts")
+  @Test("parked orders and customer history print a short local time in the zone of TZ")
   func localTimes() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
+    // The daemon's clock stands at 2026-11-22T14:03:05-05:00, a Sunday (19:03 UTC).
+    let newYork = ["TZ": "EST5"]
     #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
     #expect(try daemon.cli(["park", "--note", "back soon"]).status == 0)
-    let parked = try daemon.cli(["parked"])
-    #expect(parked.stdout.contains("parked 2026-11-22 14:03:05\n"), "\(parked.stdout)")
-    #expect(!parked.stdout.contains("T14:03"))
+    let parked = try daemon.cli(["parked"], environment: newYork)
+    // "Sun 22 Nov 14:03" (with the year when this runs after 2026).
+    #expect(parked.stdout.contains("1 item, total"), "\(parked.stdout)")
+    #expect(parked.stdout.contains("parked Sun 22 Nov "), "\(parked.stdout)")
+    #expect(parked.stdout.hasSuffix(" 14:03\n"), "\(parked.stdout)")
+    #expect(!parked.stdout.contains("T14:03") && !parked.stdout.contains("2026-11-22"))
+    let utc = try daemon.cli(["parked"], environment: ["TZ": "UTC"])
+    #expect(utc.stdout.hasSuffix(" 19:03\n"), "\(utc.stdout)")
+    // --json keeps the protocol's ISO form.
+    let json = try daemon.cli(["parked", "--json"], environment: newYork)
+    #expect(json.stdout.contains("2026-11-22T14:03:05.000-05:00"))
     #expect(try daemon.cli(["customer", "add", "Dana Li"]).status == 0)
     #expect(try daemon.cli(["customer", "attach", "C1"]).status == 0)
     #expect(try daemon.cli(["add", "SOCK-3PK"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
-    let history = try daemon.cli(["customer", "history", "C1"])
-    #expect(history.stdout.contains("2026-11-22 14:03:05"), "\(history.stdout)")
-    #expect(!history.stdout.contains("T14:03"))
+    let history = try daemon.cli(["customer", "history", "C1"], environment: newYork)
+    #expect(history.stdout.contains("Sun 22 Nov "), "\(history.stdout)")
+    #expect(history.stdout.contains(" 14:03 "), "\(history.stdout)")
+    #expect(!history.stdout.contains("T14:03") && !history.stdout.contains("2026-11-22"))
   }
 
   @Test("an e-mail is reported as queued to the outbox, with its file")

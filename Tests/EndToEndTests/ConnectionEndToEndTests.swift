@@ -257,7 +257,10 @@ struct ConnectionEndToEndTests {
       #expect(cpuAfter - cpuBefore < 50, "daemon used \(cpuAfter - cpuBefore) ticks")
     }
     let log = daemon.log
-    #expect(log.components(separatedBy: "out of file descriptors").count - 1 == 1, "\(log)")
+    // Logged once per episode; a descriptor the start-up probe frees midway (late, on a loaded
+    // machine) may end the first episode and start a second, never more.
+    let episodes = log.components(separatedBy: "out of file descriptors").count - 1
+    #expect((1...2).contains(episodes), "\(log)")
     #expect(log.split(separator: "\n").count < 120)
     // Descriptors freed: new clients are served again.
     for client in clients { close(client.connection.fd) }

@@ -32,7 +32,10 @@ struct DaemonLifecycleTests {
   func socketGroup() throws {
     let group = try #require(getgrnam("nogroup") ?? getgrnam("nobody"))
     let name = String(cString: group.pointee.gr_name)
-    let daemon = try Daemon(arguments: ["--socket-group", name, "--socket-mode", "660"])
+    // Connections are logged at debug.
+    let daemon = try Daemon(arguments: [
+      "--socket-group", name, "--socket-mode", "660", "--log-level", "debug",
+    ])
     defer { daemon.cleanup() }
     var info = stat()
     #expect(stat(daemon.socketPath, &info) == 0)

@@ -242,7 +242,8 @@ struct LifecycleEndToEndTests {
 
   @Test("register-cli watch follows the order and picks up after a restart without a gap")
   func watchReconnects() throws {
-    let daemon = try Daemon()
+    // Subscriptions are logged at debug.
+    let daemon = try Daemon(arguments: ["--log-level", "debug"])
     defer { daemon.cleanup() }
     let watch = Process()
     watch.executableURL = Binaries.registerCLI

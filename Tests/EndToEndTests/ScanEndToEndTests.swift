@@ -35,5 +35,10 @@ import Testing
     let reprint = try daemon.cli(["receipt", "r1"])
     #expect(reprint.stdout.contains("REPRINT"))
     #expect(try daemon.cli(["receipt", "X1"]).status == 2)
+    // In a batch a scan names its code; scan mode would eat the batch's own lines.
+    let batch = try daemon.cli(["-"], stdin: "scan 2001234000079\nscan\nshow\n")
+    #expect(batch.status == 2)
+    #expect(batch.stderr.contains("line 2: scan needs a CODE"))
+    #expect(batch.stdout.contains("Classic Cotton Tee, White M"))
   }
 }

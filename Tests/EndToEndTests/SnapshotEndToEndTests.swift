@@ -51,7 +51,7 @@ struct SnapshotEndToEndTests {
     #expect(replayed["closed"] == .bool(true))
     let verify = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
     #expect(verify.status == 0, "\(verify.stderr)")
-    #expect(verify.stdout.contains("2 segment(s)"))
+    #expect(verify.stdout.contains("in 2 segments,"))
   }
 
   @Test("a snapshot cut short (a crash while writing it) is skipped at start-up")

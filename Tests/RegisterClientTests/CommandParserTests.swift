@@ -77,16 +77,45 @@ import Testing
   }
 
   @Test func tenderCardCarriesTheCardAndAnAmount() throws {
-    let tender = try #require(
-      try body(
-        ["tender", "card", "4242424242424242", "--exp", "12/30", "--cvv", "123", "--amount", "5"],
-        as: Requests.Tender.self))
+    // The old form: everything on the command line.
+    let parsed = try CommandParser.parse(
+      ["tender", "card", "4242424242424242", "--exp", "12/30", "--cvv", "123", "--amount", "5"])
+    let five = try TypedAmount.money("5", path: "amount")
+    #expect(
+      parsed
+        == .cardTender(
+          CardTender(
+            number: "4242424242424242", cvv: "123", expiry: CardExpiry(month: 12, year: 30),
+            amount: five)))
+    guard case .cardTender(let card) = parsed else { return }
+    #expect(card.hasSecretInArguments)
+    #expect(CardEntry.missing(card).isEmpty)
+    let tender = try CardEntry.request(card) { _ in
+      Issue.record("nothing to read")
+      return nil
+    }
     #expect(
       tender
         == Requests.Tender(
-          type: .card, amount: try TypedAmount.money("5", path: "amount"),
+          type: .card, amount: five,
           card: CardInput(number: "4242424242424242", expiryMonth: 12, expiryYear: 30, cvv: "123")
         ))
+  }
+
+  @Test func tenderCardWithoutNumberReadsItLater() throws {
+    let parsed = try CommandParser.parse(
+      ["tender", "card", "--exp", "01/2031", "--approve", "boss:4321"])
+    let card = CardTender(
+      expiry: CardExpiry(month: 1, year: 2031),
+      approval: Approval(operatorID: "boss", pin: "4321"))
+    #expect(parsed == .cardTender(card))
+    #expect(!card.hasSecretInArguments)
+    #expect(CardEntry.missing(card) == [.number, .cvv])
+    #expect(CardEntry.missing(CardTender()) == [.number, .cvv, .expiry])
+    // A malformed expiry and a stray word are usage errors that do not repeat what was typed.
+    #expect(usageError(["tender", "card", "--exp", "1230"])?.message.contains("1230") == false)
+    let stray = try #require(usageError(["tender", "card", "4242424242424242", "987"]))
+    #expect(!stray.message.contains("987") && !stray.message.contains("4242"))
   }
 
   @Test func approvalGoesIntoTheEnvelope() throws {

@@ -29,6 +29,12 @@ final class Connection {
   var readClosed = false
   /// The connection failed; close it without writing anything more.
   var broken = false
+  /// While the daemon drains: bytes the client had sent when the drain began that are still
+  /// to be read (nothing it sends later is read).
+  var drainAllowance = 0
+  /// While the daemon drains: everything the client had sent is read; it is closed once
+  /// those requests are answered.
+  var drainInputDone = false
   /// Live events this connection listens to, once it has subscribed.
   var subscription: Subscription?
   /// When (monotonic milliseconds) the line the client is in the middle of sending began;
@@ -138,9 +144,10 @@ final class Connection {
   }
 
   /// True when there is nothing left to do and the connection can be closed: the client is
-  /// done sending and every line it sent has been answered and written (or it failed).
+  /// done sending (or, draining, everything it had sent is read) and every line it sent has
+  /// been answered and written (or it failed).
   var isFinished: Bool {
-    broken || (readClosed && lines.count == head && pendingOutput == 0)
+    broken || ((readClosed || drainInputDone) && lines.count == head && pendingOutput == 0)
   }
 }
 

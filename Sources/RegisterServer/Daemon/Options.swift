@@ -20,6 +20,8 @@ package struct Options {
   package var maximumConnections: Int?
   /// Milliseconds a request line may stay incomplete before the client is disconnected.
   package var idleTimeoutMilliseconds: Int64 = 30_000
+  /// The least severe messages logged (`--log-level`; nil: `$REGISTERD_LOG_LEVEL`, else info).
+  package var logLevel: LogLevel?
 
   package static let usage = """
     usage: registerd [--socket PATH] [--catalog FILE] [--store FILE] [--data-dir DIR]
@@ -64,6 +66,8 @@ package struct Options {
                           `register-cli verify --journal-key FILE` checks
       --check             check the catalog and store files, print what would be served
                           and where, and exit (0 when they are good); nothing is written
+      --log-level LEVEL   log error, warning, info or debug messages and the more
+                          severe ones (default: $REGISTERD_LOG_LEVEL, else info)
       -h, --help          show this help
       --version           print the version
     """
@@ -193,6 +197,12 @@ package struct Options {
         }
         options.idleTimeoutMilliseconds = milliseconds
       case "--check": options.checkOnly = true
+      case "--log-level":
+        let text = try value(for: flag)
+        guard let level = LogLevel(name: text) else {
+          throw OptionsError("--log-level must be error, warning, info or debug")
+        }
+        options.logLevel = level
       case "-h", "--help": throw OptionsError(nil)
       case "--version": throw OptionsError.version
       default: throw OptionsError("unknown option \(argument)")

@@ -31,6 +31,9 @@ package final class Server {
   static let acceptBackOff: Int64 = 100
   /// How long an incomplete line may wait when fewer than `reservedSlots` slots are free.
   static let pressureIdleTimeout: Int64 = 1000
+  /// How long (milliseconds) a drain (SIGTERM) waits for the clients still connected to take
+  /// their last replies before they are dropped.
+  static let drainGrace: Int64 = 5000
 
   /// Connections served at once; more are answered `too_many_connections` and closed.
   package var maximumConnections = 1000
@@ -44,9 +47,12 @@ package final class Server {
   /// rather than growing the daemon's memory (`--max-subscriber-backlog`, default 1 MiB).
   package var subscriberLimit = 1 << 20
 
-  private let listenFD: Int32
+  /// The listening socket (-1 once a drain has closed it).
+  private var listenFD: Int32
   private let signalFD: Int32
-  private let socketPath: String
+  /// The socket file registerd made and removes when it stops (nil: the service manager
+  /// passed the socket and owns its file).
+  private let socketPath: String?
   private let service: RegisterService
   private let writer: JournalWriter?
   /// Hashes PINs off this thread (nil if its pipe could not be made: then `decide` hashes).
@@ -72,9 +78,21 @@ package final class Server {
   /// Why new clients are being refused (logged once when it starts), and how many were.
   private var refusing: String?
   private var refusedCount = 0
+  /// The service manager (systemd) told of readiness, reloads, stopping and liveness.
+  package var notifier: ServiceNotifier?
+  /// The one-line status sent with `READY=1`.
+  package var readyStatus = "serving"
+  /// When (monotonic milliseconds) the next `WATCHDOG=1` is due.
+  private var nextWatchdog: Int64?
+  /// Set by the first SIGTERM or SIGINT: no new clients; the connected ones are served until
+  /// what they had sent is answered, or until `drainDeadline`.
+  private var draining = false
+  private var drainDeadline: Int64 = 0
+  private var drainStartedWith = 0
+  private var drainAnswered = 0
 
   package init(
-    listenFD: Int32, signalFD: Int32, socketPath: String, service: RegisterService,
+    listenFD: Int32, signalFD: Int32, socketPath: String?, service: RegisterService,
     writer: JournalWriter?
   ) {
     self.listenFD = listenFD
@@ -90,16 +108,37 @@ package final class Server {
     return max(1, min(1000, limit - reservedDescriptors))
   }
 
-  /// Runs until SIGINT or SIGTERM.
+  /// Runs until SIGINT or SIGTERM (and the drain that follows) is over.
   package func run() {
     UnixSocket.setNonBlocking(listenFD)
     spareFD = openSpare()
+    // The socket listens and the loop starts serving now: a client that connects the moment
+    // READY=1 arrives is accepted on the first pass.
+    notifier?.ready(status: readyStatus)
+    if let interval = notifier?.watchdogInterval {
+      nextWatchdog = monotonicMilliseconds() + interval
+    }
     while !stopping {
       let now = monotonicMilliseconds()
+      // The ping comes from the loop, so a loop that hangs stops pinging and is restarted.
+      if let due = nextWatchdog, let interval = notifier?.watchdogInterval, due <= now {
+        notifier?.watchdog()
+        nextWatchdog = now + interval
+      }
+      if draining {
+        if connections.isEmpty { break }
+        if now >= drainDeadline {
+          Log.warning(
+            "drain: the grace of \(Self.drainGrace) ms is over; dropping \(connections.count) connection(s) that still had unwritten replies or unanswered requests"
+          )
+          break
+        }
+      }
       if let until = listenerPausedUntil, until <= now { listenerPausedUntil = nil }
       var fds = [
         pollfd(
-          fd: listenerPausedUntil == nil ? listenFD : -1, events: Int16(POLLIN), revents: 0),
+          fd: listenerPausedUntil == nil && !draining ? listenFD : -1, events: Int16(POLLIN),
+          revents: 0),
         pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
         pollfd(fd: writer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0),
       ]
@@ -119,12 +158,12 @@ package final class Server {
       let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : pollTimeout(now: now))
       if ready < 0 {
         if errno == EINTR { continue }
-        log("poll failed: \(SystemError("poll"))")
+        Log.error("poll failed: \(SystemError("poll"))")
         break
       }
       if fds[1].revents != 0 { handleSignals() }
       if fds[2].revents != 0 { collectWrites() }
-      if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
+      if !draining && fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
       let afterPoll = monotonicMilliseconds()
       for (offset, connection) in connections.enumerated() {
         let polled = fds.count > offset + 3 ? fds[offset + 3] : pollfd()
@@ -146,14 +185,22 @@ package final class Server {
       closeIdle(now: afterPoll)
       closeFinished()
     }
+    if draining {
+      Log.info(
+        "drain finished: \(drainAnswered) request(s) answered during the drain; "
+          + "\(drainStartedWith - connections.count) of \(drainStartedWith) connection(s) served to the end"
+      )
+    }
     shutdown()
   }
 
   /// True when the connection may be read from: it is open and below its input and output
-  /// bounds (a client at a bound is left in the kernel's buffers, which slows it down).
+  /// bounds (a client at a bound is left in the kernel's buffers, which slows it down), and,
+  /// while draining, still owes bytes it had sent before the drain began.
   private func wantsInput(_ connection: Connection) -> Bool {
     !connection.readClosed && !connection.broken && connection.heldInput < Self.inputLimit
       && connection.pendingOutput < Self.outputLimit && !isCheckingPIN(connection)
+      && (!draining || connection.drainAllowance > 0)
   }
 
   /// True when lines of the connection can be handed to the service now.
@@ -167,6 +214,8 @@ package final class Server {
   /// deadline, or for ever.
   private func pollTimeout(now: Int64) -> Int32 {
     var deadline = listenerPausedUntil
+    if let due = nextWatchdog { deadline = min(deadline ?? .max, due) }
+    if draining { deadline = min(deadline ?? .max, drainDeadline) }
     let timeout = currentIdleTimeout
     for connection in connections {
       guard let since = connection.partialLineSince, !connection.readClosed else { continue }
@@ -189,7 +238,7 @@ package final class Server {
     for connection in connections where !connection.broken && !connection.readClosed {
       guard let since = connection.partialLineSince, now - since >= timeout else { continue }
       connection.broken = true
-      log(
+      Log.info(
         "connection \(connection.id) timed out: a request line stayed incomplete for \(timeout) ms"
       )
     }
@@ -199,15 +248,75 @@ package final class Server {
     for signal in SignalPipe.drain(signalFD) {
       switch signal {
       case SIGINT, SIGTERM:
-        log("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
-        stopping = true
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        if draining {
+          // A second signal: stop now. Every change already acknowledged stays durable
+          // (shutdown finishes the writes); requests not answered yet are dropped.
+          Log.warning("received \(name) again during the drain; stopping now")
+          stopping = true
+        } else {
+          startDrain(name)
+        }
       case SIGHUP:
+        notifier?.reloading()
         onHangup()
         startWrite()
         release()
+        notifier?.ready(status: readyStatus)
       default:
         break
       }
+    }
+  }
+
+  /// Stops accepting and lets the connected clients finish: each is read up to what the
+  /// kernel holds for it now (what it sent before the signal), every one of those lines is
+  /// answered and made durable, then it is closed; `drainGrace` bounds the wait.
+  private func startDrain(_ signalName: String) {
+    // Clients that connected before the signal but were not accepted yet wait in the
+    // listener's backlog: take them too (closing the listener would reset them).
+    acceptClients()
+    draining = true
+    drainDeadline = monotonicMilliseconds() + Self.drainGrace
+    drainStartedWith = connections.count
+    notifier?.stopping(status: "draining \(connections.count) connection(s)")
+    // Closed, not only left unpolled: new clients are refused at once (under socket
+    // activation the service manager's copy stays open, and they wait for the next start).
+    close(listenFD)
+    listenFD = -1
+    if spareFD >= 0 {
+      close(spareFD)
+      spareFD = -1
+    }
+    var held = 0
+    for connection in connections where !connection.readClosed && !connection.broken {
+      var count: Int32 = 0
+      if ioctl(connection.fd, UInt(FIONREAD), &count) == 0, count > 0 {
+        connection.drainAllowance = Int(count)
+        held += Int(count)
+      } else {
+        finishDrainInput(connection)
+      }
+    }
+    Log.info(
+      "received \(signalName): draining \(connections.count) connection(s) "
+        + "(\(held) bytes of requests still to read), new connections refused"
+    )
+  }
+
+  /// The connection has been read up to what it had sent when the drain began: no more of its
+  /// input is read. A client that had also closed its side gets its unfinished last line
+  /// answered, as usual at end of stream.
+  private func finishDrainInput(_ connection: Connection) {
+    connection.drainAllowance = 0
+    var byte: UInt8 = 0
+    let peeked = retryingOnInterrupt {
+      recv(connection.fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+    }
+    if peeked == 0 {
+      connection.receiveEnd()
+    } else {
+      connection.drainInputDone = true
     }
   }
 
@@ -244,7 +353,7 @@ package final class Server {
       stopRefusing()
       let connection = Connection(id: nextConnectionID, fd: fd, peerUID: UnixSocket.peerUID(fd))
       nextConnectionID += 1
-      log(
+      Log.debug(
         "connection \(connection.id) opened (uid \(connection.peerUID.map(String.init) ?? "unknown"))"
       )
       connections.append(connection)
@@ -303,13 +412,13 @@ package final class Server {
   private func startRefusing(_ reason: String) {
     guard refusing == nil else { return }
     refusing = reason
-    log("refusing new connections: \(reason); they get too_many_connections")
+    Log.warning("refusing new connections: \(reason); they get too_many_connections")
   }
 
   /// Ends an episode of refusals (a client was accepted), saying how many were refused.
   private func stopRefusing() {
     guard refusing != nil else { return }
-    log("accepting connections again (\(refusedCount) refused meanwhile)")
+    Log.info("accepting connections again (\(refusedCount) refused meanwhile)")
     refusing = nil
     refusedCount = 0
   }
@@ -318,12 +427,21 @@ package final class Server {
     // Read what is there now, up to 1 MiB a pass and never past the input bound; poll brings
     // us back for the rest.
     for _ in 0..<16 where wantsInput(connection) {
+      // While draining, no byte past what the client had sent when the drain began.
+      let wanted = draining ? min(readBuffer.count, connection.drainAllowance) : readBuffer.count
       let count = readBuffer.withUnsafeMutableBytes { raw in
-        retryingOnInterrupt { recv(connection.fd, raw.baseAddress, raw.count, 0) }
+        retryingOnInterrupt { recv(connection.fd, raw.baseAddress, wanted, 0) }
       }
       if count > 0 {
         connection.receive(readBuffer[0..<count], now: now)
-        if count < readBuffer.count { return }
+        if draining {
+          connection.drainAllowance -= count
+          if connection.drainAllowance <= 0 {
+            finishDrainInput(connection)
+            return
+          }
+        }
+        if count < wanted { return }
       } else if count == 0 {
         // End of stream: answer every line (an unfinished last one included), then close.
         connection.receiveEnd()
@@ -417,7 +535,7 @@ package final class Server {
       switch result {
       case .success(let written):
         service.archiveReceipts(written.archived)
-        log(
+        Log.info(
           "snapshot of record \(written.snapshot.sequence) written to \(written.snapshot.path) (\(written.bytes) bytes"
             + (written.archived.isEmpty
               ? ""
@@ -426,7 +544,7 @@ package final class Server {
       case .failure(let error):
         // Nothing is lost: start-up replays from the previous snapshot; the next close or
         // full segment tries again.
-        log(
+        Log.warning(
           "could not write a snapshot (\(error)); the journal has everything, start-up reads more of it"
         )
       }
@@ -436,6 +554,8 @@ package final class Server {
   /// Sends newly durable events to subscribers, then every reply whose changes are durable.
   private func release() {
     let result = service.takeReleasable()
+    for event in result.events { logBusinessEvent(event) }
+    if draining { drainAnswered += result.replies.count }
     if !result.events.isEmpty {
       for connection in connections where connection.subscription != nil && !connection.broken {
         for event in result.events {
@@ -459,6 +579,36 @@ package final class Server {
       if let subscription = reply.subscription {
         subscribe(connection, subscription)
       }
+    }
+  }
+
+  /// Logs what a store manager looks for among the events just made durable: a day closed,
+  /// with its totals, and an operator locked out by wrong PINs.
+  private func logBusinessEvent(_ committed: CommittedEvent) {
+    let register = service.register
+    switch committed.event {
+    case .dayClosed(let day, _, _):
+      guard let closed = register.dayBook.closedDays[day] else { return }
+      let currency = register.store.currency
+      func amount(_ minorUnits: Int64) -> String {
+        "\(Money(minorUnits: minorUnits, currency: currency).decimalString) \(currency.code)"
+      }
+      let totals = closed.totals
+      Log.info(
+        "day \(day) closed: \(totals.salesCount) sale(s), net sales \(amount(totals.netSales)), "
+          + "tax \(amount(totals.tax)), total \(amount(totals.total)), "
+          + "\(totals.returnsCount) return(s) totalling \(amount(totals.returnsTotal)) (record \(committed.sequence))"
+      )
+    case .pinFailed(let id):
+      // Logged once, by the wrong PIN that locked the operator.
+      guard let person = register.operators.first(where: { $0.id == id }), person.locked,
+        person.lockedAt == committed.at
+      else { return }
+      Log.warning(
+        "operator \(id) locked after \(Operator.attemptsBeforeLock) wrong PINs (for \(register.store.lockoutMinutes) minutes, or until a manager unlocks)"
+      )
+    default:
+      break
     }
   }
 
@@ -498,7 +648,8 @@ package final class Server {
   /// after it, so a reconnecting display catches up without a gap.
   private func subscribe(_ connection: Connection, _ subscription: Subscription) {
     connection.subscription = subscription
-    log("connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
+    Log.debug(
+      "connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
     let durable = service.durableSequence
     if subscription.cursor < durable, let dataDirectory,
       let segments = try? JournalFiles.segments(in: dataDirectory)
@@ -554,7 +705,7 @@ package final class Server {
       ]).serialized)
     connection.flush()
     connection.broken = true
-    log("connection \(connection.id) cut off: subscriber too slow")
+    Log.warning("connection \(connection.id) cut off: subscriber too slow")
   }
 
   private func closeFinished() {
@@ -562,7 +713,7 @@ package final class Server {
       // A PIN check in flight still owes the connection a reply.
       guard connection.isFinished && !isCheckingPIN(connection) else { return false }
       close(connection.fd)
-      log("connection \(connection.id) closed")
+      Log.debug("connection \(connection.id) closed")
       // A descriptor is free again: a paused listener can try once more.
       listenerPausedUntil = nil
       return true
@@ -587,15 +738,13 @@ package final class Server {
       close(connection.fd)
     }
     connections.removeAll()
-    close(listenFD)
+    if listenFD >= 0 { close(listenFD) }
     if spareFD >= 0 { close(spareFD) }
-    unlink(socketPath)
-    log("stopped; removed \(socketPath)")
+    if let socketPath {
+      unlink(socketPath)
+      Log.info("stopped; removed \(socketPath)")
+    } else {
+      Log.info("stopped; the service manager keeps the socket")
+    }
   }
-}
-
-/// Writes one line to standard error, prefixed with the program name.
-package func log(_ message: String) {
-  // Nothing that looks like a card number reaches the log, whatever the message quotes.
-  writeStandardError("registerd: \(CardNumberMask.mask(message))\n")
 }

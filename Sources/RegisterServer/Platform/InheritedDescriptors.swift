@@ -11,19 +11,52 @@ public enum InheritedDescriptors {
   /// never see end of file while registerd runs), a socket a process supervisor uses to notice
   /// that some other child exited, a file kept open on a disk to unmount. Call it first thing,
   /// before opening anything.
+  ///
+  /// The sockets a service manager passed (socket activation: `LISTEN_PID` is this process and
+  /// `LISTEN_FDS` counts them, from descriptor 3 on, see sd_listen_fds(3)) are kept, and
+  /// `passedCount` says how many; `LISTEN_PID`, `LISTEN_FDS` and `LISTEN_FDNAMES` are removed
+  /// from the environment first, so nothing registerd starts believes they are meant for it.
   public static func closeAll() {
+    passedCount = takeListenEnvironment()
+    let keep = firstPassed..<(firstPassed + passedCount)
     // Where the system lists a process's descriptors, close just those (the listing's own
     // descriptor is skipped); otherwise close every possible one up to the limit.
     if let open = listed() {
-      for fd in open where fd > 2 { close(fd) }
+      for fd in open where fd > 2 && !keep.contains(fd) { close(fd) }
       return
     }
     let highest = Int32(min(descriptorLimit() ?? 65_536, 65_536))
     var fd: Int32 = 3
     while fd < highest {
-      close(fd)
+      if !keep.contains(fd) { close(fd) }
       fd += 1
     }
+  }
+
+  /// The first descriptor a service manager passes (`SD_LISTEN_FDS_START`).
+  public static let firstPassed: Int32 = 3
+
+  /// How many descriptors the service manager passed (from `firstPassed` on), as
+  /// `closeAll` found them.
+  nonisolated(unsafe) public private(set) static var passedCount: Int32 = 0
+
+  /// Reads and removes the socket-activation variables; the count of passed descriptors when
+  /// they are meant for this process, else 0.
+  private static func takeListenEnvironment() -> Int32 {
+    func take(_ name: String) -> String? {
+      guard let value = getenv(name) else { return nil }
+      let text = String(cString: value)
+      unsetenv(name)
+      return text
+    }
+    let pid = take("LISTEN_PID")
+    let count = take("LISTEN_FDS")
+    _ = take("LISTEN_FDNAMES")
+    guard let pid, let owner = Int32(pid), owner == getpid(), let count,
+      let passed = Int32(count), passed > 0
+    else { return 0 }
+    // A count past the descriptor table is nonsense; keep no more than could be open.
+    return min(passed, Int32(min(descriptorLimit() ?? 65_536, 65_536)) - firstPassed)
   }
 
   /// The descriptors open now, from /proc/self/fd (Linux) or /dev/fd, or nil.
