@@ -42,6 +42,10 @@ struct CommandHelp {
         CommandHelp(
           ["add"], "add SKU [QTY] [--option GROUP=CHOICE ...]",
           "ring up a product (each add is a new line)"),
+        CommandHelp(
+          ["scan"], "scan [CODE]",
+          "ring up the product a barcode (EAN-13, UPC-A,\nEAN-8) or SKU names; without CODE, scan mode:\nevery line read from standard input is a code"
+        ),
         CommandHelp(["remove", "rm"], "remove LINE", "take a line off the order"),
         CommandHelp(["qty", "set-qty"], "qty LINE QTY", "change a line's quantity"),
         CommandHelp(
@@ -67,7 +71,8 @@ struct CommandHelp {
           ["resume"], "resume ORDER", "bring a parked order back as the open order"),
         CommandHelp(
           ["return", "refund"], "return RECEIPT LINE[:QTY]... --reason TEXT",
-          "refund items of an earlier receipt to the tenders\nthey were paid with"),
+          "refund items of an earlier receipt to the tenders\nthey were paid with (RECEIPT as printed or\nscanned: 42 or R42)"
+        ),
         CommandHelp(
           ["watch"], "watch [--topics order,sale,day] [--count N]",
           "the customer display: last item, big total,\nchange and thank-you (plain lines when piped,\nevents with --json); reconnects when registerd\nrestarts"

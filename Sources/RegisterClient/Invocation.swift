@@ -29,6 +29,8 @@ package enum OutputStyle: Equatable {
   case drawer
   /// An e-mail written to registerd's outbox (sending it is the mail system's job).
   case emailQueued
+  /// One scan at the lane: the line it added and the running total, on one line.
+  case scanned
   case message(String)
   case plain(String)
 }
@@ -88,6 +90,9 @@ package enum Invocation: Equatable {
   /// Write the live catalog as a catalog file: from the daemon, or replayed from a data
   /// directory offline; to standard output or (atomically) to a file.
   case exportCatalog(dataDirectory: String?, to: String?)
+  /// Scan mode: every line read from standard input is a scanned code (a keyboard-wedge
+  /// scanner types the code and Enter).
+  case scanning
   /// A card tender; the number and CVV (and the expiry without `--exp`) are read at run time
   /// from the terminal or standard input unless the old form gave them here.
   case cardTender(CardTender)
@@ -128,6 +133,15 @@ package enum CommandParser {
       if error.command == nil && isKnown && name != "help" { error.command = name }
       throw error
     }
+  }
+
+  /// A receipt number as typed or scanned off the receipt's barcode ("42", "R42").
+  private static func receiptNumber(_ text: String, name: String) throws(UsageError) -> Int {
+    guard let number = ReceiptCode.number(in: text) else {
+      throw UsageError(
+        "\(name) must be a receipt number like 42 (or R42 as scanned), not \"\(text)\"")
+    }
+    return number
   }
 
   private static func parseCommand(
@@ -187,6 +201,12 @@ package enum CommandParser {
         add.options[String(option[..<equals])] = String(option[option.index(after: equals)...])
       }
       invocation = request(add, .order)
+    case "scan":
+      guard let code = arguments.optionalPositional() else {
+        try arguments.finish()
+        return .scanning
+      }
+      invocation = request(Requests.Scan(code: code), .scanned)
     case "remove", "rm":
       let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
       invocation = request(Requests.Remove(line: line), .order)
@@ -203,7 +223,7 @@ package enum CommandParser {
       invocation = request(Requests.Void(reason: try arguments.option("--reason")), .order)
     case "receipt", "reprint":
       let number = try arguments.optionalPositional().map { text throws(UsageError) in
-        try integer(text, name: "NUMBER", as: Int.self)
+        try receiptNumber(text, name: "NUMBER")
       }
       if let address = try arguments.option("--email") {
         guard let number else {
@@ -279,7 +299,7 @@ package enum CommandParser {
     case "no-sale":
       invocation = request(Requests.NoSale(reason: try arguments.option("--reason")), .drawer)
     case "email":
-      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT", as: Int.self)
+      let receipt = try receiptNumber(try arguments.positional("RECEIPT"), name: "RECEIPT")
       invocation = request(
         Requests.EmailReceipt(receipt: receipt, to: try arguments.option("--to")), .emailQueued)
     case "void-line", "void_line":
@@ -293,7 +313,7 @@ package enum CommandParser {
       let order = try integer(try arguments.positional("ORDER"), name: "ORDER", as: Int.self)
       invocation = request(Requests.Resume(orderID: order), .order)
     case "return", "refund":
-      let receipt = try integer(try arguments.positional("RECEIPT"), name: "RECEIPT", as: Int.self)
+      let receipt = try receiptNumber(try arguments.positional("RECEIPT"), name: "RECEIPT")
       guard let reason = try arguments.option("--reason") else {
         throw UsageError("return needs --reason TEXT")
       }

@@ -6,6 +6,12 @@ enum Output {
     switch style {
     case .order:
       return order(result)
+    case .scanned:
+      guard let line = result["lines"]?.arrayValue?.last else { return order(result) }
+      let quantity = line["qty"]?.int64Value ?? 1
+      return "\(quantity > 1 ? "\(quantity) × " : "")\(text(line["name"]))  \(text(line["amount"]))"
+        + "    total \(text(result["total"]))"
+        + " (\(text(result["item_count"])) item\(result["item_count"]?.int64Value == 1 ? "" : "s"))\n"
     case .orderOrReceipt:
       if let text = result["receipt"]?["text"]?.stringValue {
         return text

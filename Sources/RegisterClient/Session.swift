@@ -71,6 +71,8 @@ final class Session {
       return .done
     case .batch(let keepGoing):
       return runBatch(keepGoing: keepGoing)
+    case .scanning:
+      return runScanning()
     case .local(let command):
       return Offline.run(command, json: json, environment: processEnvironment())
     case .exportCatalog(let directory, let path):
@@ -236,6 +238,27 @@ final class Session {
     }
   }
 
+  /// Scan mode: every line from standard input is a code a scanner read, sent as `scan`. A
+  /// misread or unknown code is reported and the lane goes on scanning (the cashier scans it
+  /// again or types the SKU); end of input ends it. The status is 0 when every scan was taken,
+  /// else the status of a refusal.
+  private func runScanning() -> ExitStatus {
+    var worst = ExitStatus.done
+    if isatty(0) == 1 && !json {
+      writeStandardError("register-cli: scanning; each line read is a code (Ctrl-D ends)\n")
+    }
+    while let line = readLine(strippingNewline: true) {
+      let code = String(
+        line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed()
+          .drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+      if code.isEmpty { continue }
+      let status = run(.request(TypedRequest(Requests.Scan(code: code)), .scanned))
+      if status == .unreachable { return status }
+      if worst == .done { worst = status }
+    }
+    return worst
+  }
+
   /// Runs commands from standard input. By default it stops at the first line that fails —
   /// a later line (a tender, say) must not land on an order an earlier refusal left short;
   /// with `keepGoing` it runs every line. The status is the first failure's, or 0.
@@ -258,6 +281,11 @@ final class Session {
         let invocation = try CommandParser.parse(words)
         if case .batch = invocation {
           status = CLI.fail(.usage, "line \(lineNumber): batch cannot be nested")
+        } else if case .scanning = invocation {
+          // Scan mode reads standard input, which is the batch's own input.
+          status = CLI.fail(
+            .usage,
+            "line \(lineNumber): scan needs a CODE in a batch (scan mode reads standard input)")
         } else {
           status = run(invocation)
         }

@@ -35,6 +35,21 @@ import Testing
     #expect(typed.line == #"{"op":"add","sku":"PRINT","qty":2,"options":{"size":"11x14"}}"#)
   }
 
+  @Test func scanACodeOrEnterScanMode() throws {
+    #expect(
+      try body(["scan", "2001234000079"], as: Requests.Scan.self)
+        == Requests.Scan(code: "2001234000079"))
+    #expect(try CommandParser.parse(["scan"]) == .scanning)
+    #expect(usageError(["scan", "A", "B"]) != nil)
+  }
+
+  @Test func receiptsAsScannedOffTheirBarcode() throws {
+    #expect(
+      try body(["return", "R12", "1:1", "--reason", "x"], as: Requests.Return.self)?.receipt == 12)
+    #expect(try body(["receipt", "r7"], as: Requests.Receipt.self)?.number == 7)
+    #expect(usageError(["return", "RX", "1", "--reason", "x"])?.message.contains("R42") == true)
+  }
+
   @Test func optionsGoAnywhereOnTheLine() throws {
     let expected = try CommandParser.parse(["add", "PRINT", "2", "--option", "size=11x14"])
     #expect(try CommandParser.parse(["add", "--option", "size=11x14", "PRINT", "2"]) == expected)

@@ -14,6 +14,7 @@ import Testing
     #"{"op":"order"}"#,
     #"{"op":"receipt","number":1}"#,
     #"{"op":"add","sku":"TEE"}"#,
+    #"{"op":"scan","code":"2001234000079"}"#,
     #"{"op":"remove","line":1}"#,
     #"{"op":"set_qty","line":1,"qty":2}"#,
     #"{"op":"tender","type":"cash","amount":"1.00"}"#,

@@ -29,6 +29,7 @@ import Testing
         Requests.Add(sku: "TEE"),
         Requests.Add(sku: "PRINT", quantity: 3, options: ["frame": "oak"]),
       ]
+    case .scan: [Requests.Scan(code: "4006381333931"), Requests.Scan(code: "TEE-WHT-M")]
     case .remove: [Requests.Remove(line: 2)]
     case .setQty: [Requests.SetQty(line: 1, quantity: 4)]
     case .tender:

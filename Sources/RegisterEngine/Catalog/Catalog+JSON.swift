@@ -358,11 +358,48 @@ extension Product {
         path: fields.pathOf("options"),
         message: "the cheapest choice of options makes the price negative")
     }
+    let barcodes = try fields.optional("barcodes", as: [String].self) ?? []
+    try Self.validateBarcodes(barcodes, path: fields.pathOf("barcodes"))
     try fields.rejectUnknown()
     self.init(
       sku: sku, name: name, description: description, category: category, price: price,
       salePrice: salePrice, stock: stock, taxClass: taxClass, colors: colors, image: image,
-      options: options)
+      options: options, barcodes: barcodes)
+  }
+
+  /// Each barcode must be an EAN-13, UPC-A or EAN-8 with its check digit right, and appear
+  /// once (a UPC-A and the EAN-13 it is count as one).
+  static func validateBarcodes(_ barcodes: [String], path: String) throws(JSONShapeError) {
+    guard barcodes.count <= maximumBarcodes else {
+      throw JSONShapeError(
+        path: path, message: "has \(barcodes.count) barcodes; at most \(maximumBarcodes)")
+    }
+    var keys: Set<String> = []
+    for (index, text) in barcodes.enumerated() {
+      let itemPath = indexPath(path, index)
+      switch Barcode.parse(text) {
+      case .failure(.notABarcode):
+        throw JSONShapeError(
+          path: itemPath,
+          message:
+            "\"\(displayable(text))\" is not a barcode: 13 (EAN-13), 12 (UPC-A) or 8 (EAN-8) digits"
+        )
+      case .failure(.badCheckDigit(let kind, let expected)):
+        throw JSONShapeError(
+          path: itemPath,
+          message: "\(text) is not a valid \(kind.rawValue): its check digit should be \(expected)")
+      case .success(let barcode):
+        guard keys.insert(barcode.key).inserted else {
+          throw JSONShapeError(path: itemPath, message: "\(text) is listed twice")
+        }
+      }
+    }
+  }
+
+  /// A short, safe rendering of a text that is not a barcode, for an error message.
+  private static func displayable(_ text: String) -> String {
+    let short = text.count > 24 ? String(text.prefix(24)) + "…" : text
+    return String(short.unicodeScalars.map { $0.isASCII && $0.value >= 32 ? Character($0) : "?" })
   }
 
   /// The product in the catalog file's shape.
@@ -379,6 +416,7 @@ extension Product {
       "colors": colors.isEmpty ? nil : .array(colors.map(JSONValue.string)),
       "image": image.map(JSONValue.string),
       "options": options.isEmpty ? nil : .array(options.map(\.json)),
+      "barcodes": barcodes.isEmpty ? nil : .array(barcodes.map(JSONValue.string)),
     ])
   }
 }
@@ -467,8 +505,35 @@ extension Catalog {
       seen[product.sku] = index
       products.append(product)
     }
+    try Self.checkBarcodesUnique(products)
     try fields.rejectUnknown()
     self.init(store: store, products: products)
+  }
+
+  /// No barcode may be on two products (a scan must name one product), nor be another
+  /// product's SKU (a scan of it would be ambiguous).
+  static func checkBarcodesUnique(_ products: [Product]) throws(JSONShapeError) {
+    var owner: [String: Int] = [:]
+    var skus: [String: Int] = [:]
+    for (index, product) in products.enumerated() { skus[product.sku] = index }
+    for (index, product) in products.enumerated() {
+      for (position, text) in product.barcodes.enumerated() {
+        guard case .success(let barcode) = Barcode.parse(text) else { continue }
+        let path =
+          "product \"\(product.sku)\" (products[\(index)]): field \"barcodes[\(position)]\""
+        if let first = owner[barcode.key] {
+          throw JSONShapeError(
+            path: path,
+            message: "\(text) is also a barcode of \"\(products[first].sku)\" (products[\(first)])")
+        }
+        if let other = skus[text], other != index {
+          throw JSONShapeError(
+            path: path,
+            message: "\(text) is the SKU of products[\(other)]; a scan could mean either")
+        }
+        owner[barcode.key] = index
+      }
+    }
   }
 
   /// Rewrites "products[3].price" as "product \"SKU\" (products[3]): price" when the SKU is known.

@@ -32,6 +32,9 @@ public struct Product: Sendable, Equatable {
   /// real product, and a bound on the work a hostile product can ask for.
   public static let maximumOptionGroups = 16
   public static let maximumOptionChoices = 64
+  /// The most barcodes one product may carry (a product sold under several packagings or
+  /// suppliers' codes has a few, never many).
+  public static let maximumBarcodes = 16
 
   public var sku: String
   public var name: String
@@ -48,11 +51,14 @@ public struct Product: Sendable, Equatable {
   public var colors: [String]
   public var image: String?
   public var options: [OptionGroup]
+  /// The barcodes a scanner reads off this product (EAN-13, UPC-A, EAN-8), as given.
+  public var barcodes: [String]
 
   public init(
     sku: String, name: String, description: String = "", category: String, price: Money,
     salePrice: Money? = nil, stock: Int64? = nil, taxClass: String? = nil,
-    colors: [String] = [], image: String? = nil, options: [OptionGroup] = []
+    colors: [String] = [], image: String? = nil, options: [OptionGroup] = [],
+    barcodes: [String] = []
   ) {
     self.sku = sku
     self.name = name
@@ -65,6 +71,7 @@ public struct Product: Sendable, Equatable {
     self.colors = colors
     self.image = image
     self.options = options
+    self.barcodes = barcodes
   }
 
   /// What one unit sells for before options: the sale price when there is one.

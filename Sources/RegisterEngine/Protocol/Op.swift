@@ -8,6 +8,7 @@ public enum Op: String, CaseIterable, Sendable {
   case order
   case receipt
   case add
+  case scan
   case remove
   case setQty = "set_qty"
   case tender
@@ -49,7 +50,7 @@ public enum Op: String, CaseIterable, Sendable {
     case .hello, .catalog, .catalogExport, .order, .receipt, .parked, .subscribe, .operatorList,
       .customerFind, .customerHistory, .report:
       false
-    case .add, .remove, .setQty, .tender, .void, .discount, .overridePrice, .voidLine, .park,
+    case .add, .scan, .remove, .setQty, .tender, .void, .discount, .overridePrice, .voidLine, .park,
       .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,
       .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
       .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:

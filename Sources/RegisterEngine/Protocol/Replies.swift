@@ -111,7 +111,8 @@ struct Replies {
           "day \(number) has not been closed (the open day is \(source.register.day.number))")
       }
       return .value(ReportRenderer.reply(DayReport(closed: closed, reprint: true)))
-    case .add, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine, .park,
+    case .add, .scan, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine,
+      .park,
       .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
       .signIn, .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
       .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:

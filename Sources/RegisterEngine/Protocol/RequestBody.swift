@@ -34,6 +34,7 @@ extension Op {
     case .order: Requests.Order.self
     case .receipt: Requests.Receipt.self
     case .add: Requests.Add.self
+    case .scan: Requests.Scan.self
     case .remove: Requests.Remove.self
     case .setQty: Requests.SetQty.self
     case .tender: Requests.Tender.self

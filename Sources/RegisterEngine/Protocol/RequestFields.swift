@@ -31,6 +31,20 @@ struct RequestFields {
     do { return try fields.required(key, as: type) } catch { throw refusal(error, key: key) }
   }
 
+  /// A receipt number: a whole number, or the receipt's code as scanned off its barcode
+  /// (`"R42"`, see `ReceiptCode`).
+  mutating func receiptNumber(_ key: String) throws(RegisterError) -> Int? {
+    guard case .string(let code)? = fields.peek(key) else { return try optional(key, as: Int.self) }
+    _ = fields.raw(key)
+    guard let number = ReceiptCode.number(in: code) else {
+      throw RegisterError(
+        .badRequest,
+        "\(key) must be a receipt number, or its code as scanned (like \"R42\"), not \"\(code.prefix(40))\""
+      )
+    }
+    return number
+  }
+
   mutating func optional<T: JSONDecodable>(_ key: String, as type: T.Type = T.self)
     throws(RegisterError) -> T?
   {

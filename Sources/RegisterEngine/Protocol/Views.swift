@@ -100,6 +100,8 @@ extension Register {
       "tax_rate": (store.tax.rate(of: taxClass) ?? .zero).json,
       "colors": product.colors.isEmpty ? nil : .array(product.colors.map(JSONValue.string)),
       "image": product.image.map(JSONValue.string),
+      "barcodes": product.barcodes.isEmpty
+        ? nil : .array(product.barcodes.map(JSONValue.string)),
       "options": product.options.isEmpty
         ? nil
         : .array(

@@ -7,6 +7,8 @@ public enum Command: Sendable {
   case showOrder
   case receipt(number: Int?)
   case add(sku: String, quantity: Int64, options: [String: String])
+  /// One unit of the product a scanner read: a barcode, or a SKU typed as a scanner types.
+  case scan(code: String)
   case remove(line: Int)
   case setQuantity(line: Int, quantity: Int64)
   case tender(TenderRequest)
@@ -55,6 +57,7 @@ public enum Command: Sendable {
     case .showOrder: .order
     case .receipt: .receipt
     case .add: .add
+    case .scan: .scan
     case .remove: .remove
     case .setQuantity: .setQty
     case .tender: .tender

@@ -2,6 +2,11 @@
 public struct ProductList: Sendable, Equatable {
   public private(set) var all: [Product] = []
   private var index: [String: Int] = [:]
+  /// The SKU each barcode (by its `Barcode.key`) belongs to. The catalog file and the
+  /// product ops keep barcodes unique; should two products ever share one (a product added
+  /// through the protocol, then the same code in an imported file), the one listed first keeps
+  /// it, the same way after every restart.
+  private var barcodeOwners: [String: String] = [:]
 
   public init(_ products: [Product] = []) {
     for product in products { upsert(product) }
@@ -13,22 +18,46 @@ public struct ProductList: Sendable, Equatable {
 
   public var count: Int { all.count }
 
+  /// The product a scanned barcode belongs to.
+  public func product(barcode: Barcode) -> Product? {
+    barcodeOwners[barcode.key].flatMap { self[$0] }
+  }
+
   /// Adds the product, or replaces the one with the same SKU in place.
   public mutating func upsert(_ product: Product) {
     if let position = index[product.sku] {
+      let changedBarcodes = all[position].barcodes != product.barcodes
       all[position] = product
+      if changedBarcodes { rebuildBarcodeOwners() }
     } else {
       index[product.sku] = all.count
       all.append(product)
+      claimBarcodes(of: product)
     }
   }
 
   /// Removes the product with this SKU, if any.
   public mutating func remove(sku: String) {
     guard let position = index[sku] else { return }
+    let hadBarcodes = !all[position].barcodes.isEmpty
     all.remove(at: position)
     index = [:]
     for (offset, product) in all.enumerated() { index[product.sku] = offset }
+    if hadBarcodes { rebuildBarcodeOwners() }
+  }
+
+  private mutating func claimBarcodes(of product: Product) {
+    for text in product.barcodes {
+      guard case .success(let barcode) = Barcode.parse(text),
+        barcodeOwners[barcode.key] == nil
+      else { continue }
+      barcodeOwners[barcode.key] = product.sku
+    }
+  }
+
+  private mutating func rebuildBarcodeOwners() {
+    barcodeOwners = [:]
+    for product in all { claimBarcodes(of: product) }
   }
 
   /// Changes a tracked product's stock by `delta` (untracked products are left alone).

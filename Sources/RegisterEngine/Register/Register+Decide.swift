@@ -74,6 +74,8 @@ extension Register {
       events = [try decideReturn(receipt: receipt, lines: lines, reason: reason)]
     case .add(let sku, let quantity, let options):
       events = try decideAdd(sku: sku, quantity: quantity, options: options)
+    case .scan(let code):
+      events = try decideAdd(sku: scannedProduct(code).sku, quantity: 1, options: [:])
     case .remove(let line):
       _ = try activeLine(line)
       events = [.lineRemoved(order: order.id, line: line)]
@@ -238,6 +240,31 @@ extension Register {
       if reserved > 0 { holding += "; parked orders hold \(reserved)" }
       throw RegisterError(
         .outOfStock, "only \(stock) of \(product.name) (\(sku)) in stock\(holding)")
+    }
+  }
+
+  /// The product a scanned code names: a barcode of a product, else a product's SKU (a
+  /// scanner may read a shelf label that carries the SKU). A code shaped like a barcode with a
+  /// wrong check digit is a misread, and says so, rather than "unknown".
+  func scannedProduct(_ code: String) throws(RegisterError) -> Product {
+    switch Barcode.parse(code) {
+    case .success(let barcode):
+      if let product = products.product(barcode: barcode) { return product }
+      if let product = products[code] { return product }
+      throw RegisterError(
+        .unknownBarcode,
+        "no product has the \(barcode.kind.rawValue) barcode \(code); add it with its SKU, or give the product that barcode (product_update)"
+      )
+    case .failure(.badCheckDigit(let kind, _)):
+      if let product = products[code] { return product }
+      throw RegisterError(
+        .invalidBarcode,
+        "\(code) is not a valid \(kind.rawValue): its check digit is wrong (a misread?); scan it again or type the SKU"
+      )
+    case .failure(.notABarcode):
+      if let product = products[code] { return product }
+      throw RegisterError(
+        .unknownBarcode, "no product has the barcode or SKU \"\(code)\"")
     }
   }
 

@@ -78,7 +78,7 @@ extension Register {
     case .operatorAdd, .operatorRemove, .operatorUnlock: return "managing operators"
     case .operatorSetPIN(let id, _):
       return id == current.id ? nil : "setting another operator's PIN"
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .remove, .setQuantity,
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .discount, .voidLine, .park, .listParked, .resume, .subscribe, .report,
       .operatorList, .signIn, .signOut, .customerAdd, .customerFind, .attachCustomer,
       .customerHistory, .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat,
@@ -157,7 +157,7 @@ extension Register {
     switch request.command {
     case .signIn(let id, let pin): check(pin, of: id, managerOnly: false)
     case .operatorAdd(_, _, _, let pin), .operatorSetPIN(_, let pin): fresh(pin)
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .remove, .setQuantity,
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorList, .operatorRemove, .operatorUnlock, .signOut,
       .customerAdd, .customerFind, .attachCustomer, .customerHistory, .productAdd, .productUpdate,
@@ -218,7 +218,7 @@ extension Register {
         throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
       }
       return [.customerAttached(order: order.id, customerID: id)]
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .remove, .setQuantity,
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorList, .customerFind, .customerHistory,
       .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,

@@ -8,6 +8,14 @@ extension Register {
         throw RegisterError(
           .productExists, "a product with SKU \"\(product.sku)\" exists; use product_update")
       }
+      if case .success(let barcode) = Barcode.parse(product.sku),
+        let owner = products.product(barcode: barcode)
+      {
+        throw RegisterError(
+          .invalidProduct,
+          "the SKU \(product.sku) is a barcode of \"\(owner.sku)\"; a scan could mean either")
+      }
+      try checkBarcodesFree(product)
       return [.productAdded(product)]
     case .productUpdate(let sku, let changes):
       guard let existing = products[sku] else {
@@ -22,6 +30,7 @@ extension Register {
         merged[key] = value == .null ? nil : value
       }
       let product = try validatedProduct(.object(merged))
+      try checkBarcodesFree(product)
       if let stock = product.stock, stock < reserved(sku: sku) {
         throw RegisterError(
           .outOfStock,
@@ -97,7 +106,7 @@ extension Register {
       try ContactValidation.validateEmail(address)
       let messageID = "receipt-\(number)-\(hexString(context.random(8)))@registerd"
       return [.receiptEmailed(receipt: number, to: address, messageID: messageID)]
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .remove, .setQuantity,
+    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorAdd, .operatorList, .operatorRemove,
       .operatorSetPIN, .operatorUnlock, .signIn, .signOut, .customerAdd, .customerFind,
@@ -113,6 +122,23 @@ extension Register {
       return try Product(json: json, path: "product", store: store)
     } catch {
       throw RegisterError(.invalidProduct, error.description)
+    }
+  }
+
+  /// A product's barcodes must not be another product's barcode or SKU: a scan must name one
+  /// product.
+  func checkBarcodesFree(_ product: Product) throws(RegisterError) {
+    for text in product.barcodes {
+      guard case .success(let barcode) = Barcode.parse(text) else { continue }
+      if let owner = products.product(barcode: barcode), owner.sku != product.sku {
+        throw RegisterError(
+          .invalidProduct, "the barcode \(text) is already on \"\(owner.sku)\"")
+      }
+      if let other = products[text], other.sku != product.sku {
+        throw RegisterError(
+          .invalidProduct,
+          "the barcode \(text) is the SKU of another product; a scan could mean either")
+      }
     }
   }
 

@@ -13,6 +13,10 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case lineNotFound = "line_not_found"
   case emptyOrder = "empty_order"
   case invalidOption = "invalid_option"
+  /// `scan` of a code shaped like a barcode whose check digit is wrong (a misread).
+  case invalidBarcode = "invalid_barcode"
+  /// `scan` of a code that is no product's barcode or SKU.
+  case unknownBarcode = "unknown_barcode"
   case invalidDiscount = "invalid_discount"
   // Payment.
   case invalidCard = "invalid_card"

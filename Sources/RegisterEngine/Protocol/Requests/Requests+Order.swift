@@ -60,6 +60,38 @@ extension Requests {
     }
   }
 
+  /// `scan`: one unit of the product a scanner read (a barcode, or a SKU).
+  public struct Scan: RequestBody, DecodableRequestBody {
+    public static let op = Op.scan
+    /// The most characters a scanned code may have (a SKU is at most 64, a barcode 13).
+    static let maximumLength = 64
+    public var code: String
+    public init(code: String) { self.code = code }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      let raw = try fields.required("code", as: String.self)
+      // A keyboard-wedge scanner ends its code with Enter, some with a tab or a space: those
+      // are not part of the code.
+      let trimmed = raw.unicodeScalars.drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+      var scalars = Array(trimmed)
+      while let last = scalars.last, last == " " || last == "\t" || last == "\r" || last == "\n" {
+        scalars.removeLast()
+      }
+      guard !scalars.isEmpty, scalars.count <= Self.maximumLength,
+        scalars.allSatisfy({ $0.isASCII && $0.value > 32 && $0.value < 127 })
+      else {
+        throw RegisterError(
+          .badRequest,
+          "code must be what a scanner reads: 1 to \(Self.maximumLength) printable ASCII characters"
+        )
+      }
+      var code = String.UnicodeScalarView()
+      code.append(contentsOf: scalars)
+      self.code = String(code)
+    }
+    public var command: Command { .scan(code: code) }
+    public func encode(to object: inout JSONObject) { object["code"] = .string(code) }
+  }
+
   /// `remove`: a line off the order (before anything is paid).
   public struct Remove: RequestBody, DecodableRequestBody {
     public static let op = Op.remove

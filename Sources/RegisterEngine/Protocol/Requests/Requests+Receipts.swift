@@ -7,7 +7,7 @@ extension Requests {
     public var number: Int?
     public init(number: Int? = nil) { self.number = number }
     init(from fields: inout RequestFields) throws(RegisterError) {
-      number = try fields.optional("number")
+      number = try fields.receiptNumber("number")
     }
     public var command: Command { .receipt(number: number) }
     public func encode(to object: inout JSONObject) {
@@ -29,7 +29,10 @@ extension Requests {
     }
 
     init(from fields: inout RequestFields) throws(RegisterError) {
-      receipt = try fields.required("receipt", as: Int.self)
+      guard let number = try fields.receiptNumber("receipt") else {
+        throw RegisterError(.badRequest, "receipt is required")
+      }
+      receipt = number
       guard let items = try fields.optional("lines", as: [JSONValue].self) else {
         throw RegisterError(.badRequest, "lines is required, like [{\"line\": 1, \"qty\": 1}]")
       }
@@ -78,7 +81,10 @@ extension Requests {
     }
 
     init(from fields: inout RequestFields) throws(RegisterError) {
-      receipt = try fields.required("receipt")
+      guard let number = try fields.receiptNumber("receipt") else {
+        throw RegisterError(.badRequest, "receipt is required")
+      }
+      receipt = number
       to = try fields.optional("to")
     }
 
