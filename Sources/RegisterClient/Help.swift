@@ -110,7 +110,7 @@ struct CommandHelp {
           "(on any command) a manager's approval, for voids,\noverrides, returns, no-sales, large discounts"
         ),
         CommandHelp(["customer"], "customer add NAME [--email E] [--phone P]"),
-        CommandHelp(["customer"], "customer find QUERY | attach ID | history ID"),
+        CommandHelp(["customer"], "customer find QUERY | attach ID | detach | history ID"),
       ]
     ),
     (

@@ -482,7 +482,7 @@ package enum CommandParser {
   private static func customerCommand(_ arguments: inout ArgumentList) throws(UsageError)
     -> Invocation
   {
-    let action = try arguments.positional("add|find|attach|history")
+    let action = try arguments.positional("add|find|attach|detach|history")
     switch action {
     case "add":
       let name = try arguments.positional("NAME")
@@ -494,11 +494,13 @@ package enum CommandParser {
     case "attach":
       let id = try arguments.positional("CUSTOMER_ID")
       return request(Requests.AttachCustomer(customerID: id), .order)
+    case "detach":
+      return request(Requests.DetachCustomer(), .order)
     case "history":
       let id = try arguments.positional("CUSTOMER_ID")
       return request(Requests.CustomerHistory(customerID: id), .history)
     default:
-      throw UsageError("customer takes add, find, attach or history")
+      throw UsageError("customer takes add, find, attach, detach or history")
     }
   }
 

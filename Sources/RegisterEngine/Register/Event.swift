@@ -39,6 +39,8 @@ public enum Event: Sendable, Equatable {
   case signedOut(id: String)
   case customerAdded(Customer)
   case customerAttached(order: Int, customerID: String)
+  /// The customer taken off the open order again (`detach_customer`).
+  case customerDetached(order: Int)
   case productAdded(Product)
   case productUpdated(Product)
   case productRemoved(sku: String)
@@ -86,6 +88,7 @@ public enum Event: Sendable, Equatable {
     case .signedOut: .signedOut
     case .customerAdded: .customerAdded
     case .customerAttached: .customerAttached
+    case .customerDetached: .customerDetached
     case .productAdded: .productAdded
     case .productUpdated: .productUpdated
     case .productRemoved: .productRemoved
@@ -149,6 +152,7 @@ public enum Event: Sendable, Equatable {
     case .customerAdded(let customer): customer.json
     case .customerAttached(let order, let customer):
       .object(["order_id": .int(order), "customer_id": .string(customer)])
+    case .customerDetached(let order): .object(["order_id": .int(order)])
     case .productAdded(let product), .productUpdated(let product): product.json
     case .productRemoved(let sku): .object(["sku": .string(sku)])
     case .stockAdjusted(let sku, let delta, let reason):
@@ -274,6 +278,8 @@ public enum Event: Sendable, Equatable {
     case .customerAttached:
       event = .customerAttached(
         order: try fields.required("order_id"), customerID: try fields.required("customer_id"))
+    case .customerDetached:
+      event = .customerDetached(order: try fields.required("order_id"))
     case .productAdded, .productUpdated:
       let product = try Product(json: data, path: "data", currency: currency, taxClasses: nil)
       return kind == .productAdded ? .productAdded(product) : .productUpdated(product)

@@ -68,7 +68,8 @@ extension Order {
       return orderID == id && index(ofLine: number) != nil
     case .discountSet(let orderID, let number, _):
       return orderID == id && (number.map { index(ofLine: $0) != nil } ?? true)
-    case .tenderAdded(let orderID, _), .customerAttached(let orderID, _):
+    case .tenderAdded(let orderID, _), .customerAttached(let orderID, _),
+      .customerDetached(let orderID):
       return orderID == id
     case .storeConfigured, .catalogLoaded, .saleCompleted, .orderVoided, .orderParked,
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
@@ -107,6 +108,8 @@ extension Order {
       lines[index].override = override
     case .customerAttached(_, let customer):
       customerID = customer
+    case .customerDetached:
+      customerID = nil
     case .lineVoided(_, let number):
       guard let index = index(ofLine: number) else { return false }
       lines[index].voided = true

@@ -212,6 +212,15 @@ extension Requests {
     }
   }
 
+  /// `detach_customer`: the customer taken off the open order.
+  public struct DetachCustomer: RequestBody, DecodableRequestBody {
+    public static let op = Op.detachCustomer
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .detachCustomer }
+    public func encode(to object: inout JSONObject) {}
+  }
+
   /// `customer_history`: a customer's receipts and totals.
   public struct CustomerHistory: RequestBody, DecodableRequestBody {
     public static let op = Op.customerHistory
