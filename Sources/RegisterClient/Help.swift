@@ -109,7 +109,8 @@ struct CommandHelp {
           ["--approve"], "--approve MANAGER:PIN",
           "(on any command) a manager's approval, for voids,\noverrides, returns, no-sales, large discounts"
         ),
-        CommandHelp(["customer"], "customer add NAME [--email E] [--phone P]"),
+        CommandHelp(
+          ["customer"], "customer add NAME [--email E] [--phone P] [--tax-exempt CERTIFICATE]"),
         CommandHelp(["customer"], "customer find QUERY | attach ID | detach | history ID"),
       ]
     ),

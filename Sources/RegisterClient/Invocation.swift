@@ -488,7 +488,10 @@ package enum CommandParser {
       let name = try arguments.positional("NAME")
       let email = try arguments.option("--email")
       let phone = try arguments.option("--phone")
-      return request(Requests.CustomerAdd(name: name, email: email, phone: phone), .customers)
+      let exempt = try arguments.option("--tax-exempt")
+      return request(
+        Requests.CustomerAdd(name: name, email: email, phone: phone, taxExempt: exempt),
+        .customers)
     case "find":
       return request(Requests.CustomerFind(query: try arguments.positional("QUERY")), .customers)
     case "attach":

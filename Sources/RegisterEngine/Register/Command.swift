@@ -31,7 +31,7 @@ public enum Command: Sendable {
   case operatorUnlock(id: String)
   case signIn(operatorID: String, pin: String)
   case signOut
-  case customerAdd(name: String, email: String?, phone: String?)
+  case customerAdd(name: String, email: String?, phone: String?, taxExempt: String? = nil)
   case customerFind(query: String)
   case attachCustomer(customerID: String)
   /// Takes the customer off the open order.

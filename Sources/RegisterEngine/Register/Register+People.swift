@@ -208,7 +208,7 @@ extension Register {
         throw RegisterError(.notSignedIn, "nobody is signed in")
       }
       return [.signedOut(id: current)]
-    case .customerAdd(let name, let email, let phone):
+    case .customerAdd(let name, let email, let phone, let taxExempt):
       if let email {
         try ContactValidation.validateEmail(email)
         // One customer per address: a second card for the same person splits their history.
@@ -223,13 +223,30 @@ extension Register {
       if let phone { try ContactValidation.validatePhone(phone) }
       return [
         .customerAdded(
-          Customer(id: "C\(nextCustomerNumber)", name: name, email: email, phone: phone))
+          Customer(
+            id: "C\(nextCustomerNumber)", name: name, email: email, phone: phone,
+            taxExempt: taxExempt))
       ]
     case .attachCustomer(let id):
       guard customers.contains(where: { $0.id == id }) else {
         throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
       }
-      return [.customerAttached(order: order.id, customerID: id)]
+      let exemption = customers.first { $0.id == id }?.taxExempt
+      if exemption != nil {
+        guard !store.tax.pricesIncludeTax else {
+          throw RegisterError(
+            .invalidCustomer,
+            "customer \(id) is tax-exempt, and this store's prices include tax; a tax-exempt sale needs prices without tax"
+          )
+        }
+        guard order.tenders.isEmpty else {
+          throw RegisterError(
+            .orderHasTenders,
+            "customer \(id) is tax-exempt, which would lower a total that payment has started on; attach them before taking payment, or void the order"
+          )
+        }
+      }
+      return [.customerAttached(order: order.id, customerID: id, taxExempt: exemption)]
     case .detachCustomer:
       guard order.customerID != nil else {
         throw RegisterError(
