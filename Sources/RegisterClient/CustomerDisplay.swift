@@ -50,6 +50,7 @@ package struct CustomerDisplay: Equatable {
     EventType.priceOverridden.rawValue, EventType.lineVoided.rawValue,
     EventType.orderVoided.rawValue, EventType.orderParked.rawValue,
     EventType.orderResumed.rawValue, EventType.customerAttached.rawValue,
+    EventType.customerDetached.rawValue,
   ]
 
   /// Takes in one event (nil: the first look, before any) and the open order after it.

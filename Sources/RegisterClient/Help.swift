@@ -109,8 +109,9 @@ struct CommandHelp {
           ["--approve"], "--approve MANAGER:PIN",
           "(on any command) a manager's approval, for voids,\noverrides, returns, no-sales, large discounts"
         ),
-        CommandHelp(["customer"], "customer add NAME [--email E] [--phone P]"),
-        CommandHelp(["customer"], "customer find QUERY | attach ID | history ID"),
+        CommandHelp(
+          ["customer"], "customer add NAME [--email E] [--phone P] [--tax-exempt CERTIFICATE]"),
+        CommandHelp(["customer"], "customer find QUERY | attach ID | detach | history ID"),
       ]
     ),
     (

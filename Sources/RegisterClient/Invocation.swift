@@ -482,23 +482,28 @@ package enum CommandParser {
   private static func customerCommand(_ arguments: inout ArgumentList) throws(UsageError)
     -> Invocation
   {
-    let action = try arguments.positional("add|find|attach|history")
+    let action = try arguments.positional("add|find|attach|detach|history")
     switch action {
     case "add":
       let name = try arguments.positional("NAME")
       let email = try arguments.option("--email")
       let phone = try arguments.option("--phone")
-      return request(Requests.CustomerAdd(name: name, email: email, phone: phone), .customers)
+      let exempt = try arguments.option("--tax-exempt")
+      return request(
+        Requests.CustomerAdd(name: name, email: email, phone: phone, taxExempt: exempt),
+        .customers)
     case "find":
       return request(Requests.CustomerFind(query: try arguments.positional("QUERY")), .customers)
     case "attach":
       let id = try arguments.positional("CUSTOMER_ID")
       return request(Requests.AttachCustomer(customerID: id), .order)
+    case "detach":
+      return request(Requests.DetachCustomer(), .order)
     case "history":
       let id = try arguments.positional("CUSTOMER_ID")
       return request(Requests.CustomerHistory(customerID: id), .history)
     default:
-      throw UsageError("customer takes add, find, attach or history")
+      throw UsageError("customer takes add, find, attach, detach or history")
     }
   }
 

@@ -218,8 +218,17 @@ struct CLIResult {
 func runCLI(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
   -> CLIResult
 {
+  try runProgram(Binaries.registerCLI, arguments, stdin: stdin, environment: environment)
+}
+
+/// Runs `executable` with `arguments`, feeding `stdin` (the test's environment plus
+/// `environment`), and returns its status and output once it exits (within a minute).
+func runProgram(
+  _ executable: URL, _ arguments: [String], stdin: String? = nil,
+  environment: [String: String] = [:]
+) throws -> CLIResult {
   let process = Process()
-  process.executableURL = Binaries.registerCLI
+  process.executableURL = executable
   process.arguments = arguments
   var env = ProcessInfo.processInfo.environment
   for (key, value) in environment { env[key] = value }
@@ -245,7 +254,7 @@ func runCLI(_ arguments: [String], stdin: String? = nil, environment: [String: S
   errData = errors.fileHandleForReading.readDataToEndOfFile()
   group.wait()
   guard let status = exitStatus(of: process, timeout: 60) else {
-    throw HarnessError("register-cli \(arguments) did not exit within a minute")
+    throw HarnessError("\(executable.lastPathComponent) \(arguments) did not exit within a minute")
   }
   return CLIResult(
     status: status, stdout: String(decoding: outData, as: UTF8.self),

@@ -163,20 +163,14 @@ import Testing
 
     try "{\"name\": 5}".write(
       toFile: temporary.path("bad-store.json"), atomically: true, encoding: .utf8)
-    let bad = Process()
-    bad.executableURL = Binaries.registerd
-    bad.arguments = [
-      "--socket", temporary.path("b.sock"), "--data-dir", temporary.path("data2"),
-      "--catalog", daemon.catalogPath, "--store", temporary.path("bad-store.json"),
-    ]
-    let errors = Pipe()
-    bad.standardError = errors
-    bad.standardOutput = FileHandle.nullDevice
-    try bad.run()
-    let text = String(
-      decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(exitStatus(of: bad, timeout: 20) == 1)
-    #expect(text.contains("bad-store.json"))
+    let bad = try runProgram(
+      Binaries.registerd,
+      [
+        "--socket", temporary.path("b.sock"), "--data-dir", temporary.path("data2"),
+        "--catalog", daemon.catalogPath, "--store", temporary.path("bad-store.json"),
+      ])
+    #expect(bad.status == 1)
+    #expect(bad.stderr.contains("bad-store.json"))
     #expect(!FileManager.default.fileExists(atPath: temporary.path("data2")))
   }
 
@@ -186,18 +180,11 @@ import Testing
     let catalog = Binaries.repository.appendingPathComponent("Data/products.json").path
     let store = Binaries.repository.appendingPathComponent("contrib/store.json").path
     func check(_ arguments: [String]) throws -> (status: Int32?, output: String) {
-      let process = Process()
-      process.executableURL = Binaries.registerd
-      process.arguments =
+      let result = try runProgram(
+        Binaries.registerd,
         ["--check", "--data-dir", temporary.path("data"), "--socket", temporary.path("s.sock")]
-        + arguments
-      let output = Pipe()
-      process.standardOutput = output
-      process.standardError = output
-      try process.run()
-      let text = String(
-        decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      return (exitStatus(of: process, timeout: 20), text)
+          + arguments)
+      return (result.status, result.stdout + result.stderr)
     }
     let good = try check(["--catalog", catalog, "--store", store])
     #expect(good.status == 0)

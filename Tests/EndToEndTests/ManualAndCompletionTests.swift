@@ -9,36 +9,9 @@ private func run(
   _ program: String, _ arguments: [String], stdin: String? = nil,
   environment: [String: String] = [:]
 ) throws -> CLIResult {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = [program] + arguments
-  var env = ProcessInfo.processInfo.environment
-  for (key, value) in environment { env[key] = value }
-  process.environment = env
-  let output = Pipe()
-  let errors = Pipe()
-  let input = Pipe()
-  process.standardOutput = output
-  process.standardError = errors
-  process.standardInput = input
-  try process.run()
-  if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-  try input.fileHandleForWriting.close()
-  let group = DispatchGroup()
-  nonisolated(unsafe) var outData = Data()
-  group.enter()
-  DispatchQueue.global().async {
-    outData = output.fileHandleForReading.readDataToEndOfFile()
-    group.leave()
-  }
-  let errData = errors.fileHandleForReading.readDataToEndOfFile()
-  group.wait()
-  guard let status = exitStatus(of: process, timeout: 60) else {
-    throw HarnessError("\(program) did not exit within a minute")
-  }
-  return CLIResult(
-    status: status, stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData, as: UTF8.self))
+  try runProgram(
+    URL(fileURLWithPath: "/usr/bin/env"), [program] + arguments, stdin: stdin,
+    environment: environment)
 }
 
 /// The repository's hand-written registerd(8).

@@ -37,6 +37,7 @@ import Testing
     #"{"op":"customer_add","name":"Dana"}"#,
     #"{"op":"customer_find","query":"Dana"}"#,
     #"{"op":"attach_customer","customer_id":"C1"}"#,
+    #"{"op":"detach_customer"}"#,
     #"{"op":"customer_history","customer_id":"C1"}"#,
     #"{"op":"product_add","product":{"sku":"X"}}"#,
     #"{"op":"product_update","sku":"TEE","changes":{"price":"1.00"}}"#,
@@ -85,7 +86,7 @@ import Testing
         "order": [
           "line_added", "line_removed", "quantity_set", "line_voided", "tender_added",
           "discount_set", "price_overridden", "order_voided", "order_parked", "order_resumed",
-          "sale_completed", "customer_attached",
+          "sale_completed", "customer_attached", "customer_detached",
         ],
         "sale": ["sale_completed", "return_completed", "receipt_emailed"],
         "day": ["day_closed"],

@@ -80,6 +80,7 @@ import Testing
       ]
     case .customerFind: [Requests.CustomerFind(query: "Dana")]
     case .attachCustomer: [Requests.AttachCustomer(customerID: "C1")]
+    case .detachCustomer: [Requests.DetachCustomer()]
     case .customerHistory: [Requests.CustomerHistory(customerID: "C1")]
     case .productAdd:
       [Requests.ProductAdd(product: .object(["sku": "X-1"]))]

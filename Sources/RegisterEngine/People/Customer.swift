@@ -4,18 +4,24 @@ public struct Customer: Sendable, Equatable {
   public var name: String
   public var email: String?
   public var phone: String?
+  /// The number of the customer's tax-exemption certificate: orders they are attached to are
+  /// not taxed, and their receipts print the number.
+  public var taxExempt: String?
 
-  public init(id: String, name: String, email: String?, phone: String?) {
+  public init(
+    id: String, name: String, email: String?, phone: String?, taxExempt: String? = nil
+  ) {
     self.id = id
     self.name = name
     self.email = email
     self.phone = phone
+    self.taxExempt = taxExempt
   }
 
   var json: JSONValue {
     .object([
       "customer_id": .string(id), "name": .string(name), "email": email.map(JSONValue.string),
-      "phone": phone.map(JSONValue.string),
+      "phone": phone.map(JSONValue.string), "tax_exempt": taxExempt.map(JSONValue.string),
     ])
   }
 
@@ -25,6 +31,7 @@ public struct Customer: Sendable, Equatable {
     name = try fields.required("name")
     email = try fields.optional("email")
     phone = try fields.optional("phone")
+    taxExempt = try fields.optional("tax_exempt")
     try fields.rejectUnknown()
   }
 

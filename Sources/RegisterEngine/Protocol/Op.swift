@@ -31,6 +31,7 @@ public enum Op: String, CaseIterable, Sendable {
   case customerAdd = "customer_add"
   case customerFind = "customer_find"
   case attachCustomer = "attach_customer"
+  case detachCustomer = "detach_customer"
   case customerHistory = "customer_history"
   case productAdd = "product_add"
   case productUpdate = "product_update"
@@ -52,7 +53,8 @@ public enum Op: String, CaseIterable, Sendable {
       false
     case .add, .scan, .remove, .setQty, .tender, .void, .discount, .overridePrice, .voidLine, .park,
       .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,
-      .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
+      .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd, .productUpdate,
+      .productRemove,
       .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
       true
     }

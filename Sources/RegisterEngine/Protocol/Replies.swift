@@ -114,7 +114,8 @@ struct Replies {
     case .add, .scan, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine,
       .park,
       .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
-      .signIn, .signOut, .customerAdd, .attachCustomer, .productAdd, .productUpdate, .productRemove,
+      .signIn, .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd,
+      .productUpdate, .productRemove,
       .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
       // Not a read: changes go through decide and apply, never here.
       return .value(source.register.orderJSON)
@@ -219,7 +220,7 @@ struct Replies {
         return .object(object)
       case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
         .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,
-        .customerAttached:
+        .customerAttached, .customerDetached:
         // The open order, as it stands after the change, answers these.
         continue
       }

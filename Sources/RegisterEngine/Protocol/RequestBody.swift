@@ -57,6 +57,7 @@ extension Op {
     case .customerAdd: Requests.CustomerAdd.self
     case .customerFind: Requests.CustomerFind.self
     case .attachCustomer: Requests.AttachCustomer.self
+    case .detachCustomer: Requests.DetachCustomer.self
     case .customerHistory: Requests.CustomerHistory.self
     case .productAdd: Requests.ProductAdd.self
     case .productUpdate: Requests.ProductUpdate.self

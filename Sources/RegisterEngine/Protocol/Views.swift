@@ -41,6 +41,7 @@ extension Register {
       "cash_rounding": cashRounding != 0 ? money(cashRounding) : nil,
       "change_due": money(change),
       "customer_id": order.customerID.map(JSONValue.string),
+      "tax_exempt": order.taxExemption.map(JSONValue.string),
       "note": order.note.map(JSONValue.string),
     ])
   }
@@ -163,6 +164,7 @@ extension CompletedSale {
       "currency": .string(currency.code),
       "operator": operatorName.map(JSONValue.string),
       "customer": customer.map { .object(["id": .string($0.id), "name": .string($0.name)]) },
+      "tax_exempt": order.taxExemption.map(JSONValue.string),
       "lines": .array(
         order.lines.map { Register.lineJSON($0, totals: lineTotals[$0.line], money: money) }),
       "item_count": .int(totals.itemCount),

@@ -15,6 +15,9 @@ public enum ReceiptRenderer {
     out.columns("Order \(sale.order.id)", "Day \(sale.day)")
     if let name = sale.operatorName { out.line("Cashier: \(name)") }
     if let customer = sale.customer { out.line("Customer: \(customer.name) (\(customer.id))") }
+    if let certificate = sale.order.taxExemption {
+      out.line("Tax exempt: certificate \(certificate)")
+    }
     out.rule()
     let lineTotals = Dictionary(uniqueKeysWithValues: sale.totals.lines.map { ($0.line, $0) })
     for line in sale.order.lines {

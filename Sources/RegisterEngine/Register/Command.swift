@@ -31,9 +31,11 @@ public enum Command: Sendable {
   case operatorUnlock(id: String)
   case signIn(operatorID: String, pin: String)
   case signOut
-  case customerAdd(name: String, email: String?, phone: String?)
+  case customerAdd(name: String, email: String?, phone: String?, taxExempt: String? = nil)
   case customerFind(query: String)
   case attachCustomer(customerID: String)
+  /// Takes the customer off the open order.
+  case detachCustomer
   case customerHistory(customerID: String)
   /// A product as the catalog file writes it.
   case productAdd(JSONValue)
@@ -81,6 +83,7 @@ public enum Command: Sendable {
     case .customerAdd: .customerAdd
     case .customerFind: .customerFind
     case .attachCustomer: .attachCustomer
+    case .detachCustomer: .detachCustomer
     case .customerHistory: .customerHistory
     case .productAdd: .productAdd
     case .productUpdate: .productUpdate

@@ -23,6 +23,7 @@ public struct CustomerBook: Sendable, Equatable {
       .discountSet, .priceOverridden, .saleCompleted, .lineVoided, .orderVoided, .orderParked,
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAttached,
+      .customerDetached,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
       .noSale, .receiptEmailed, .dayClosed:
       return

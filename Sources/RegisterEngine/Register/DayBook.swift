@@ -20,7 +20,8 @@ public struct DayBook: Sendable, Equatable {
       .discountSet, .priceOverridden, .saleCompleted, .lineVoided, .orderVoided, .orderParked,
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
-      .customerAttached, .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet,
+      .customerAttached, .customerDetached, .productAdded, .productUpdated, .productRemoved,
+      .stockAdjusted, .floatSet,
       .paidIn, .paidOut, .noSale, .receiptEmailed:
       return true
     }
@@ -36,7 +37,8 @@ public struct DayBook: Sendable, Equatable {
   ) {
     switch event {
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
-      .lineVoided, .customerAttached, .saleCompleted, .orderVoided, .returnCompleted, .floatSet:
+      .lineVoided, .customerAttached, .customerDetached, .saleCompleted, .orderVoided,
+      .returnCompleted, .floatSet:
       record(event, order: order, orderTotals: orderTotals, sale: sale, refund: refund)
       // The day opens with its first sale activity or the float.
       if day.openedAt == nil { day.openedAt = time }

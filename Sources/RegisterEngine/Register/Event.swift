@@ -38,7 +38,10 @@ public enum Event: Sendable, Equatable {
   case signedIn(id: String)
   case signedOut(id: String)
   case customerAdded(Customer)
-  case customerAttached(order: Int, customerID: String)
+  /// `taxExempt`: the customer's tax-exemption certificate, which makes the order untaxed.
+  case customerAttached(order: Int, customerID: String, taxExempt: String? = nil)
+  /// The customer taken off the open order again (`detach_customer`).
+  case customerDetached(order: Int)
   case productAdded(Product)
   case productUpdated(Product)
   case productRemoved(sku: String)
@@ -86,6 +89,7 @@ public enum Event: Sendable, Equatable {
     case .signedOut: .signedOut
     case .customerAdded: .customerAdded
     case .customerAttached: .customerAttached
+    case .customerDetached: .customerDetached
     case .productAdded: .productAdded
     case .productUpdated: .productUpdated
     case .productRemoved: .productRemoved
@@ -147,8 +151,12 @@ public enum Event: Sendable, Equatable {
     case .operatorPINSet(let id, let pin):
       .object(["operator_id": .string(id), "pin_hash": .string(pin.encoded)])
     case .customerAdded(let customer): customer.json
-    case .customerAttached(let order, let customer):
-      .object(["order_id": .int(order), "customer_id": .string(customer)])
+    case .customerAttached(let order, let customer, let taxExempt):
+      .object([
+        "order_id": .int(order), "customer_id": .string(customer),
+        "tax_exempt": taxExempt.map(JSONValue.string),
+      ])
+    case .customerDetached(let order): .object(["order_id": .int(order)])
     case .productAdded(let product), .productUpdated(let product): product.json
     case .productRemoved(let sku): .object(["sku": .string(sku)])
     case .stockAdjusted(let sku, let delta, let reason):
@@ -273,7 +281,10 @@ public enum Event: Sendable, Equatable {
       return .customerAdded(try Customer(eventJSON: data, path: "data"))
     case .customerAttached:
       event = .customerAttached(
-        order: try fields.required("order_id"), customerID: try fields.required("customer_id"))
+        order: try fields.required("order_id"), customerID: try fields.required("customer_id"),
+        taxExempt: try fields.optional("tax_exempt"))
+    case .customerDetached:
+      event = .customerDetached(order: try fields.required("order_id"))
     case .productAdded, .productUpdated:
       let product = try Product(json: data, path: "data", currency: currency, taxClasses: nil)
       return kind == .productAdded ? .productAdded(product) : .productUpdated(product)

@@ -26,6 +26,7 @@ public enum EventType: String, CaseIterable, Sendable {
   case signedOut = "signed_out"
   case customerAdded = "customer_added"
   case customerAttached = "customer_attached"
+  case customerDetached = "customer_detached"
   case productAdded = "product_added"
   case productUpdated = "product_updated"
   case productRemoved = "product_removed"
@@ -44,7 +45,7 @@ public enum EventType: String, CaseIterable, Sendable {
       .stockAdjusted:
       ["catalog"]
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
-      .lineVoided, .orderVoided, .orderParked, .orderResumed, .customerAttached:
+      .lineVoided, .orderVoided, .orderParked, .orderResumed, .customerAttached, .customerDetached:
       ["order"]
     case .saleCompleted:
       ["order", "sale"]

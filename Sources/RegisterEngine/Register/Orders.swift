@@ -30,7 +30,7 @@ public struct Orders: Sendable, Equatable {
   func admits(_ event: Event) -> Bool {
     switch event {
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
-      .lineVoided, .customerAttached:
+      .lineVoided, .customerAttached, .customerDetached:
       return order.admits(event)
     case .saleCompleted(let orderID, _, _, _), .orderVoided(let orderID, _, _),
       .orderParked(let orderID, _):
@@ -58,7 +58,7 @@ public struct Orders: Sendable, Equatable {
         }
       }
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
-      .lineVoided, .customerAttached:
+      .lineVoided, .customerAttached, .customerDetached:
       guard order.apply(event, at: time) else { return }
       recomputeTotals(tax: tax)
     case .saleCompleted:

@@ -66,7 +66,8 @@ public struct ReceiptLedger: Sendable, Equatable {
     case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
       .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
       .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
-      .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .productAdded,
+      .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
+      .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
       .receiptEmailed, .dayClosed:
       return

@@ -38,7 +38,7 @@ extension Register {
       .operatorList, .customerFind, .customerHistory:
       return []
     case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
-      .customerAdd, .attachCustomer:
+      .customerAdd, .attachCustomer, .detachCustomer:
       events = try decidePeople(command, context: context, standing: &standing)
     case .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
       .noSale, .emailReceipt:
@@ -188,7 +188,8 @@ extension Register {
         case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
           .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
           .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
-          .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .productAdded,
+          .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
+          .productAdded,
           .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
           .receiptEmailed, .dayClosed:
           break

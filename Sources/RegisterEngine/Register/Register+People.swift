@@ -81,6 +81,7 @@ extension Register {
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .discount, .voidLine, .park, .listParked, .resume, .subscribe, .report,
       .operatorList, .signIn, .signOut, .customerAdd, .customerFind, .attachCustomer,
+      .detachCustomer,
       .customerHistory, .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat,
       .paidIn, .paidOut, .emailReceipt, .closeDay:
       // Discounts and cash paid out are judged on the state after the change (Register+Rules).
@@ -160,7 +161,8 @@ extension Register {
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorList, .operatorRemove, .operatorUnlock, .signOut,
-      .customerAdd, .customerFind, .attachCustomer, .customerHistory, .productAdd, .productUpdate,
+      .customerAdd, .customerFind, .attachCustomer, .detachCustomer, .customerHistory, .productAdd,
+      .productUpdate,
       .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
       break
     }
@@ -206,18 +208,51 @@ extension Register {
         throw RegisterError(.notSignedIn, "nobody is signed in")
       }
       return [.signedOut(id: current)]
-    case .customerAdd(let name, let email, let phone):
-      if let email { try ContactValidation.validateEmail(email) }
+    case .customerAdd(let name, let email, let phone, let taxExempt):
+      if let email {
+        try ContactValidation.validateEmail(email)
+        // One customer per address: a second card for the same person splits their history.
+        let folded = email.lowercased()
+        if let existing = customers.first(where: { $0.email?.lowercased() == folded }) {
+          throw RegisterError(
+            .customerExists,
+            "customer \(existing.id) (\(existing.name)) already has the e-mail \(email); attach them instead"
+          )
+        }
+      }
       if let phone { try ContactValidation.validatePhone(phone) }
       return [
         .customerAdded(
-          Customer(id: "C\(nextCustomerNumber)", name: name, email: email, phone: phone))
+          Customer(
+            id: "C\(nextCustomerNumber)", name: name, email: email, phone: phone,
+            taxExempt: taxExempt))
       ]
     case .attachCustomer(let id):
       guard customers.contains(where: { $0.id == id }) else {
         throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
       }
-      return [.customerAttached(order: order.id, customerID: id)]
+      let exemption = customers.first { $0.id == id }?.taxExempt
+      if exemption != nil {
+        guard !store.tax.pricesIncludeTax else {
+          throw RegisterError(
+            .invalidCustomer,
+            "customer \(id) is tax-exempt, and this store's prices include tax; a tax-exempt sale needs prices without tax"
+          )
+        }
+        guard order.tenders.isEmpty else {
+          throw RegisterError(
+            .orderHasTenders,
+            "customer \(id) is tax-exempt, which would lower a total that payment has started on; attach them before taking payment, or void the order"
+          )
+        }
+      }
+      return [.customerAttached(order: order.id, customerID: id, taxExempt: exemption)]
+    case .detachCustomer:
+      guard order.customerID != nil else {
+        throw RegisterError(
+          .customerNotFound, "no customer is attached to order \(order.id); nothing to detach")
+      }
+      return [.customerDetached(order: order.id)]
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorList, .customerFind, .customerHistory,

@@ -50,6 +50,8 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case operatorExists = "operator_exists"
   case forbidden = "forbidden"
   case customerNotFound = "customer_not_found"
+  /// `customer_add` with the e-mail address of a customer the store already has.
+  case customerExists = "customer_exists"
   case invalidCustomer = "invalid_customer"
   case productExists = "product_exists"
   case invalidProduct = "invalid_product"

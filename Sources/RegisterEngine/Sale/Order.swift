@@ -8,6 +8,8 @@ public struct Order: Sendable, Equatable {
   /// A discount on the whole order, spread over the lines.
   public var discount: Discount?
   public var customerID: String?
+  /// The tax-exemption certificate of the attached customer: the order is not taxed.
+  public var taxExemption: String?
   /// The note given when the order was parked.
   public var note: String?
   /// The number the next added line gets.
@@ -68,7 +70,8 @@ extension Order {
       return orderID == id && index(ofLine: number) != nil
     case .discountSet(let orderID, let number, _):
       return orderID == id && (number.map { index(ofLine: $0) != nil } ?? true)
-    case .tenderAdded(let orderID, _), .customerAttached(let orderID, _):
+    case .tenderAdded(let orderID, _), .customerAttached(let orderID, _, _),
+      .customerDetached(let orderID):
       return orderID == id
     case .storeConfigured, .catalogLoaded, .saleCompleted, .orderVoided, .orderParked,
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
@@ -105,8 +108,12 @@ extension Order {
     case .priceOverridden(_, let number, let override):
       guard let index = index(ofLine: number) else { return false }
       lines[index].override = override
-    case .customerAttached(_, let customer):
+    case .customerAttached(_, let customer, let exemption):
       customerID = customer
+      taxExemption = exemption
+    case .customerDetached:
+      customerID = nil
+      taxExemption = nil
     case .lineVoided(_, let number):
       guard let index = index(ofLine: number) else { return false }
       lines[index].voided = true

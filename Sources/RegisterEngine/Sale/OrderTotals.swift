@@ -83,15 +83,15 @@ public struct OrderTotals: Sendable, Equatable {
       }
     }
     // Tax per class, at the rate each line carries (the rate when it was rung up), classes in
-    // the order the store lists them; a class the store no longer lists comes last.
+    // the order the store lists them; a class the store no longer lists comes last. An order
+    // of a tax-exempt customer is taxed at 0 in every class (its basis still shows per class).
     var groups: [(taxClass: String, rate: Percent, lines: [Int])] = []
     for (index, line) in lines.enumerated() {
-      if let group = groups.firstIndex(where: {
-        $0.taxClass == line.taxClass && $0.rate == line.taxRate
-      }) {
+      let rate = order.taxExemption == nil ? line.taxRate : .zero
+      if let group = groups.firstIndex(where: { $0.taxClass == line.taxClass && $0.rate == rate }) {
         groups[group].lines.append(index)
       } else {
-        groups.append((line.taxClass, line.taxRate, [index]))
+        groups.append((line.taxClass, rate, [index]))
       }
     }
     let rank = { (name: String) in settings.classes.firstIndex { $0.name == name } ?? Int.max }

@@ -61,6 +61,7 @@ extension Order {
       "tenders": .array(tenders.map(\.json)),
       "discount": discount.snapshot(\.json),
       "customer_id": customerID.snapshot(JSONValue.string),
+      "tax_exemption": taxExemption.snapshot(JSONValue.string),
       "note": note.snapshot(JSONValue.string),
       "next_line": .int(nextLine),
       "opened_at": openedAt.snapshot(\.snapshotValue),
@@ -88,6 +89,7 @@ extension Order {
       try Discount(json: value, path: path, currency: currency)
     }
     customerID = try fields.nullableString("customer_id")
+    taxExemption = try fields.nullableString("tax_exemption")
     note = try fields.nullableString("note")
     nextLine = try fields.int("next_line", in: SnapshotRange.positive)
     if let last = numbers.max(), last >= nextLine {

@@ -164,24 +164,41 @@ extension Requests {
     public var name: String
     public var email: String?
     public var phone: String?
+    /// A tax-exemption certificate number.
+    public var taxExempt: String?
 
-    public init(name: String, email: String? = nil, phone: String? = nil) {
+    public init(
+      name: String, email: String? = nil, phone: String? = nil, taxExempt: String? = nil
+    ) {
       self.name = name
       self.email = email
       self.phone = phone
+      self.taxExempt = taxExempt
     }
 
     init(from fields: inout RequestFields) throws(RegisterError) {
       name = try fields.text("name", required: true, maxLength: 80) ?? ""
       email = try fields.optional("email", as: String.self)
       phone = try fields.optional("phone", as: String.self)
+      // A certificate number is an identifier: one that looks like a card number is refused,
+      // not masked (a masked number would no longer be the certificate's).
+      if case .string(let raw)? = fields.fields.peek("tax_exempt"),
+        CardNumberMask.containsCardNumber(raw)
+      {
+        throw RegisterError(
+          .badRequest, "tax_exempt must be a certificate number, not a card number")
+      }
+      taxExempt = try fields.text("tax_exempt", required: false, maxLength: 40)
     }
 
-    public var command: Command { .customerAdd(name: name, email: email, phone: phone) }
+    public var command: Command {
+      .customerAdd(name: name, email: email, phone: phone, taxExempt: taxExempt)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["name"] = .string(name)
       if let email { object["email"] = .string(email) }
+      if let taxExempt { object["tax_exempt"] = .string(taxExempt) }
       if let phone { object["phone"] = .string(phone) }
     }
   }
@@ -210,6 +227,15 @@ extension Requests {
     public func encode(to object: inout JSONObject) {
       object["customer_id"] = .string(customerID)
     }
+  }
+
+  /// `detach_customer`: the customer taken off the open order.
+  public struct DetachCustomer: RequestBody, DecodableRequestBody {
+    public static let op = Op.detachCustomer
+    public init() {}
+    init(from fields: inout RequestFields) throws(RegisterError) {}
+    public var command: Command { .detachCustomer }
+    public func encode(to object: inout JSONObject) {}
   }
 
   /// `customer_history`: a customer's receipts and totals.
