@@ -33,6 +33,7 @@ extension Register {
       "tax": money(totals.tax),
       "taxes": .array(totals.taxLines.map { $0.json(currency: currency) }),
       "tax_included": .bool(totals.taxIncluded),
+      "gift_cards": totals.giftCards > 0 ? money(totals.giftCards) : nil,
       "total": money(totals.total),
       "tenders": .array(order.tenders.map(\.json)),
       "paid": money(paid),
@@ -183,6 +184,15 @@ extension CompletedSale {
       "paid": money(order.paid),
       "change": change.json,
       "savings": money(totals.savings),
+      "gift_cards": giftCards.isEmpty
+        ? nil
+        : .array(
+          giftCards.map {
+            .object([
+              "line": .int($0.line), "number": .string($0.number), "amount": $0.amount.json,
+            ])
+          }),
+      "gift_cards_total": totals.giftCards > 0 ? money(totals.giftCards) : nil,
     ])
   }
 
