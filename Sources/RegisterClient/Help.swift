@@ -56,13 +56,15 @@ struct CommandHelp {
         ),
         CommandHelp(
           ["tender", "pay"], "tender gift-card NUMBER [--amount AMOUNT]",
-          "pay with a gift card (amount defaults to the lesser\nof its balance and the balance due)"),
+          "pay with a gift card (amount defaults to the lesser\nof its balance and the balance due)"
+        ),
         CommandHelp(
           ["tender", "pay"], "tender store-credit CUSTOMER [--amount AMOUNT]",
           "pay with a customer's store credit"),
         CommandHelp(
           ["tender", "pay"], "tender other NAME AMOUNT [--reference R]",
-          "take one of the store's own tenders (check,\nvoucher, ...: store setting \"tenders\"); no change"),
+          "take one of the store's own tenders (check,\nvoucher, ...: store setting \"tenders\"); no change"
+        ),
         CommandHelp(
           ["tender", "pay"], "tender card-present AMOUNT --brand B --last4 NNNN --auth CODE",
           "record a card payment an external terminal\napproved (no card number reaches registerd)"),

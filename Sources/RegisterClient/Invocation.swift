@@ -649,7 +649,8 @@ package enum CommandParser {
             reference: try arguments.option("--reference"))))
     case "card-present", "card_present":
       let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
-      guard let brand = try arguments.option("--brand"), let last4 = try arguments.option("--last4"),
+      guard let brand = try arguments.option("--brand"),
+        let last4 = try arguments.option("--last4"),
         let auth = try arguments.option("--auth")
       else {
         throw UsageError("tender card-present needs --brand B --last4 NNNN --auth CODE")

@@ -215,7 +215,9 @@ struct CLINewUserTests {
     #expect(missing.status == 2)
     let lines = missing.stderr.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.first == "register-cli: add needs SKU")
-    #expect(missing.stderr.contains("  register-cli add SKU [QTY] [--option GROUP=CHOICE ...] [--amount A]\n"))
+    #expect(
+      missing.stderr.contains(
+        "  register-cli add SKU [QTY] [--option GROUP=CHOICE ...] [--amount A]\n"))
     #expect(missing.stderr.contains("register-cli help add"))
     #expect(!missing.stderr.contains("tender card"), "only the usage of add")
     #expect(lines.count < 10, "\(missing.stderr)")

@@ -138,7 +138,10 @@ struct ManualAndCompletionTests {
     "bash completes command words, their words and flags from the table",
     arguments: [
       (["register-cli", "te"], ["tender"]),
-      (["register-cli", "tender", ""], ["cash", "card", "gift-card", "store-credit", "other", "card-present"]),
+      (
+        ["register-cli", "tender", ""],
+        ["cash", "card", "gift-card", "store-credit", "other", "card-present"]
+      ),
       (["register-cli", "pay", "c"], ["cash", "card", "card-present"]),
       (["register-cli", "--socket", "/tmp/s", "ad"], ["add"]),
       (["register-cli", "tender", "card", "--e"], ["--exp"]),
@@ -172,7 +175,10 @@ struct ManualAndCompletionTests {
     "zsh completes from the same table (compsys stood in for by stubs that print)",
     arguments: [
       (["register-cli", "te"], ["tender"]),
-      (["register-cli", "tender", ""], ["cash", "card", "gift-card", "store-credit", "other", "card-present"]),
+      (
+        ["register-cli", "tender", ""],
+        ["cash", "card", "gift-card", "store-credit", "other", "card-present"]
+      ),
       (
         ["register-cli", "--socket", "/tmp/s", "operator", ""],
         [

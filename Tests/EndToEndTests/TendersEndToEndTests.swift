@@ -4,7 +4,9 @@ import Testing
 
 @Suite("Gift cards, store credit and store tenders end to end", .serialized)
 struct TendersEndToEndTests {
-  @Test("a gift card sold, registerd restarted, the card pays through register-cli, the Z report shows it")
+  @Test(
+    "a gift card sold, registerd restarted, the card pays through register-cli, the Z report shows it"
+  )
   func giftCardAcrossARestart() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }

@@ -30,7 +30,9 @@ import Testing
       try line(["tender", "other", "check", "20.00", "--reference", "1042"])
         == #"{"op":"tender","type":"other","amount":"20.00","name":"check","reference":"1042"}"#)
     #expect(
-      try line(["pay", "card-present", "20.00", "--brand", "visa", "--last4", "4242", "--auth", "A1"])
+      try line([
+        "pay", "card-present", "20.00", "--brand", "visa", "--last4", "4242", "--auth", "A1",
+      ])
         == #"{"op":"tender","type":"card_present","amount":"20.00","brand":"visa","last4":"4242","auth_code":"A1"}"#
     )
     #expect(usageError(["tender", "card-present", "20", "--brand", "visa"]) != nil)

@@ -59,7 +59,8 @@ struct TenderLane {
     _ line: String, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> String {
     let reply = try send(line, sourceLocation: sourceLocation)
-    #expect(reply.errorCode == code, "\(line) → \(reply.serialized)", sourceLocation: sourceLocation)
+    #expect(
+      reply.errorCode == code, "\(line) → \(reply.serialized)", sourceLocation: sourceLocation)
     return reply["error"]?["message"]?.stringValue ?? ""
   }
 
@@ -140,7 +141,8 @@ extension JSONValue {
     #expect(order["total"] == "40.00")
     #expect(order["tax"] == "0.00")
     let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"40.00"}"#)
-    let number = try #require(sale["receipt"]?["receipt"]?["gift_cards"]?.at(0)?["number"]?.stringValue)
+    let number = try #require(
+      sale["receipt"]?["receipt"]?["gift_cards"]?.at(0)?["number"]?.stringValue)
     #expect(try lane.balance(number) == "40.00")
   }
 
@@ -416,7 +418,8 @@ extension JSONValue {
 }
 
 @Suite struct CardPresentTests {
-  static let good = #"{"op":"tender","type":"card_present","amount":"21.50","brand":"visa","last4":"4242","auth_code":"A1B2C3"}"#
+  static let good =
+    #"{"op":"tender","type":"card_present","amount":"21.50","brand":"visa","last4":"4242","auth_code":"A1B2C3"}"#
 
   @Test(arguments: [
     // A whole card number in any field is refused, and never echoed.

@@ -197,7 +197,8 @@ extension StoreSettings {
     let tenders = try fields.optional("tenders", as: [String].self) ?? []
     guard tenders.count <= Self.maximumTenders else {
       throw JSONShapeError(
-        path: fields.pathOf("tenders"), message: "has \(tenders.count) tenders; at most \(Self.maximumTenders)")
+        path: fields.pathOf("tenders"),
+        message: "has \(tenders.count) tenders; at most \(Self.maximumTenders)")
     }
     for (index, tender) in tenders.enumerated() {
       if let problem = Self.tenderNameProblem(tender) {
@@ -205,7 +206,8 @@ extension StoreSettings {
       }
       if tenders[..<index].contains(tender) {
         throw JSONShapeError(
-          path: indexPath(fields.pathOf("tenders"), index), message: "\"\(tender)\" is listed twice")
+          path: indexPath(fields.pathOf("tenders"), index), message: "\"\(tender)\" is listed twice"
+        )
       }
     }
     try fields.rejectUnknown()
@@ -395,7 +397,8 @@ extension Product {
           message: "an open-amount gift card's price is 0 (the cashier gives the amount)")
       }
       if !openAmount && price.minorUnits <= 0 {
-        throw JSONShapeError(path: fields.pathOf("price"), message: "a gift card's price is its value: more than 0")
+        throw JSONShapeError(
+          path: fields.pathOf("price"), message: "a gift card's price is its value: more than 0")
       }
     }
     try fields.rejectUnknown()

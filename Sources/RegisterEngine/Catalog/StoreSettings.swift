@@ -103,9 +103,12 @@ public struct StoreSettings: Sendable, Equatable {
   public static func tenderNameProblem(_ name: String) -> String? {
     let scalars = Array(name.unicodeScalars)
     guard (1...24).contains(scalars.count), let first = scalars.first, ("a"..."z").contains(first),
-      scalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" })
+      scalars.allSatisfy({
+        ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+      })
     else {
-      return "a store tender name is 1 to 24 lowercase letters, digits, _ or -, starting with a letter"
+      return
+        "a store tender name is 1 to 24 lowercase letters, digits, _ or -, starting with a letter"
     }
     if TenderType(rawValue: name) != nil {
       return "\"\(name)\" is a built-in tender type, not a store tender name"

@@ -23,7 +23,8 @@ public enum Command: Sendable {
   case resume(orderID: Int)
   /// `refundTo`: where the refund goes (the sale's tenders, or a customer's store credit).
   case returnItems(
-    receipt: Int, lines: [ReturnRequestLine], reason: String, refundTo: RefundDestination = .tenders)
+    receipt: Int, lines: [ReturnRequestLine], reason: String, refundTo: RefundDestination = .tenders
+  )
   /// A gift card's balance, by its number.
   case giftCardBalance(number: String)
   /// Turn the connection into a listener for events (handled by the daemon's connection).

@@ -378,7 +378,9 @@ extension Register {
     if let number {
       guard try !activeLine(number).giftCard else {
         throw RegisterError(
-          .invalidDiscount, "line \(number) is a gift card: it is loaded with what is paid for it, so it cannot be discounted")
+          .invalidDiscount,
+          "line \(number) is a gift card: it is loaded with what is paid for it, so it cannot be discounted"
+        )
       }
     } else if order.activeLines.isEmpty {
       throw RegisterError(.emptyOrder, "the order is empty; there is nothing to discount")
@@ -600,7 +602,8 @@ extension Register {
       }), !CardNumberMask.containsCardNumber(code)
     else {
       throw RegisterError(
-        .invalidCard, "auth_code must be the terminal's authorization code: 1 to 12 letters and digits")
+        .invalidCard,
+        "auth_code must be the terminal's authorization code: 1 to 12 letters and digits")
     }
     let amount = try nonCashAmount(requested, balance: balance, "a card_present tender")
     return Tender(
@@ -631,7 +634,8 @@ extension Register {
             .internalError, "could not draw a new gift card number; the random source repeats")
         }
         taken.insert(number)
-        issued.append(IssuedGiftCard(line: line.line, number: number, amount: line.chargedUnitPrice))
+        issued.append(
+          IssuedGiftCard(line: line.line, number: number, amount: line.chargedUnitPrice))
       }
     }
     return .saleCompleted(
@@ -647,11 +651,13 @@ extension Register {
   func giftCardPrice(_ product: Product, amount: Money?) throws(RegisterError) -> Int64 {
     if order.tenders.contains(where: { $0.type == .giftCard }) { try refuseGiftCardForGiftCard() }
     let range = Product.openAmountRange(store.currency)
-    let bounds = "\(money(range.lowerBound).decimalString) to \(money(range.upperBound).decimalString)"
+    let bounds =
+      "\(money(range.lowerBound).decimalString) to \(money(range.upperBound).decimalString)"
     guard product.openAmount else {
       guard amount == nil else {
         throw RegisterError(
-          .badRequest, "\(product.sku) is a gift card of \(product.price.decimalString); it takes no amount")
+          .badRequest,
+          "\(product.sku) is a gift card of \(product.price.decimalString); it takes no amount")
       }
       return product.price.minorUnits
     }

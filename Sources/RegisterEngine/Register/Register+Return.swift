@@ -36,7 +36,9 @@ extension Register {
       guard !line.giftCard else {
         // Its number may already be spent, or handed on: a gift card is money, not goods.
         throw RegisterError(
-          .notReturnable, "line \(request.line) of receipt \(receipt) is a gift card; gift cards cannot be returned")
+          .notReturnable,
+          "line \(request.line) of receipt \(receipt) is a gift card; gift cards cannot be returned"
+        )
       }
       try checkQuantity(request.quantity)
       let before = alreadyReturned[request.line] ?? 0
