@@ -40,7 +40,7 @@ struct CommandHelp {
         CommandHelp(["catalog", "products"], "catalog", "list products, prices and stock"),
         CommandHelp(["show", "order"], "show", "the open order"),
         CommandHelp(
-          ["add"], "add SKU [QTY] [--option GROUP=CHOICE ...]",
+          ["add"], "add SKU [QTY] [--option GROUP=CHOICE ...] [--amount A]",
           "ring up a product (each add is a new line)"),
         CommandHelp(
           ["scan"], "scan [CODE]",
@@ -54,6 +54,23 @@ struct CommandHelp {
           ["tender", "pay"], "tender card [--exp MM/YY] [--amount AMOUNT]",
           "take a card (amount defaults to the balance); the\nnumber and CVV (and the expiry without --exp) are\nasked for without echo, or read from standard\ninput, one per line, when it is not a terminal;\nthe old form `tender card NUMBER --cvv CVV` works\nbut shows them to `ps` and shell history"
         ),
+        CommandHelp(
+          ["tender", "pay"], "tender gift-card NUMBER [--amount AMOUNT]",
+          "pay with a gift card (amount defaults to the lesser\nof its balance and the balance due)"
+        ),
+        CommandHelp(
+          ["tender", "pay"], "tender store-credit CUSTOMER [--amount AMOUNT]",
+          "pay with a customer's store credit"),
+        CommandHelp(
+          ["tender", "pay"], "tender other NAME AMOUNT [--reference R]",
+          "take one of the store's own tenders (check,\nvoucher, ...: store setting \"tenders\"); no change"
+        ),
+        CommandHelp(
+          ["tender", "pay"], "tender card-present AMOUNT --brand B --last4 NNNN --auth CODE",
+          "record a card payment an external terminal\napproved (no card number reaches registerd)"),
+        CommandHelp(
+          ["gift-card", "giftcard"], "gift-card balance NUMBER",
+          "a gift card's balance, when it was issued and\nlast used"),
         CommandHelp(
           ["discount"], "discount [LINE] (--percent P | --amount A) --reason TEXT",
           "discount a line, or the whole order without LINE\n(0 removes the discount)"),
@@ -73,6 +90,10 @@ struct CommandHelp {
           ["return", "refund"], "return RECEIPT LINE[:QTY]... --reason TEXT",
           "refund items of an earlier receipt to the tenders\nthey were paid with (RECEIPT as printed or\nscanned: 42 or R42)"
         ),
+        CommandHelp(
+          ["return", "refund"],
+          "return RECEIPT LINE[:QTY]... --reason TEXT --to-store-credit [--customer ID]",
+          "refund to the store credit of the sale's customer\n(or the one named)"),
         CommandHelp(
           ["watch"], "watch [--topics order,sale,day] [--count N]",
           "the customer display: last item, big total,\nchange and thank-you (plain lines when piped,\nevents with --json); reconnects when registerd\nrestarts"

@@ -31,6 +31,8 @@ package enum OutputStyle: Equatable {
   case emailQueued
   /// One scan at the lane: the line it added and the running total, on one line.
   case scanned
+  /// A gift card's balance, on one line.
+  case giftCard
   case message(String)
   case plain(String)
 }
@@ -194,6 +196,7 @@ package enum CommandParser {
       if let quantity = arguments.optionalPositional() {
         add.quantity = try integer(quantity, name: "QTY")
       }
+      add.amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
       while let option = try arguments.option("--option") {
         guard let equals = option.firstIndex(of: "=") else {
           throw UsageError("--option takes GROUP=CHOICE, like --option frame=oak")
@@ -317,6 +320,8 @@ package enum CommandParser {
       guard let reason = try arguments.option("--reason") else {
         throw UsageError("return needs --reason TEXT")
       }
+      let toStoreCredit = arguments.flag("--to-store-credit")
+      let customer = try arguments.option("--customer")
       var lines: [ReturnRequestLine] = []
       while let item = arguments.optionalPositional() {
         let parts = item.split(separator: ":", omittingEmptySubsequences: false)
@@ -326,8 +331,24 @@ package enum CommandParser {
         lines.append(ReturnRequestLine(line: line, quantity: quantity))
       }
       guard !lines.isEmpty else { throw UsageError("return needs at least one LINE[:QTY]") }
+      let refundTo: RefundDestination
+      if toStoreCredit {
+        refundTo = .storeCredit(customerID: customer)
+      } else if customer != nil {
+        throw UsageError("--customer goes with --to-store-credit")
+      } else {
+        refundTo = .tenders
+      }
       invocation = request(
-        Requests.Return(receipt: receipt, lines: lines, reason: reason), .receipt)
+        Requests.Return(receipt: receipt, lines: lines, reason: reason, refundTo: refundTo),
+        .receipt)
+    case "gift-card", "giftcard":
+      let action = try arguments.positional("balance")
+      guard action == "balance" else {
+        throw UsageError("gift-card takes balance NUMBER, not \"\(action)\"")
+      }
+      let number = try arguments.positional("NUMBER")
+      invocation = request(Requests.GiftCardBalance(number: number), .giftCard)
     case "watch":
       let topics =
         try arguments.option("--topics").map {
@@ -586,7 +607,7 @@ package enum CommandParser {
   private static func tender(_ arguments: inout ArgumentList) throws(UsageError)
     -> TypedTender
   {
-    let type = try arguments.positional("cash|card")
+    let type = try arguments.positional("cash|card|gift-card|store-credit|other|card-present")
     switch type {
     case "cash":
       let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
@@ -608,8 +629,39 @@ package enum CommandParser {
           "tender card takes one NUMBER at most (better none: it is then asked for)")
       }
       return .card(card)
+    case "gift-card", "gift_card":
+      var request = TenderRequest(
+        type: .giftCard, amount: nil, giftCard: try arguments.positional("NUMBER"))
+      request.amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
+      return .cash(Requests.Tender(request))
+    case "store-credit", "store_credit":
+      var request = TenderRequest(
+        type: .storeCredit, amount: nil, customerID: try arguments.positional("CUSTOMER"))
+      request.amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
+      return .cash(Requests.Tender(request))
+    case "other":
+      let name = try arguments.positional("NAME")
+      let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
+      return .cash(
+        Requests.Tender(
+          TenderRequest(
+            type: .other, amount: amount, name: name,
+            reference: try arguments.option("--reference"))))
+    case "card-present", "card_present":
+      let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
+      guard let brand = try arguments.option("--brand"),
+        let last4 = try arguments.option("--last4"),
+        let auth = try arguments.option("--auth")
+      else {
+        throw UsageError("tender card-present needs --brand B --last4 NNNN --auth CODE")
+      }
+      return .cash(
+        Requests.Tender(
+          TenderRequest(
+            type: .cardPresent, amount: amount, brand: brand, last4: last4, authCode: auth)))
     default:
-      throw UsageError("tender takes cash or card, got \"\(type)\"")
+      throw UsageError(
+        "tender takes cash, card, gift-card, store-credit, other or card-present, got \"\(type)\"")
     }
   }
 }
@@ -661,7 +713,7 @@ struct ArgumentList {
 
   /// Options that take no value.
   static let booleanFlags: Set<String> = [
-    "--json", "--reprint", "--progress", "--no-progress", "--keep-going",
+    "--json", "--reprint", "--progress", "--no-progress", "--keep-going", "--to-store-credit",
   ]
 
   /// The next positional argument, if any. A word that follows a `--name` option is that

@@ -12,6 +12,12 @@ enum Output {
       return "\(quantity > 1 ? "\(quantity) × " : "")\(text(line["name"]))  \(text(line["amount"]))"
         + "    total \(text(result["total"]))"
         + " (\(text(result["item_count"])) item\(result["item_count"]?.int64Value == 1 ? "" : "s"))\n"
+    case .giftCard:
+      let card = result["gift_card"]
+      let used = card?["last_used_at"]?.stringValue.map { ", last used \($0)" } ?? ""
+      return "Gift card \(text(card?["number"])): balance \(text(card?["balance"]))"
+        + " (loaded with \(text(card?["issued_amount"])) on day \(text(card?["issued_day"])),"
+        + " receipt \(text(card?["issued_receipt"]))\(used))\n"
     case .orderOrReceipt:
       if let text = result["receipt"]?["text"]?.stringValue {
         return text

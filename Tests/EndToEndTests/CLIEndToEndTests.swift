@@ -215,7 +215,9 @@ struct CLINewUserTests {
     #expect(missing.status == 2)
     let lines = missing.stderr.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.first == "register-cli: add needs SKU")
-    #expect(missing.stderr.contains("  register-cli add SKU [QTY] [--option GROUP=CHOICE ...]\n"))
+    #expect(
+      missing.stderr.contains(
+        "  register-cli add SKU [QTY] [--option GROUP=CHOICE ...] [--amount A]\n"))
     #expect(missing.stderr.contains("register-cli help add"))
     #expect(!missing.stderr.contains("tender card"), "only the usage of add")
     #expect(lines.count < 10, "\(missing.stderr)")
@@ -466,7 +468,7 @@ struct StoreNoticesTests {
   func startupCount() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
-    let fileCount = 25
+    let fileCount = 26
     #expect(daemon.log.contains(": \(fileCount) products "), "\(daemon.log)")
     #expect(
       try daemon.cli([

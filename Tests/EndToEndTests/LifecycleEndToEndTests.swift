@@ -119,17 +119,20 @@ struct LifecycleEndToEndTests {
     #expect(tooMany.stderr.contains("return_exceeds_sold"))
     #expect(tooMany.stderr.contains("at most 2"))
     // The last two: 70.00 + (7.88 − 2.63) = 75.25; the card has 100 − 37.63 = 62.37 left,
-    // the rest (12.88) in cash.
-    let rest = try daemon.cli(["return", "1", "1:2", "2", "--reason", "changed mind"])
+    // the rest (12.88) in cash. The gift card (line 2) is not returnable.
+    let giftCard = try daemon.cli(["return", "1", "2", "--reason", "changed mind"])
+    #expect(giftCard.status == 1)
+    #expect(giftCard.stderr.contains("not_returnable"), "\(giftCard.stderr)")
+    let rest = try daemon.cli(["return", "1", "1:2", "--reason", "changed mind"])
     #expect(rest.status == 0, "\(rest.stderr)")
     #expect(rest.stdout.contains("VISA ****4242 refund              -62.37"))
-    #expect(rest.stdout.contains("Cash refund                       -37.88"))
-    #expect(rest.stdout.contains("REFUND                           -100.25"))
+    #expect(rest.stdout.contains("Cash refund                       -12.88"))
+    #expect(rest.stdout.contains("REFUND                            -75.25"))
     #expect(try stock() == .int(9), "stock restored exactly once")
     #expect(try daemon.cli(["return", "1", "1:1", "--reason", "x"]).status == 1)
     let report = try daemon.connect().send(#"{"op":"report"}"#).result["report"]
     #expect(report?["returns"]?["count"] == .int(2))
-    #expect(report?["returns"]?["total"] == "137.88", "everything sold was refunded, to the cent")
+    #expect(report?["returns"]?["total"] == "112.88", "every belt was refunded, to the cent")
   }
 
   @Test("a subscriber sees every event in order; a stalled one is cut off, the others carry on")

@@ -138,8 +138,11 @@ struct ManualAndCompletionTests {
     "bash completes command words, their words and flags from the table",
     arguments: [
       (["register-cli", "te"], ["tender"]),
-      (["register-cli", "tender", ""], ["cash", "card"]),
-      (["register-cli", "pay", "c"], ["cash", "card"]),
+      (
+        ["register-cli", "tender", ""],
+        ["cash", "card", "gift-card", "store-credit", "other", "card-present"]
+      ),
+      (["register-cli", "pay", "c"], ["cash", "card", "card-present"]),
       (["register-cli", "--socket", "/tmp/s", "ad"], ["add"]),
       (["register-cli", "tender", "card", "--e"], ["--exp"]),
       (["register-cli", "operator", "s"], ["set-pin"]),
@@ -172,14 +175,20 @@ struct ManualAndCompletionTests {
     "zsh completes from the same table (compsys stood in for by stubs that print)",
     arguments: [
       (["register-cli", "te"], ["tender"]),
-      (["register-cli", "tender", ""], ["cash", "card"]),
+      (
+        ["register-cli", "tender", ""],
+        ["cash", "card", "gift-card", "store-credit", "other", "card-present"]
+      ),
       (
         ["register-cli", "--socket", "/tmp/s", "operator", ""],
         [
           "add", "list", "remove", "set-pin", "unlock",
         ]
       ),
-      (["register-cli", "tender", "card", "--"], ["--exp", "--amount"]),
+      (
+        ["register-cli", "tender", "card", "--"],
+        ["--exp", "--amount", "--reference", "--brand", "--last4", "--auth"]
+      ),
       (["register-cli", "--socket", ""], ["FILES"]),
     ])
   func zshCompletes(words: [String], expected: [String]) throws {

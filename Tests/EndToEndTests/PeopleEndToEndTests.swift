@@ -141,7 +141,7 @@ struct PeopleEndToEndTests {
     #expect(restartLog.contains("listening"))
     #expect(
       !restartLog.contains("imported the changes"), "the file did not change: nothing imported")
-    #expect(restartLog.contains("26 products"), "the count served, not the count in the file")
+    #expect(restartLog.contains("27 products"), "the count served, not the count in the file")
     #expect(try Data(contentsOf: URL(fileURLWithPath: daemon.catalogPath)) == original)
   }
 
@@ -157,7 +157,7 @@ struct PeopleEndToEndTests {
     let target = daemon.directory.path("exported.json")
     let live = try daemon.cli(["catalog", "export", "--to", target])
     #expect(live.status == 0, "\(live.stderr)")
-    #expect(live.stdout.contains("Wrote 24 products"))
+    #expect(live.stdout.contains("Wrote 25 products"))
     let exported = try CatalogFile.load(target)
     #expect(exported.products.first { $0.sku == "TEE-WHT-M" }?.stock == 37)
     #expect(exported.products.first { $0.sku == "TEE-BLK-L" }?.stock == 30)

@@ -30,11 +30,11 @@ struct PricingEndToEndTests {
       let result = try daemon.cli(command)
       #expect(result.status == 0, "\(command): \(result.stderr)")
     }
-    // Lines: 2 × 29.99 = 59.98 − 10 % (6.00) = 53.98; gift 25.00 (exempt); print 35 + 12 + 15
-    // = 62.00 overridden to 50.00. Order discount 5.00 over nets 53.98 / 25.00 / 50.00
-    // (128.98): 2.0925 → 2.09, 0.9691 → 0.96, 1.9383 → 1.93, two cents left go to the largest
-    // remainders (gift .91, print .83): 2.09 / 0.97 / 1.94. Standard base 51.89 + 48.06 =
-    // 99.95, tax 7.49625 → 7.50. Total 134.98 − 6.00 − 5.00 + 7.50 = 131.48.
+    // Lines: 2 × 29.99 = 59.98 − 10 % (6.00) = 53.98; print 35 + 12 + 15 = 62.00 overridden to
+    // 50.00; the gift card 25.00 is not merchandise (no discount share, no tax). Order discount
+    // 5.00 over nets 53.98 / 50.00 (103.98): 2.5957 → 2.59, 2.4043 → 2.40, the cent left goes
+    // to the larger remainder (shirts .57): 2.60 / 2.40. Standard base 51.38 + 47.60 = 98.98,
+    // tax 7.4235 → 7.42. Total 109.98 − 6.00 − 5.00 + 7.42 + 25.00 (gift card) = 131.40.
     let paid = try daemon.cli(["tender", "cash", "200"])
     #expect(paid.status == 0)
     for fragment in [
@@ -45,9 +45,10 @@ struct PricingEndToEndTests {
       "    price override, was 62.00 (price",
       "Line discounts                     -6.00",
       "Order discount 5.00 (coupon)       -5.00",
-      "Tax standard 7.5%                   7.50",
-      "TOTAL                             131.48",
-      "Change                             68.52",
+      "Tax standard 7.5%                   7.42",
+      "Gift cards (no tax)                25.00",
+      "TOTAL                             131.40",
+      "Change                             68.60",
     ] {
       #expect(paid.stdout.contains(fragment), "missing \(fragment) in\n\(paid.stdout)")
     }

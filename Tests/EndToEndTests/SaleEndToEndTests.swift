@@ -26,8 +26,13 @@ struct SaleEndToEndTests {
       "tender", "card", "4242 4242 4242 4242", "--exp", "12/30", "--cvv", "123",
     ])
     #expect(card.status == 0, "\(card.stderr)")
-    // Worked by hand: 2 × 29.99 = 59.98 standard, 25.00 exempt; tax 7.5 % of 59.98 =
-    // 4.4985 → 4.50; total 84.98 + 4.50 = 89.48; cash 50.00 + card 39.48; no change.
+    // Worked by hand: 2 × 29.99 = 59.98 standard; tax 7.5 % of 59.98 = 4.4985 → 4.50; the gift
+    // card 25.00 is not a sale (no tax, not in the subtotal or the item count); total 59.98 +
+    // 4.50 + 25.00 = 89.48; cash 50.00 + card 39.48; no change. The card's number is drawn at
+    // random: read it off the receipt, then check the whole text.
+    let issued = card.stdout.split(separator: "\n").first { $0.hasPrefix("  600") }
+    let number = try #require(issued.map { String($0.dropFirst(2).prefix(19)) })
+    #expect(GiftCardNumber.isWellFormed(number.replacingOccurrences(of: " ", with: "")))
     let expected = """
               Lane & Thread Outfitters
                  120 Market Street
@@ -42,16 +47,19 @@ struct SaleEndToEndTests {
           sale, reg 39.99, save 20.00
       1 x Gift Card $25                  25.00
       ----------------------------------------
-      Subtotal                           84.98
+      Subtotal                           59.98
       Tax standard 7.5%                   4.50
-      Tax exempt 0%                       0.00
+      Gift cards (no tax)                25.00
       TOTAL                              89.48
       ----------------------------------------
       Cash                               50.00
       VISA ****4242                      39.48
       Change                              0.00
       ----------------------------------------
-      Items                                  3
+      Gift cards issued
+        \(number)              25.00
+      ----------------------------------------
+      Items                                  2
       You saved                          20.00
 
           Thank you for shopping with us!

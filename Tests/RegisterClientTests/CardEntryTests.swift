@@ -116,8 +116,9 @@ import Testing
     let commands = Completion.commands
     let tender = try #require(commands.first { $0.names.contains("tender") })
     #expect(tender.names == ["tender", "pay"])
-    #expect(tender.words == ["cash", "card"])
-    #expect(tender.flags == ["--exp", "--amount"])
+    #expect(
+      tender.words == ["cash", "card", "gift-card", "store-credit", "other", "card-present"])
+    #expect(tender.flags == ["--exp", "--amount", "--reference", "--brand", "--last4", "--auth"])
     let people = try #require(commands.first { $0.names == ["operator"] })
     #expect(people.words == ["add", "list", "remove", "set-pin", "unlock"])
     #expect(!people.words.contains("cashier"), "a flag's value is not a command word")

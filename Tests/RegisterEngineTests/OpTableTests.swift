@@ -50,6 +50,7 @@ import Testing
     #"{"op":"email_receipt","receipt":1,"to":"a@example.com"}"#,
     #"{"op":"report","kind":"x"}"#,
     #"{"op":"close_day"}"#,
+    #"{"op":"gift_card_balance","number":"6001234567890128"}"#,
   ]
 
   @Test func everyOpHasASampleAndDecodesToACommandOfThatOp() throws {
@@ -72,8 +73,8 @@ import Testing
     let reads = Op.allCases.filter { !$0.isMutation }.map(\.rawValue).sorted()
     #expect(
       reads == [
-        "catalog", "catalog_export", "customer_find", "customer_history", "hello", "operator_list",
-        "order", "parked", "receipt", "report", "subscribe",
+        "catalog", "catalog_export", "customer_find", "customer_history", "gift_card_balance",
+        "hello", "operator_list", "order", "parked", "receipt", "report", "subscribe",
       ])
   }
 }

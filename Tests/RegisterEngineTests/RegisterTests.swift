@@ -334,7 +334,7 @@ import Testing
       type: .cash, amount: Money(minorUnits: 5000, currency: .usd), card: nil)
     let paid = try register.decide(.tender(cash), context: context).accepted()
     #expect(paid.count == 2)
-    guard case .saleCompleted(_, let receipt, _, let change) = paid.last else {
+    guard case .saleCompleted(_, let receipt, _, let change, _) = paid.last else {
       Issue.record("expected sale_completed, got \(paid)")
       return
     }

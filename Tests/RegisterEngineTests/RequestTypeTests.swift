@@ -28,6 +28,7 @@ import Testing
       [
         Requests.Add(sku: "TEE"),
         Requests.Add(sku: "PRINT", quantity: 3, options: ["frame": "oak"]),
+        Requests.Add(sku: "GIFT-OPEN", amount: usd(4_000)),
       ]
     case .scan: [Requests.Scan(code: "4006381333931"), Requests.Scan(code: "TEE-WHT-M")]
     case .remove: [Requests.Remove(line: 2)]
@@ -39,6 +40,13 @@ import Testing
           type: .card, amount: nil,
           card: CardInput(number: "4242424242424242", expiryMonth: 12, expiryYear: 2030, cvv: "739")
         ),
+        Requests.Tender(TenderRequest(type: .giftCard, amount: nil, giftCard: "6001234567890128")),
+        Requests.Tender(TenderRequest(type: .storeCredit, amount: usd(500), customerID: "C1")),
+        Requests.Tender(
+          TenderRequest(type: .other, amount: usd(1_000), name: "check", reference: "1042")),
+        Requests.Tender(
+          TenderRequest(
+            type: .cardPresent, amount: usd(1_000), brand: "VISA", last4: "4242", authCode: "A1")),
       ]
     case .void: [Requests.Void(), Requests.Void(reason: "customer left")]
     case .discount:
@@ -59,8 +67,15 @@ import Testing
           lines: [
             ReturnRequestLine(line: 1, quantity: 1), ReturnRequestLine(line: 3, quantity: 2),
           ],
-          reason: "too small")
+          reason: "too small"),
+        Requests.Return(
+          receipt: 2, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "r",
+          refundTo: .storeCredit(customerID: "C1")),
+        Requests.Return(
+          receipt: 2, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "r",
+          refundTo: .storeCredit(customerID: nil)),
       ]
+    case .giftCardBalance: [Requests.GiftCardBalance(number: "6001234567890128")]
     case .subscribe:
       [
         Requests.Subscribe(), Requests.Subscribe(topics: ["sale_completed"], after: 17),

@@ -194,12 +194,29 @@ extension StoreSettings {
         throw JSONShapeError(path: fields.pathOf("email_from"), message: error.message)
       }
     }
+    let tenders = try fields.optional("tenders", as: [String].self) ?? []
+    guard tenders.count <= Self.maximumTenders else {
+      throw JSONShapeError(
+        path: fields.pathOf("tenders"),
+        message: "has \(tenders.count) tenders; at most \(Self.maximumTenders)")
+    }
+    for (index, tender) in tenders.enumerated() {
+      if let problem = Self.tenderNameProblem(tender) {
+        throw JSONShapeError(path: indexPath(fields.pathOf("tenders"), index), message: problem)
+      }
+      if tenders[..<index].contains(tender) {
+        throw JSONShapeError(
+          path: indexPath(fields.pathOf("tenders"), index), message: "\"\(tender)\" is listed twice"
+        )
+      }
+    }
     try fields.rejectUnknown()
     self.init(
       name: name, address: address, phone: phone, currency: currency, tax: tax,
       cashRounding: cashRounding, receiptWidth: width, receiptFooter: footer,
       discountApprovalLimit: approvalLimit, autoSignOut: autoSignOut, pinIterations: iterations,
       lockoutMinutes: lockout, emailFrom: emailFrom)
+    self.tenders = tenders
   }
 
   /// The `store` section as JSON, in the catalog file's shape.
@@ -218,6 +235,7 @@ extension StoreSettings {
       "pin_hash_iterations": pinIterations == Self.defaultPINIterations ? nil : .int(pinIterations),
       "lockout_minutes": lockoutMinutes == Self.defaultLockoutMinutes ? nil : .int(lockoutMinutes),
       "email_from": emailFrom == "receipts@localhost" ? nil : .string(emailFrom),
+      "tenders": tenders.isEmpty ? nil : .array(tenders.map(JSONValue.string)),
     ])
   }
 }
@@ -360,11 +378,34 @@ extension Product {
     }
     let barcodes = try fields.optional("barcodes", as: [String].self) ?? []
     try Self.validateBarcodes(barcodes, path: fields.pathOf("barcodes"))
+    let giftCard = try fields.optional("gift_card", as: Bool.self) ?? false
+    let openAmount = try fields.optional("open_amount", as: Bool.self) ?? false
+    if openAmount && !giftCard {
+      throw JSONShapeError(
+        path: fields.pathOf("open_amount"), message: "is only for gift cards (\"gift_card\": true)")
+    }
+    if giftCard {
+      // A gift card is loaded with exactly what was paid for it: nothing may change the price.
+      if salePrice != nil || !options.isEmpty {
+        throw JSONShapeError(
+          path: fields.pathOf(salePrice != nil ? "sale_price" : "options"),
+          message: "a gift card has no sale price and no options")
+      }
+      if openAmount && price.minorUnits != 0 {
+        throw JSONShapeError(
+          path: fields.pathOf("price"),
+          message: "an open-amount gift card's price is 0 (the cashier gives the amount)")
+      }
+      if !openAmount && price.minorUnits <= 0 {
+        throw JSONShapeError(
+          path: fields.pathOf("price"), message: "a gift card's price is its value: more than 0")
+      }
+    }
     try fields.rejectUnknown()
     self.init(
       sku: sku, name: name, description: description, category: category, price: price,
       salePrice: salePrice, stock: stock, taxClass: taxClass, colors: colors, image: image,
-      options: options, barcodes: barcodes)
+      options: options, barcodes: barcodes, giftCard: giftCard, openAmount: openAmount)
   }
 
   /// Each barcode must be an EAN-13, UPC-A or EAN-8 with its check digit right, and appear
@@ -417,6 +458,8 @@ extension Product {
       "image": image.map(JSONValue.string),
       "options": options.isEmpty ? nil : .array(options.map(\.json)),
       "barcodes": barcodes.isEmpty ? nil : .array(barcodes.map(JSONValue.string)),
+      "gift_card": giftCard ? .bool(true) : nil,
+      "open_amount": openAmount ? .bool(true) : nil,
     ])
   }
 }

@@ -53,12 +53,18 @@ public struct Product: Sendable, Equatable {
   public var options: [OptionGroup]
   /// The barcodes a scanner reads off this product (EAN-13, UPC-A, EAN-8), as given.
   public var barcodes: [String]
+  /// Selling it issues a gift card per unit, loaded with the unit price: a liability, not
+  /// sales revenue (never taxed, discounted or counted in sales).
+  public var giftCard: Bool
+  /// A gift card whose amount the cashier gives on `add` (its `price` is 0), within
+  /// `openAmountRange`.
+  public var openAmount: Bool
 
   public init(
     sku: String, name: String, description: String = "", category: String, price: Money,
     salePrice: Money? = nil, stock: Int64? = nil, taxClass: String? = nil,
     colors: [String] = [], image: String? = nil, options: [OptionGroup] = [],
-    barcodes: [String] = []
+    barcodes: [String] = [], giftCard: Bool = false, openAmount: Bool = false
   ) {
     self.sku = sku
     self.name = name
@@ -72,6 +78,17 @@ public struct Product: Sendable, Equatable {
     self.image = image
     self.options = options
     self.barcodes = barcodes
+    self.giftCard = giftCard
+    self.openAmount = openAmount
+  }
+
+  /// The amounts an open-amount gift card may be loaded with: 5 to 500 in the currency's major
+  /// unit (5.00–500.00 dollars, 5–500 yen). Below, the card costs more to handle than it holds;
+  /// above, a bearer card is too much cash to put in one number.
+  public static func openAmountRange(_ currency: Currency) -> ClosedRange<Int64> {
+    var unit: Int64 = 1
+    for _ in 0..<currency.minorDigits { unit *= 10 }
+    return 5 * unit...500 * unit
   }
 
   /// What one unit sells for before options: the sale price when there is one.

@@ -59,6 +59,9 @@ public struct StoreSettings: Sendable, Equatable {
   public var lockoutMinutes: Int
   /// The From address of e-mailed receipts.
   public var emailFrom: String
+  /// The store's own tenders, by name (`check`, `voucher`): taken with `{"type": "other",
+  /// "name": …}`, never giving change.
+  public var tenders: [String] = []
 
   public init(
     name: String, address: [String], phone: String? = nil, currency: Currency,
@@ -91,6 +94,27 @@ public struct StoreSettings: Sendable, Equatable {
 
   /// The shortest and longest PIN locks a store may set (a minute to a day).
   public static let lockoutMinutesRange = 1...1440
+
+  /// The most store tenders a store may name.
+  public static let maximumTenders = 16
+
+  /// Why `name` cannot name a store tender, or nil when it can: 1–24 characters of lowercase
+  /// letters, digits, `_` and `-`, starting with a letter, and not a built-in tender type.
+  public static func tenderNameProblem(_ name: String) -> String? {
+    let scalars = Array(name.unicodeScalars)
+    guard (1...24).contains(scalars.count), let first = scalars.first, ("a"..."z").contains(first),
+      scalars.allSatisfy({
+        ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+      })
+    else {
+      return
+        "a store tender name is 1 to 24 lowercase letters, digits, _ or -, starting with a letter"
+    }
+    if TenderType(rawValue: name) != nil {
+      return "\"\(name)\" is a built-in tender type, not a store tender name"
+    }
+    return nil
+  }
 
   /// The narrowest and widest receipts we print.
   public static let receiptWidths = 32...80

@@ -20,6 +20,7 @@ public enum Op: String, CaseIterable, Sendable {
   case parked
   case resume
   case `return`
+  case giftCardBalance = "gift_card_balance"
   case subscribe
   case operatorAdd = "operator_add"
   case operatorList = "operator_list"
@@ -49,7 +50,7 @@ public enum Op: String, CaseIterable, Sendable {
   public var isMutation: Bool {
     switch self {
     case .hello, .catalog, .catalogExport, .order, .receipt, .parked, .subscribe, .operatorList,
-      .customerFind, .customerHistory, .report:
+      .customerFind, .customerHistory, .report, .giftCardBalance:
       false
     case .add, .scan, .remove, .setQty, .tender, .void, .discount, .overridePrice, .voidLine, .park,
       .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,

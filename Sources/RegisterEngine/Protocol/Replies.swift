@@ -82,8 +82,13 @@ struct Replies {
     case .operatorList:
       return .value(source.register.operatorsJSON(at: clock.now()))
     case .customerFind(let query):
+      let register = source.register
       return .value(
-        .object(["customers": .array(source.register.findCustomers(query).map(\.json))]))
+        .object([
+          "customers": .array(register.findCustomers(query).map(register.customerJSON))
+        ]))
+    case .giftCardBalance(let number):
+      return .value(try source.register.giftCardBalance(number))
     case .customerHistory(let id):
       return .value(try source.register.customerHistory(id))
     case .subscribe(let topics, let after):
@@ -156,7 +161,7 @@ struct Replies {
   ) -> JSONValue {
     for event in events {
       switch event {
-      case .saleCompleted(_, let number, _, _):
+      case .saleCompleted(_, let number, _, _, _):
         guard let sale = source.register.receipts[number],
           case .object(var object) = sale.orderJSON
         else { continue }

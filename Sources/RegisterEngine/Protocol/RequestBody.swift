@@ -46,6 +46,7 @@ extension Op {
     case .parked: Requests.Parked.self
     case .resume: Requests.Resume.self
     case .`return`: Requests.Return.self
+    case .giftCardBalance: Requests.GiftCardBalance.self
     case .subscribe: Requests.Subscribe.self
     case .operatorAdd: Requests.OperatorAdd.self
     case .operatorList: Requests.OperatorList.self

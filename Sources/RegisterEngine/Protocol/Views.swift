@@ -33,6 +33,7 @@ extension Register {
       "tax": money(totals.tax),
       "taxes": .array(totals.taxLines.map { $0.json(currency: currency) }),
       "tax_included": .bool(totals.taxIncluded),
+      "gift_cards": totals.giftCards > 0 ? money(totals.giftCards) : nil,
       "total": money(totals.total),
       "tenders": .array(order.tenders.map(\.json)),
       "paid": money(paid),
@@ -71,6 +72,7 @@ extension Register {
       "discount_amount": (totals?.lineDiscount ?? 0) > 0 ? money(totals?.lineDiscount ?? 0) : nil,
       "net": totals.map { money($0.net) },
       "voided": line.voided ? .bool(true) : nil,
+      "gift_card": line.giftCard ? .bool(true) : nil,
     ])
   }
 
@@ -182,6 +184,15 @@ extension CompletedSale {
       "paid": money(order.paid),
       "change": change.json,
       "savings": money(totals.savings),
+      "gift_cards": giftCards.isEmpty
+        ? nil
+        : .array(
+          giftCards.map {
+            .object([
+              "line": .int($0.line), "number": .string($0.number), "amount": $0.amount.json,
+            ])
+          }),
+      "gift_cards_total": totals.giftCards > 0 ? money(totals.giftCards) : nil,
     ])
   }
 
@@ -242,6 +253,36 @@ extension DayTotals {
       "paid_out": money(paidOut),
       "paid_out_count": .int(paidOutCount),
       "no_sales": .int(noSales),
+    ])
+  }
+}
+
+extension Register {
+  /// A customer as lookups show them: the customer's own fields and their store credit.
+  func customerJSON(_ customer: Customer) -> JSONValue {
+    guard case .object(var object) = customer.json else { return customer.json }
+    object["store_credit"] = money(storedValue.storeCredit[customer.id] ?? 0).json
+    return .object(object)
+  }
+
+  /// `gift_card_balance`: what is left on a card, what it was loaded with, when it was issued
+  /// and last used.
+  func giftCardBalance(_ text: String) throws(RegisterError) -> JSONValue {
+    guard let number = GiftCardNumber.normalized(text), let card = storedValue.giftCards[number]
+    else {
+      throw RegisterError(
+        .giftCardNotFound, "no gift card has the number \(text); check the number on the card")
+    }
+    return .object([
+      "gift_card": .object([
+        "number": .string(card.number),
+        "balance": money(card.balance).json,
+        "issued_amount": money(card.issuedAmount).json,
+        "issued_receipt": .int(card.receipt),
+        "issued_day": .int(card.issuedDay),
+        "issued_at": .string(card.issuedAt.iso8601),
+        "last_used_at": card.lastUsedAt.map { .string($0.iso8601) },
+      ])
     ])
   }
 }

@@ -34,6 +34,8 @@ public struct CompletedSale: Sendable, Equatable {
   public var currency: Currency
   public var operatorName: String?
   public var customer: CustomerRef?
+  /// The gift cards the sale issued (their numbers print on this receipt only).
+  public var giftCards: [IssuedGiftCard] = []
 
   /// What the customer paid in the end: total plus the cash rounding.
   public var amountDue: Money {

@@ -38,6 +38,9 @@ public enum ReceiptRenderer {
         out.columns("Tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
       }
     }
+    if sale.totals.giftCards > 0 {
+      out.columns("Gift cards (no tax)", money(sale.totals.giftCards))
+    }
     out.columns("TOTAL", money(sale.totals.total))
     if sale.header.taxIncluded {
       for tax in sale.totals.taxLines {
@@ -53,6 +56,14 @@ public enum ReceiptRenderer {
       out.columns(tender.label, tender.amount.decimalString)
     }
     out.columns("Change", sale.change.decimalString)
+    if !sale.giftCards.isEmpty {
+      // The only place a gift card's whole number is printed: it is what the customer spends.
+      out.rule()
+      out.line("Gift cards issued")
+      for card in sale.giftCards {
+        out.columns("  " + GiftCardNumber.grouped(card.number), card.amount.decimalString)
+      }
+    }
     out.rule()
     out.columns("Items", String(sale.totals.itemCount))
     if sale.totals.savings > 0 {

@@ -81,6 +81,11 @@ public enum ReportRenderer {
     out.columns("Tax total", money(totals.tax))
     out.columns("Total sales", money(totals.total))
     out.columns("Cash rounding", money(totals.cashRounding))
+    // Gift cards are money held for customers, not sales: on their own lines, outside the
+    // sales totals above (their redemptions are also among the tenders below).
+    out.columns("Gift cards sold (\(totals.giftCardsSold))", money(totals.giftCardsSoldAmount))
+    let redeemed = totals.giftCardsRedeemed
+    out.columns("Gift cards redeemed (\(redeemed.count))", money(redeemed.amount))
     if totals.overrides > 0 {
       // Overridden lines are in gross sales at the price charged: this is a memo of how much
       // the overrides took off the list prices, not a further deduction from net sales.
@@ -175,6 +180,15 @@ public enum ReportRenderer {
       "tax": money(totals.tax),
       "total": money(totals.total),
       "cash_rounding": money(totals.cashRounding),
+      "gift_cards": .object([
+        "sold": .object([
+          "count": .int(totals.giftCardsSold), "amount": money(totals.giftCardsSoldAmount),
+        ]),
+        "redeemed": .object([
+          "count": .int(totals.giftCardsRedeemed.count),
+          "amount": money(totals.giftCardsRedeemed.amount),
+        ]),
+      ]),
       "tenders": .array(
         totals.tenders.map {
           .object(["type": .string($0.key), "count": .int($0.count), "amount": money($0.amount)])

@@ -6,7 +6,8 @@ public enum Command: Sendable {
   case catalogExport
   case showOrder
   case receipt(number: Int?)
-  case add(sku: String, quantity: Int64, options: [String: String])
+  /// `amount`: what an open-amount gift card is loaded with (nil for every other product).
+  case add(sku: String, quantity: Int64, options: [String: String], amount: Money? = nil)
   /// One unit of the product a scanner read: a barcode, or a SKU typed as a scanner types.
   case scan(code: String)
   case remove(line: Int)
@@ -20,7 +21,12 @@ public enum Command: Sendable {
   case park(note: String?)
   case listParked
   case resume(orderID: Int)
-  case returnItems(receipt: Int, lines: [ReturnRequestLine], reason: String)
+  /// `refundTo`: where the refund goes (the sale's tenders, or a customer's store credit).
+  case returnItems(
+    receipt: Int, lines: [ReturnRequestLine], reason: String, refundTo: RefundDestination = .tenders
+  )
+  /// A gift card's balance, by its number.
+  case giftCardBalance(number: String)
   /// Turn the connection into a listener for events (handled by the daemon's connection).
   case subscribe(topics: Set<String>?, after: Int64?)
   case report(DayReport.Kind, day: Int?)
@@ -71,6 +77,7 @@ public enum Command: Sendable {
     case .listParked: .parked
     case .resume: .resume
     case .returnItems: .`return`
+    case .giftCardBalance: .giftCardBalance
     case .subscribe: .subscribe
     case .report: .report
     case .operatorAdd: .operatorAdd
@@ -102,17 +109,49 @@ public enum Command: Sendable {
   public var isMutation: Bool { op.isMutation }
 }
 
-/// A payment as asked for: cash with an amount, or card data with an optional amount.
-public struct TenderRequest: Sendable {
+/// A payment as asked for: cash with an amount, card data with an optional amount, a gift
+/// card's number, a customer's store credit, a store tender by name, or a payment an external
+/// terminal approved.
+public struct TenderRequest: Sendable, Equatable {
   public var type: TenderType
   public var amount: Money?
   public var card: CardInput?
+  /// The gift card's number (gift_card).
+  public var giftCard: String?
+  /// The customer whose credit pays (store_credit).
+  public var customerID: String?
+  /// The store tender's name and reference (other).
+  public var name: String?
+  public var reference: String?
+  /// What the terminal reported (card_present).
+  public var brand: String?
+  public var last4: String?
+  public var authCode: String?
 
-  public init(type: TenderType, amount: Money?, card: CardInput?) {
+  public init(
+    type: TenderType, amount: Money?, card: CardInput? = nil, giftCard: String? = nil,
+    customerID: String? = nil, name: String? = nil, reference: String? = nil,
+    brand: String? = nil, last4: String? = nil, authCode: String? = nil
+  ) {
     self.type = type
     self.amount = amount
     self.card = card
+    self.giftCard = giftCard
+    self.customerID = customerID
+    self.name = name
+    self.reference = reference
+    self.brand = brand
+    self.last4 = last4
+    self.authCode = authCode
   }
+}
+
+/// Where a return's refund goes.
+public enum RefundDestination: Sendable, Equatable {
+  /// Back to the sale's tenders (cards, gift cards, ... first, the rest in cash).
+  case tenders
+  /// To a customer's store credit: the customer named, or the sale's customer when nil.
+  case storeCredit(customerID: String?)
 }
 
 /// A manager's approval sent with a request: `approve: {operator, pin}`.

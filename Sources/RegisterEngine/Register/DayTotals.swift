@@ -42,8 +42,17 @@ public struct DayTotals: Sendable, Equatable {
   public var noSales = 0
   public var firstReceipt: Int?
   public var lastReceipt: Int?
+  /// Gift cards sold (a liability, not in the sales figures above): how many, and their value.
+  public var giftCardsSold: Int64 = 0
+  public var giftCardsSoldAmount: Int64 = 0
 
   public init() {}
+
+  /// Gift cards redeemed: the gift-card tenders of completed sales.
+  public var giftCardsRedeemed: TenderTotal {
+    tenders.first { $0.key == TenderType.giftCard.rawValue }
+      ?? TenderTotal(key: TenderType.giftCard.rawValue, count: 0, amount: 0)
+  }
 
   public var discounts: Int64 { Checked.saturatingAdd(lineDiscounts, orderDiscounts) }
 
@@ -153,7 +162,10 @@ public struct DayTotals: Sendable, Equatable {
     }
     for line in sale.totals.taxLines { try addTax(line) }
     tax = try Checked.add(tax, sale.totals.tax)
-    total = try Checked.add(total, sale.totals.total)
+    // The sales total leaves out the gift cards sold: they are reported on their own line.
+    total = try Checked.add(total, try Checked.subtract(sale.totals.total, sale.totals.giftCards))
+    giftCardsSold = try Checked.add(giftCardsSold, sale.totals.giftCardCount)
+    giftCardsSoldAmount = try Checked.add(giftCardsSoldAmount, sale.totals.giftCards)
     cashRounding = try Checked.add(cashRounding, sale.cashRounding.minorUnits)
     for tender in sale.order.tenders {
       try Self.add(tenderKey(tender), amount: tender.amount.minorUnits, to: &tenders)
@@ -188,8 +200,16 @@ public struct DayTotals: Sendable, Equatable {
     lastReceipt = refund.receiptNumber
   }
 
+  /// The report line a tender counts on: "cash", "card VISA", "card_present VISA",
+  /// "gift_card", "store_credit", or a store tender's own name ("check"; the names of the
+  /// built-in types are not allowed as store tender names, so they never collide).
   func tenderKey(_ tender: Tender) -> String {
-    tender.card.map { "card \($0.brand.rawValue)" } ?? tender.type.rawValue
+    switch tender.type {
+    case .card, .cardPresent:
+      tender.card.map { "\(tender.type.rawValue) \($0.brand.rawValue)" } ?? tender.type.rawValue
+    case .other: tender.name ?? tender.type.rawValue
+    case .cash, .giftCard, .storeCredit: tender.type.rawValue
+    }
   }
 }
 

@@ -15,7 +15,10 @@ public enum Event: Sendable, Equatable {
   /// A line's unit price replaced by the cashier.
   case priceOverridden(order: Int, line: Int, override: PriceOverride)
   /// The order is paid: it gets its receipt number; stock goes down; a new order opens.
-  case saleCompleted(order: Int, receipt: Int, cashRounding: Money, change: Money)
+  /// `giftCards`: the gift cards it sold, one per unit, with the numbers `decide` drew.
+  case saleCompleted(
+    order: Int, receipt: Int, cashRounding: Money, change: Money,
+    giftCards: [IssuedGiftCard] = [])
   /// A line stays on the order, marked voided, and no longer counts.
   case lineVoided(order: Int, line: Int)
   /// The open order was cancelled; its tenders were handed back (cash) or voided (cards).
@@ -126,10 +129,11 @@ public enum Event: Sendable, Equatable {
         "order_id": .int(order), "line": .int(line), "unit_price": override.unitPrice.json,
         "reason": .string(override.reason),
       ])
-    case .saleCompleted(let order, let receipt, let rounding, let change):
+    case .saleCompleted(let order, let receipt, let rounding, let change, let giftCards):
       .object([
         "order_id": .int(order), "receipt": .int(receipt), "cash_rounding": rounding.json,
         "change": change.json,
+        "gift_cards": giftCards.isEmpty ? nil : .array(giftCards.map(\.json)),
       ])
     case .lineVoided(let order, let line):
       .object(["order_id": .int(order), "line": .int(line)])
@@ -241,7 +245,17 @@ public enum Event: Sendable, Equatable {
         order: try fields.required("order_id"), receipt: try fields.required("receipt"),
         cashRounding: try fields.money("cash_rounding", currency: currency, allowNegative: true)
           ?? .zero(currency),
-        change: try fields.money("change", currency: currency) ?? .zero(currency))
+        change: try fields.money("change", currency: currency) ?? .zero(currency),
+        giftCards: try fields.optional("gift_cards", as: [JSONValue].self).map {
+          items throws(JSONShapeError) in
+          var cards: [IssuedGiftCard] = []
+          for (index, item) in items.enumerated() {
+            cards.append(
+              try IssuedGiftCard(
+                json: item, path: "data.gift_cards[\(index)]", currency: currency))
+          }
+          return cards
+        } ?? [])
     case .lineVoided:
       event = .lineVoided(order: try fields.required("order_id"), line: try fields.required("line"))
     case .orderVoided:
@@ -343,9 +357,15 @@ extension CardSummary {
 }
 
 extension Tender {
-  /// The tender as JSON: type, amount, and for cards brand and last four only.
+  /// The tender as JSON: type, amount, for cards brand and last four only, and what names a
+  /// gift card, a customer's credit or a store tender.
   public var json: JSONValue {
-    .object(["type": .string(type.rawValue), "amount": amount.json, "card": card?.json])
+    .object([
+      "type": .string(type.rawValue), "amount": amount.json, "card": card?.json,
+      "gift_card": giftCard.map(JSONValue.string), "customer_id": customerID.map(JSONValue.string),
+      "name": name.map(JSONValue.string), "reference": reference.map(JSONValue.string),
+      "auth_code": authCode.map(JSONValue.string),
+    ])
   }
 
   init(json: JSONValue, path: String, currency: Currency) throws(JSONShapeError) {
@@ -360,8 +380,35 @@ extension Tender {
     let card = try fields.raw("card").map { value throws(JSONShapeError) in
       try CardSummary(json: value, path: fields.pathOf("card"))
     }
+    let giftCard = try fields.optional("gift_card", as: String.self)
+    let customerID = try fields.optional("customer_id", as: String.self)
+    let name = try fields.optional("name", as: String.self)
+    let reference = try fields.optional("reference", as: String.self)
+    let authCode = try fields.optional("auth_code", as: String.self)
     try fields.rejectUnknown()
-    self.init(type: type, amount: amount, card: card)
+    // What names the tender's source is there for its type, and nothing else is: every reader
+    // (refunds, balances, reports) can rely on it.
+    let needed: (card: Bool, giftCard: Bool, customer: Bool, name: Bool)
+    switch type {
+    case .cash: needed = (false, false, false, false)
+    case .card, .cardPresent: needed = (true, false, false, false)
+    case .giftCard: needed = (false, true, false, false)
+    case .storeCredit: needed = (false, false, true, false)
+    case .other: needed = (false, false, false, true)
+    }
+    guard needed.card == (card != nil), needed.giftCard == (giftCard != nil),
+      needed.customer == (customerID != nil), needed.name == (name != nil),
+      reference == nil || type == .other, authCode == nil || type == .cardPresent
+    else {
+      throw JSONShapeError(path: path, message: "has the wrong members for a \(typeName) tender")
+    }
+    if let giftCard, !GiftCardNumber.isWellFormed(giftCard) {
+      throw JSONShapeError(
+        path: fields.pathOf("gift_card"), message: "is not a 16-digit gift card number")
+    }
+    self.init(
+      type: type, amount: amount, card: card, giftCard: giftCard, customerID: customerID,
+      name: name, reference: reference, authCode: authCode)
   }
 }
 
@@ -416,6 +463,7 @@ extension OrderLine {
       },
       "discount": discount?.json,
       "voided": voided ? .bool(true) : nil,
+      "gift_card": giftCard ? .bool(true) : nil,
     ])
   }
 
@@ -456,11 +504,12 @@ extension OrderLine {
       try Discount(json: value, path: fields.pathOf("discount"), currency: currency)
     }
     let voided = try fields.optional("voided", as: Bool.self) ?? false
+    let giftCard = try fields.optional("gift_card", as: Bool.self) ?? false
     try fields.rejectUnknown()
     self.init(
       line: line, sku: sku, name: name, quantity: quantity, unitPrice: unitPrice,
       regularPrice: regularPrice, taxClass: taxClass, taxRate: taxRate, options: options,
-      override: override, discount: discount, voided: voided)
+      override: override, discount: discount, voided: voided, giftCard: giftCard)
   }
 }
 
@@ -534,5 +583,26 @@ public struct ReturnEvent: Sendable, Equatable {
       try fields.money("cash_rounding", currency: currency, allowNegative: true) ?? .zero(currency)
     reason = try fields.required("reason")
     try fields.rejectUnknown()
+  }
+}
+
+extension IssuedGiftCard {
+  /// `{line, number, amount}`, as `sale_completed` journals it.
+  var json: JSONValue {
+    .object(["line": .int(line), "number": .string(number), "amount": amount.json])
+  }
+
+  init(json: JSONValue, path: String, currency: Currency) throws(JSONShapeError) {
+    var fields = try JSONFields(json, path: path)
+    let line = try fields.required("line", as: Int.self)
+    let number = try fields.required("number", as: String.self)
+    guard GiftCardNumber.isWellFormed(number) else {
+      throw JSONShapeError(path: fields.pathOf("number"), message: "is not a gift card number")
+    }
+    guard let amount = try fields.money("amount", currency: currency) else {
+      throw JSONShapeError(path: fields.pathOf("amount"), message: "is required")
+    }
+    try fields.rejectUnknown()
+    self.init(line: line, number: number, amount: amount)
   }
 }

@@ -32,7 +32,7 @@ public struct Orders: Sendable, Equatable {
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
       .lineVoided, .customerAttached, .customerDetached:
       return order.admits(event)
-    case .saleCompleted(let orderID, _, _, _), .orderVoided(let orderID, _, _),
+    case .saleCompleted(let orderID, _, _, _, _), .orderVoided(let orderID, _, _),
       .orderParked(let orderID, _):
       return orderID == order.id
     case .orderResumed(let orderID, let replacing):

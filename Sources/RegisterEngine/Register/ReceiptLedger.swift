@@ -54,9 +54,12 @@ public struct ReceiptLedger: Sendable, Equatable {
       returnedQuantities[event.original] = quantities
       var state = refunded[event.original] ?? RefundState()
       for tender in event.refunds {
-        if let card = tender.card {
+        if tender.type == .card, let card = tender.card {
           state.cards[card] = Checked.saturatingAdd(
             state.cards[card] ?? 0, tender.amount.minorUnits)
+        } else if let key = tender.refundKey {
+          state.others[key] = Checked.saturatingAdd(
+            state.others[key] ?? 0, tender.amount.minorUnits)
         } else {
           state.cash = Checked.saturatingAdd(state.cash, tender.amount.minorUnits)
         }
@@ -134,8 +137,11 @@ public struct ReceiptLedger: Sendable, Equatable {
   }
 }
 
-/// What has been refunded against one sale: per card (brand and last four) and in cash.
+/// What has been refunded against one sale: per card (brand and last four), per other tender
+/// (`Tender.refundKey`: a card-present card, a gift card, a customer's credit, a store
+/// tender) and in cash.
 public struct RefundState: Sendable, Equatable {
   public var cards: [CardSummary: Int64] = [:]
+  public var others: [String: Int64] = [:]
   public var cash: Int64 = 0
 }

@@ -35,7 +35,7 @@ extension Register {
     let events: [Event]
     switch command {
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .report, .listParked, .subscribe,
-      .operatorList, .customerFind, .customerHistory:
+      .operatorList, .customerFind, .customerHistory, .giftCardBalance:
       return []
     case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
       .customerAdd, .attachCustomer, .detachCustomer:
@@ -70,12 +70,15 @@ extension Register {
         )
       }
       events = [.orderResumed(order: orderID, replacing: order.id)]
-    case .returnItems(let receipt, let lines, let reason):
-      events = [try decideReturn(receipt: receipt, lines: lines, reason: reason)]
-    case .add(let sku, let quantity, let options):
-      events = try decideAdd(sku: sku, quantity: quantity, options: options)
+    case .returnItems(let receipt, let lines, let reason, let refundTo):
+      events = [
+        try decideReturn(receipt: receipt, lines: lines, reason: reason, refundTo: refundTo)
+      ]
+    case .add(let sku, let quantity, let options, let amount):
+      events = try decideAdd(sku: sku, quantity: quantity, options: options, amount: amount)
     case .scan(let code):
-      events = try decideAdd(sku: scannedProduct(code).sku, quantity: 1, options: [:])
+      events = try decideAdd(
+        sku: scannedProduct(code).sku, quantity: 1, options: [:], amount: nil)
     case .remove(let line):
       _ = try activeLine(line)
       events = [.lineRemoved(order: order.id, line: line)]
@@ -91,7 +94,10 @@ extension Register {
     case .discount(let line, let value, let reason):
       events = [try decideDiscount(line: line, value: value, reason: reason)]
     case .overridePrice(let number, let price, let reason):
-      _ = try activeLine(number)
+      guard try !activeLine(number).giftCard else {
+        throw RegisterError(
+          .invalidAmount, "line \(number) is a gift card: its price is its value and cannot change")
+      }
       events = [
         .priceOverridden(
           order: order.id, line: number, override: PriceOverride(unitPrice: price, reason: reason))
@@ -172,12 +178,12 @@ extension Register {
         var sale: CompletedSale?
         var refund: CompletedReturn?
         switch event {
-        case .saleCompleted(_, let receipt, let rounding, let change):
+        case .saleCompleted(_, let receipt, let rounding, let change, let giftCards):
           sale = CompletedSale(
             receiptNumber: receipt, day: day.number, at: Timestamp(epochMilliseconds: 0),
             order: after.order, totals: after.totals, cashRounding: rounding, change: change,
             header: ReceiptHeader(store: store), currency: store.currency, operatorName: nil,
-            customer: nil)
+            customer: nil, giftCards: giftCards)
         case .returnCompleted(let event):
           refund = CompletedReturn(
             receiptNumber: event.receipt, originalReceipt: event.original, day: day.number,
@@ -270,7 +276,7 @@ extension Register {
   }
 
   private func decideAdd(
-    sku: String, quantity: Int64, options: [String: String]
+    sku: String, quantity: Int64, options: [String: String], amount: Money?
   ) throws(RegisterError) -> [Event] {
     guard let product = products[sku] else {
       throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"; the catalog op lists them")
@@ -279,6 +285,19 @@ extension Register {
     try checkStock(sku: sku, adding: quantity)
     let chosen = try chooseOptions(options, for: product)
     var unit = product.unitPrice.minorUnits
+    if product.giftCard {
+      unit = try giftCardPrice(product, amount: amount)
+      try checkGiftCardCount(adding: quantity)
+      let line = OrderLine(
+        line: order.nextLine, sku: sku, name: product.name, quantity: quantity,
+        unitPrice: money(unit), regularPrice: money(unit),
+        taxClass: product.taxClass ?? store.tax.defaultClass, taxRate: .zero, giftCard: true)
+      return [.lineAdded(order: order.id, line: line)]
+    }
+    guard amount == nil else {
+      throw RegisterError(
+        .badRequest, "only an open-amount gift card takes an amount; \(sku) has its price")
+    }
     var regular = product.price.minorUnits
     for option in chosen {
       // A catalog may list any number of option groups; their sum is checked, not trusted.
@@ -339,6 +358,7 @@ extension Register {
     try checkQuantity(quantity)
     if quantity > line.quantity {
       try checkStock(sku: line.sku, adding: quantity, excludingLine: number)
+      if line.giftCard { try checkGiftCardCount(adding: quantity - line.quantity) }
     }
     if case .amount(let amount) = line.discount?.value {
       let gross = line.chargedUnitPrice.minorUnits.multipliedReportingOverflow(by: quantity)
@@ -356,7 +376,12 @@ extension Register {
     line number: Int?, value: DiscountValue?, reason: String
   ) throws(RegisterError) -> Event {
     if let number {
-      _ = try activeLine(number)
+      guard try !activeLine(number).giftCard else {
+        throw RegisterError(
+          .invalidDiscount,
+          "line \(number) is a gift card: it is loaded with what is paid for it, so it cannot be discounted"
+        )
+      }
     } else if order.activeLines.isEmpty {
       throw RegisterError(.emptyOrder, "the order is empty; there is nothing to discount")
     }
@@ -388,6 +413,7 @@ extension Register {
     }
     let balance = totals.total - order.paid
     var events: [Event] = []
+    let tender: Tender
     switch request.type {
     case .cash:
       guard let amount = request.amount else {
@@ -413,10 +439,10 @@ extension Register {
       events.append(.tenderAdded(order: order.id, tender: Tender(type: .cash, amount: amount)))
       if amount.minorUnits >= due {
         events.append(
-          .saleCompleted(
-            order: order.id, receipt: nextReceiptNumber, cashRounding: money(due - balance),
-            change: money(amount.minorUnits - due)))
+          try saleCompletion(
+            cashRounding: due - balance, change: amount.minorUnits - due, context: context))
       }
+      return events
     case .card:
       guard let card = request.card else {
         throw RegisterError(
@@ -433,25 +459,228 @@ extension Register {
       } catch {
         throw RegisterError(.invalidCard, error.description)
       }
-      let amount = request.amount?.minorUnits ?? balance
-      guard amount > 0 else {
-        throw RegisterError(.invalidAmount, "a tender amount must be greater than zero")
-      }
-      guard amount <= balance else {
-        throw RegisterError(
-          .tenderExceedsBalance,
-          "a card cannot pay more than the balance due of \(money(balance).decimalString)")
-      }
-      events.append(
-        .tenderAdded(
-          order: order.id, tender: Tender(type: .card, amount: money(amount), card: summary)))
-      if amount == balance {
-        events.append(
-          .saleCompleted(
-            order: order.id, receipt: nextReceiptNumber, cashRounding: money(0), change: money(0)))
-      }
+      let amount = try nonCashAmount(request.amount ?? money(balance), balance: balance, "a card")
+      tender = Tender(type: .card, amount: money(amount), card: summary)
+    case .cardPresent:
+      tender = try cardPresentTender(request, balance: balance)
+    case .giftCard:
+      tender = try giftCardTender(request, balance: balance)
+    case .storeCredit:
+      tender = try storeCreditTender(request, balance: balance)
+    case .other:
+      tender = try storeTender(request, balance: balance)
+    }
+    events.append(.tenderAdded(order: order.id, tender: tender))
+    if tender.amount.minorUnits == balance {
+      events.append(try saleCompletion(cashRounding: 0, change: 0, context: context))
     }
     return events
+  }
+
+  /// A non-cash amount: more than zero, and never more than the balance due (no change is
+  /// given on anything but cash). `what` names the tender in the message.
+  private func nonCashAmount(_ amount: Money, balance: Int64, _ what: String) throws(RegisterError)
+    -> Int64
+  {
+    guard amount.minorUnits > 0 else {
+      throw RegisterError(.invalidAmount, "a tender amount must be greater than zero")
+    }
+    guard amount.minorUnits <= balance else {
+      throw RegisterError(
+        .tenderExceedsBalance,
+        "\(what) cannot pay more than the balance due of \(money(balance).decimalString) (no change is given on it)"
+      )
+    }
+    return amount.minorUnits
+  }
+
+  /// The amount a gift card or store credit pays: as asked, or the lesser of what is on it and
+  /// the balance due; never more than either.
+  private func storedValueAmount(
+    _ requested: Money?, available: Int64, balance: Int64, what: String
+  ) throws(RegisterError) -> Int64 {
+    guard available > 0 else {
+      throw RegisterError(.insufficientBalance, "\(what) has no balance left")
+    }
+    let amount = requested?.minorUnits ?? min(available, balance)
+    guard amount > 0 else {
+      throw RegisterError(.invalidAmount, "a tender amount must be greater than zero")
+    }
+    guard amount <= available else {
+      throw RegisterError(
+        .insufficientBalance,
+        "\(what) has a balance of \(money(available).decimalString); tender that much or less")
+    }
+    return try nonCashAmount(money(amount), balance: balance, what)
+  }
+
+  /// A gift card cannot pay for gift cards: it would turn a card into a new bearer card with no
+  /// money changing hands (and launder a found or stolen number).
+  private func refuseGiftCardForGiftCard() throws(RegisterError) {
+    throw RegisterError(
+      .giftCardForGiftCard,
+      "gift cards cannot be bought with a gift card; pay for the gift cards another way")
+  }
+
+  private func giftCardTender(_ request: TenderRequest, balance: Int64) throws(RegisterError)
+    -> Tender
+  {
+    guard let text = request.giftCard else {
+      throw RegisterError(.badRequest, "a gift_card tender needs the card's \"number\"")
+    }
+    if order.activeLines.contains(where: \.giftCard) { try refuseGiftCardForGiftCard() }
+    guard let number = GiftCardNumber.normalized(text), let card = storedValue.giftCards[number]
+    else {
+      // The number is masked in the message like a card number (it passes the Luhn check).
+      throw RegisterError(
+        .giftCardNotFound, "no gift card has the number \(text); check the number on the card")
+    }
+    let amount = try storedValueAmount(
+      request.amount, available: card.balance, balance: balance,
+      what: "gift card ****\(number.suffix(4))")
+    return Tender(type: .giftCard, amount: money(amount), giftCard: number)
+  }
+
+  private func storeCreditTender(_ request: TenderRequest, balance: Int64) throws(RegisterError)
+    -> Tender
+  {
+    guard let customer = request.customerID else {
+      throw RegisterError(.badRequest, "a store_credit tender needs the \"customer_id\"")
+    }
+    guard customerBook.customer(customer) != nil else {
+      throw RegisterError(.customerNotFound, "no customer \(customer)")
+    }
+    let amount = try storedValueAmount(
+      request.amount, available: storedValue.storeCredit[customer] ?? 0, balance: balance,
+      what: "the store credit of \(customer)")
+    return Tender(type: .storeCredit, amount: money(amount), customerID: customer)
+  }
+
+  private func storeTender(_ request: TenderRequest, balance: Int64) throws(RegisterError)
+    -> Tender
+  {
+    guard let name = request.name else {
+      throw RegisterError(.badRequest, "an other tender needs the store tender's \"name\"")
+    }
+    guard store.tenders.contains(name) else {
+      throw RegisterError(
+        .unknownTender,
+        store.tenders.isEmpty
+          ? "this store takes no store tenders (store setting \"tenders\")"
+          : "this store's tenders are \(store.tenders.joined(separator: ", ")), not \"\(name)\"")
+    }
+    guard let requested = request.amount else {
+      throw RegisterError(.badRequest, "a \(name) tender needs an amount")
+    }
+    let amount = try nonCashAmount(requested, balance: balance, "a \(name)")
+    return Tender(type: .other, amount: money(amount), name: name, reference: request.reference)
+  }
+
+  /// A payment an external terminal approved. Nothing in it may be a card number: the brand
+  /// is one of the known names, last4 exactly four digits, the authorization code 1–12 letters
+  /// and digits that do not look like a card number. No message repeats what was sent.
+  private func cardPresentTender(_ request: TenderRequest, balance: Int64) throws(RegisterError)
+    -> Tender
+  {
+    guard let requested = request.amount else {
+      throw RegisterError(.badRequest, "a card_present tender needs an amount")
+    }
+    let brands = CardBrand.allCases.map(\.rawValue).joined(separator: ", ")
+    guard let brandName = request.brand, let brand = CardBrand(rawValue: brandName.uppercased())
+    else {
+      throw RegisterError(.invalidCard, "brand must be one of \(brands)")
+    }
+    guard let last4 = request.last4, last4.unicodeScalars.count == 4,
+      last4.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) })
+    else {
+      throw RegisterError(
+        .invalidCard, "last4 must be exactly the last 4 digits of the card (never the number)")
+    }
+    guard let code = request.authCode, (1...12).contains(code.unicodeScalars.count),
+      code.unicodeScalars.allSatisfy({
+        ("0"..."9").contains($0) || ("A"..."Z").contains($0) || ("a"..."z").contains($0)
+      }), !CardNumberMask.containsCardNumber(code)
+    else {
+      throw RegisterError(
+        .invalidCard,
+        "auth_code must be the terminal's authorization code: 1 to 12 letters and digits")
+    }
+    let amount = try nonCashAmount(requested, balance: balance, "a card_present tender")
+    return Tender(
+      type: .cardPresent, amount: money(amount), card: CardSummary(brand: brand, last4: last4),
+      authCode: code)
+  }
+
+  /// The event that completes the open order's sale, with a new gift card for each gift-card
+  /// unit on it. Numbers come from the request's random source and are journaled, so a replay
+  /// gives the same numbers; a number already issued (or drawn twice) is drawn again.
+  func saleCompletion(cashRounding: Int64, change: Int64, context: CommandContext)
+    throws(RegisterError) -> Event
+  {
+    var issued: [IssuedGiftCard] = []
+    var taken: Set<String> = []
+    for line in order.activeLines where line.giftCard {
+      for _ in 0..<max(0, line.quantity) {
+        var number: String?
+        for _ in 0..<16 {
+          let candidate = GiftCardNumber.make(from: context.random(8))
+          if storedValue.giftCards[candidate] == nil && !taken.contains(candidate) {
+            number = candidate
+            break
+          }
+        }
+        guard let number else {
+          throw RegisterError(
+            .internalError, "could not draw a new gift card number; the random source repeats")
+        }
+        taken.insert(number)
+        issued.append(
+          IssuedGiftCard(line: line.line, number: number, amount: line.chargedUnitPrice))
+      }
+    }
+    return .saleCompleted(
+      order: order.id, receipt: nextReceiptNumber, cashRounding: money(cashRounding),
+      change: money(change), giftCards: issued)
+  }
+
+  /// The most gift cards one order may sell: each is a number drawn and printed.
+  public static let maximumGiftCardsPerOrder: Int64 = 100
+
+  /// What one gift card of `product` is loaded with: its price, or for an open-amount card the
+  /// amount the cashier gave, within `Product.openAmountRange`. Not while a gift card pays.
+  func giftCardPrice(_ product: Product, amount: Money?) throws(RegisterError) -> Int64 {
+    if order.tenders.contains(where: { $0.type == .giftCard }) { try refuseGiftCardForGiftCard() }
+    let range = Product.openAmountRange(store.currency)
+    let bounds =
+      "\(money(range.lowerBound).decimalString) to \(money(range.upperBound).decimalString)"
+    guard product.openAmount else {
+      guard amount == nil else {
+        throw RegisterError(
+          .badRequest,
+          "\(product.sku) is a gift card of \(product.price.decimalString); it takes no amount")
+      }
+      return product.price.minorUnits
+    }
+    guard let amount else {
+      throw RegisterError(
+        .invalidAmount, "\(product.sku) is an open-amount gift card: give its amount (\(bounds))")
+    }
+    guard range.contains(amount.minorUnits) else {
+      throw RegisterError(
+        .invalidAmount, "a gift card is loaded with \(bounds), not \(amount.decimalString)")
+    }
+    return amount.minorUnits
+  }
+
+  /// Refuses more gift cards on the order than `maximumGiftCardsPerOrder`.
+  func checkGiftCardCount(adding quantity: Int64) throws(RegisterError) {
+    var count: Int64 = 0
+    for line in order.activeLines where line.giftCard { count += line.quantity }
+    guard count + quantity <= Self.maximumGiftCardsPerOrder else {
+      throw RegisterError(
+        .invalidQuantity,
+        "one order sells at most \(Self.maximumGiftCardsPerOrder) gift cards (it has \(count))")
+    }
   }
 
   /// In a store that rounds cash (no pennies in the drawer), refuses an amount of cash that is

@@ -82,7 +82,8 @@ extension Register {
       .tender, .discount, .voidLine, .park, .listParked, .resume, .subscribe, .report,
       .operatorList, .signIn, .signOut, .customerAdd, .customerFind, .attachCustomer,
       .detachCustomer,
-      .customerHistory, .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat,
+      .customerHistory, .giftCardBalance, .productAdd, .productUpdate, .productRemove, .stockAdjust,
+      .setFloat,
       .paidIn, .paidOut, .emailReceipt, .closeDay:
       // Discounts and cash paid out are judged on the state after the change (Register+Rules).
       return nil
@@ -161,7 +162,8 @@ extension Register {
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorList, .operatorRemove, .operatorUnlock, .signOut,
-      .customerAdd, .customerFind, .attachCustomer, .detachCustomer, .customerHistory, .productAdd,
+      .customerAdd, .customerFind, .attachCustomer, .detachCustomer, .customerHistory,
+      .giftCardBalance, .productAdd,
       .productUpdate,
       .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
       break
@@ -256,6 +258,7 @@ extension Register {
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorList, .customerFind, .customerHistory,
+      .giftCardBalance,
       .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
       .noSale, .emailReceipt, .closeDay:
       // Not a people command: decideEvents routes only those here.

@@ -4,7 +4,8 @@ extension Register {
   /// cards it was paid with (each up to what it was charged, less earlier refunds), the rest in
   /// cash.
   func decideReturn(
-    receipt: Int, lines requested: [ReturnRequestLine], reason: String
+    receipt: Int, lines requested: [ReturnRequestLine], reason: String,
+    refundTo: RefundDestination = .tenders
   ) throws(RegisterError) -> Event {
     guard let sale = receipts[receipt] else {
       if returns[receipt] != nil {
@@ -31,6 +32,13 @@ extension Register {
       else {
         throw RegisterError(
           .lineNotFound, "receipt \(receipt) has no line \(request.line) that was sold")
+      }
+      guard !line.giftCard else {
+        // Its number may already be spent, or handed on: a gift card is money, not goods.
+        throw RegisterError(
+          .notReturnable,
+          "line \(request.line) of receipt \(receipt) is a gift card; gift cards cannot be returned"
+        )
       }
       try checkQuantity(request.quantity)
       let before = alreadyReturned[request.line] ?? 0
@@ -69,36 +77,59 @@ extension Register {
     } catch {
       throw RegisterError.overflow("the refund")
     }
-    let (refunds, rounding) = try allocateRefund(total, to: sale, receipt: receipt)
+    let refunds: [Tender]
+    let rounding: Int64
+    switch refundTo {
+    case .tenders:
+      (refunds, rounding) = try allocateRefund(total, to: sale, receipt: receipt)
+    case .storeCredit(let named):
+      guard let customer = named ?? sale.customer?.id else {
+        throw RegisterError(
+          .customerNotFound,
+          "receipt \(receipt) has no customer; name the one to credit with customer_id")
+      }
+      guard customerBook.customer(customer) != nil else {
+        throw RegisterError(.customerNotFound, "no customer \(customer)")
+      }
+      refunds = [Tender(type: .storeCredit, amount: money(total), customerID: customer)]
+      rounding = 0
+    }
     return .returnCompleted(
       ReturnEvent(
         receipt: nextReceiptNumber, original: receipt, lines: returned, refunds: refunds,
         cashRounding: money(rounding), reason: reason))
   }
 
-  /// The refund split over the sale's tenders: cards first (in the order they were used), each
-  /// up to what it paid less what was refunded to it before; the rest in cash, rounded to the
-  /// store's cash increment when it has one.
+  /// The refund split over the sale's tenders: every tender but cash first (cards, terminal
+  /// cards, gift cards, store credit, store tenders, in the order they were used), each up to
+  /// what it paid less what was refunded to it before — a gift card or store credit gets its
+  /// balance back; the rest in cash, rounded to the store's cash increment when it has one.
   private func allocateRefund(
     _ total: Int64, to sale: CompletedSale, receipt: Int
   ) throws(RegisterError) -> ([Tender], Int64) {
     let state = refunded[receipt] ?? RefundState()
     var remaining = total
     var refunds: [Tender] = []
-    var cards: [(CardSummary, Int64)] = []
-    for tender in sale.order.tenders {
-      guard let card = tender.card else { continue }
-      if let index = cards.firstIndex(where: { $0.0 == card }) {
-        cards[index].1 = Checked.saturatingAdd(cards[index].1, tender.amount.minorUnits)
+    // Each non-cash tender once (a card used twice is one), with what it paid in all.
+    var paidBy: [(tender: Tender, paid: Int64)] = []
+    for tender in sale.order.tenders where tender.type != .cash {
+      if let index = paidBy.firstIndex(where: {
+        $0.tender.type == tender.type && $0.tender.card == tender.card
+          && $0.tender.refundKey == tender.refundKey
+      }) {
+        paidBy[index].paid = Checked.saturatingAdd(paidBy[index].paid, tender.amount.minorUnits)
       } else {
-        cards.append((card, tender.amount.minorUnits))
+        paidBy.append((tender, tender.amount.minorUnits))
       }
     }
-    for (card, paid) in cards where remaining > 0 {
-      let left = paid - (state.cards[card] ?? 0)
-      let take = min(left, remaining)
+    for (tender, paid) in paidBy where remaining > 0 {
+      let before =
+        tender.type == .card
+        ? tender.card.map { state.cards[$0] ?? 0 } ?? 0
+        : tender.refundKey.map { state.others[$0] ?? 0 } ?? 0
+      let take = min(paid - before, remaining)
       guard take > 0 else { continue }
-      refunds.append(Tender(type: .card, amount: money(take), card: card))
+      refunds.append(tender.refund(of: money(take)))
       remaining -= take
     }
     var rounding: Int64 = 0

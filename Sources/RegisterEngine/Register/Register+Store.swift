@@ -110,7 +110,7 @@ extension Register {
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorAdd, .operatorList, .operatorRemove,
       .operatorSetPIN, .operatorUnlock, .signIn, .signOut, .customerAdd, .customerFind,
-      .attachCustomer, .detachCustomer, .customerHistory, .closeDay:
+      .attachCustomer, .detachCustomer, .customerHistory, .giftCardBalance, .closeDay:
       // Not a store command: decideEvents routes only those here.
       return []
     }

@@ -19,6 +19,8 @@ public struct Register: Sendable {
   public internal(set) var staff: Staff
   /// The customers.
   public internal(set) var customerBook: CustomerBook
+  /// Gift card balances and customers' store credit.
+  public internal(set) var storedValue: StoredValue
   /// The business day and the closed days.
   public internal(set) var dayBook: DayBook
   /// Idempotency keys of the current and the previous business day.
@@ -35,6 +37,7 @@ public struct Register: Sendable {
     ledger = ReceiptLedger()
     staff = Staff()
     customerBook = CustomerBook()
+    storedValue = StoredValue()
     dayBook = DayBook()
     keys = KeyTable()
     lastSequence = 0
@@ -83,6 +86,7 @@ public struct Register: Sendable {
     ledger.apply(event, sale: sale, refund: refund)
     staff.apply(event, at: time, store: catalog.store)
     customerBook.apply(event)
+    storedValue.apply(event, at: time, order: orders.order, sale: sale, refund: refund)
     keys.apply(event)
     orders.apply(event, at: time, tax: catalog.store.tax)
     lastActivity = time
@@ -95,7 +99,7 @@ public struct Register: Sendable {
     completedBy event: Event, at time: Timestamp, operatorID: String?
   ) -> (CompletedSale?, CompletedReturn?) {
     switch event {
-    case .saleCompleted(_, let receipt, let rounding, let change):
+    case .saleCompleted(_, let receipt, let rounding, let change, let giftCards):
       var sold = orders.order
       sold.version += 1
       let customer = sold.customerID.flatMap { customerBook.customer($0) }
@@ -103,7 +107,7 @@ public struct Register: Sendable {
         receiptNumber: receipt, day: day.number, at: time, order: sold, totals: orders.totals,
         cashRounding: rounding, change: change, header: ReceiptHeader(store: store),
         currency: store.currency, operatorName: staff.name(of: operatorID),
-        customer: customer.map { CustomerRef(id: $0.id, name: $0.name) })
+        customer: customer.map { CustomerRef(id: $0.id, name: $0.name) }, giftCards: giftCards)
       return (sale, nil)
     case .returnCompleted(let event):
       let refund = CompletedReturn(

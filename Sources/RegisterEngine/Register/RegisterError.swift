@@ -23,6 +23,15 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case cardExpired = "card_expired"
   case tenderExceedsBalance = "tender_exceeds_balance"
   case insufficientCash = "insufficient_cash"
+  /// A gift card or store credit tender of more than is on it.
+  case insufficientBalance = "insufficient_balance"
+  case giftCardNotFound = "gift_card_not_found"
+  /// A gift card tender on an order that sells gift cards (or the other way round).
+  case giftCardForGiftCard = "gift_card_for_gift_card"
+  /// An `other` tender whose name is not one of the store's `tenders`.
+  case unknownTender = "unknown_tender"
+  /// A return of a gift card.
+  case notReturnable = "not_returnable"
   // Receipts, days, storage.
   case receiptNotFound = "receipt_not_found"
   case dayNotFound = "day_not_found"

@@ -29,11 +29,15 @@ public struct OrderLine: Sendable, Equatable {
   public var override: PriceOverride?
   public var discount: Discount?
   public var voided: Bool
+  /// The line sells gift cards (one per unit, loaded with the unit price): not merchandise,
+  /// so not in the subtotal, not discounted and not taxed.
+  public var giftCard: Bool
 
   public init(
     line: Int, sku: String, name: String, quantity: Int64, unitPrice: Money,
     regularPrice: Money, taxClass: String, taxRate: Percent, options: [ChosenOption] = [],
-    override: PriceOverride? = nil, discount: Discount? = nil, voided: Bool = false
+    override: PriceOverride? = nil, discount: Discount? = nil, voided: Bool = false,
+    giftCard: Bool = false
   ) {
     self.line = line
     self.sku = sku
@@ -47,6 +51,7 @@ public struct OrderLine: Sendable, Equatable {
     self.override = override
     self.discount = discount
     self.voided = voided
+    self.giftCard = giftCard
   }
 
   /// The unit price that counts: the override when there is one.

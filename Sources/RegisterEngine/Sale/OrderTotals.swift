@@ -38,6 +38,11 @@ public struct OrderTotals: Sendable, Equatable {
   public var lines: [LineTotals] = []
   /// True when the tax is contained in the prices rather than added to them.
   public var taxIncluded = false
+  /// Gift cards sold on the order: how many and what they are loaded with. They are in
+  /// `total` (the customer pays for them) but not in the subtotal, discounts, tax or item
+  /// count: a gift card is money held for the customer, not a sale.
+  public var giftCardCount: Int64 = 0
+  public var giftCards: Int64 = 0
 
   public init() {}
 
@@ -53,7 +58,7 @@ public struct OrderTotals: Sendable, Equatable {
   ) throws(ArithmeticOverflow) -> OrderTotals {
     var totals = OrderTotals()
     totals.taxIncluded = settings.pricesIncludeTax
-    let lines = order.activeLines
+    let lines = order.activeLines.filter { !$0.giftCard }
     var nets: [Int64] = []
     for line in lines {
       let gross = try Checked.multiply(line.chargedUnitPrice.minorUnits, line.quantity)
@@ -120,6 +125,15 @@ public struct OrderTotals: Sendable, Equatable {
     let netTotal = try Checked.subtract(
       try Checked.subtract(totals.subtotal, totals.lineDiscounts), totals.orderDiscount)
     totals.total = settings.pricesIncludeTax ? netTotal : try Checked.add(netTotal, totals.tax)
+    for line in order.activeLines where line.giftCard {
+      let amount = try Checked.multiply(line.chargedUnitPrice.minorUnits, line.quantity)
+      totals.giftCardCount = try Checked.add(totals.giftCardCount, line.quantity)
+      totals.giftCards = try Checked.add(totals.giftCards, amount)
+      totals.lines.append(
+        LineTotals(
+          line: line.line, gross: amount, lineDiscount: 0, orderDiscount: 0, net: amount, tax: 0))
+    }
+    totals.total = try Checked.add(totals.total, totals.giftCards)
     return totals
   }
 

@@ -126,6 +126,8 @@ extension DayTotals {
       "no_sales": .int(noSales),
       "first_receipt": firstReceipt.snapshot { .int($0) },
       "last_receipt": lastReceipt.snapshot { .int($0) },
+      "gift_cards_sold": .int(giftCardsSold),
+      "gift_cards_sold_amount": .int(giftCardsSoldAmount),
     ])
   }
 
@@ -173,6 +175,8 @@ extension DayTotals {
     noSales = try fields.int("no_sales", in: count)
     firstReceipt = try fields.nullableInt("first_receipt", in: SnapshotRange.positive)
     lastReceipt = try fields.nullableInt("last_receipt", in: SnapshotRange.positive)
+    giftCardsSold = try fields.int64("gift_cards_sold", in: count)
+    giftCardsSoldAmount = try fields.int64("gift_cards_sold_amount", in: amount)
     try fields.rejectUnknown()
   }
 }

@@ -116,6 +116,8 @@ extension OrderTotals {
       "savings": .int(savings),
       "lines": .array(lines.map(\.snapshotValue)),
       "tax_included": .bool(taxIncluded),
+      "gift_card_count": .int(giftCardCount),
+      "gift_cards": .int(giftCards),
     ])
   }
 
@@ -136,6 +138,8 @@ extension OrderTotals {
       try LineTotals(snapshot: value, path: path)
     }
     taxIncluded = try fields.bool("tax_included")
+    giftCardCount = try fields.int64("gift_card_count", in: SnapshotRange.count)
+    giftCards = try fields.int64("gift_cards", in: SnapshotRange.amount)
     try fields.rejectUnknown()
   }
 }

@@ -162,6 +162,10 @@ extension RefundState {
             "amount": .int(cards[card] ?? 0),
           ])
         }),
+      "others": .array(
+        others.keys.sorted().map { key in
+          .object(["key": .string(key), "amount": .int(others[key] ?? 0)])
+        }),
       "cash": .int(cash),
     ])
   }
@@ -188,6 +192,20 @@ extension RefundState {
         message: "cards must be in brand and last-four order, each once")
     }
     cards = Dictionary(entries, uniquingKeysWith: { first, _ in first })
+    let others = try fields.array("others") {
+      value, path throws(JSONShapeError) -> (String, Int64) in
+      var entry = try JSONFields(value, path: path)
+      let key = try entry.string("key")
+      let amount = try entry.int64("amount", in: SnapshotRange.amount)
+      try entry.rejectUnknown()
+      return (key, amount)
+    }
+    for index in others.indices.dropFirst() where others[index - 1].0 >= others[index].0 {
+      throw JSONShapeError(
+        path: indexPath(fields.pathOf("others"), index),
+        message: "others must be in key order, each once")
+    }
+    self.others = Dictionary(uniqueKeysWithValues: others)
     cash = try fields.int64("cash", in: SnapshotRange.amount)
     try fields.rejectUnknown()
   }

@@ -14,6 +14,7 @@ extension CompletedSale {
       "currency": .string(currency.code),
       "operator_name": operatorName.snapshot(JSONValue.string),
       "customer": customer.snapshot(\.snapshotValue),
+      "gift_cards": .array(giftCards.map(\.json)),
     ])
   }
 
@@ -40,6 +41,9 @@ extension CompletedSale {
       operatorName: try fields.nullableString("operator_name"),
       customer: try fields.nullable("customer") { value, path throws(JSONShapeError) in
         try CustomerRef(snapshot: value, path: path)
+      },
+      giftCards: try fields.array("gift_cards") { value, path throws(JSONShapeError) in
+        try IssuedGiftCard(json: value, path: path, currency: currency)
       })
     try fields.rejectUnknown()
   }

@@ -21,6 +21,7 @@ extension Register {
       "ledger": ledger.snapshotValue,
       "staff": staff.snapshotValue,
       "customer_book": customerBook.snapshotValue,
+      "stored_value": storedValue.snapshotValue,
       "day_book": dayBook.snapshotValue,
       "keys": keys.snapshotValue,
       "last_sequence": .int(lastSequence),
@@ -68,6 +69,9 @@ extension Register {
     customerBook = try fields.decoded("customer_book") { value, path throws(JSONShapeError) in
       try CustomerBook(snapshot: value, path: path)
     }
+    storedValue = try fields.decoded("stored_value") { value, path throws(JSONShapeError) in
+      try StoredValue(snapshot: value, path: path)
+    }
     dayBook = try fields.decoded("day_book") { value, path throws(JSONShapeError) in
       try DayBook(snapshot: value, path: path)
     }
@@ -91,6 +95,7 @@ extension Register: Equatable {
   public static func == (lhs: Register, rhs: Register) -> Bool {
     lhs.catalog == rhs.catalog && lhs.orders == rhs.orders && lhs.ledger == rhs.ledger
       && lhs.staff == rhs.staff && lhs.customerBook == rhs.customerBook
+      && lhs.storedValue == rhs.storedValue
       && lhs.dayBook == rhs.dayBook && lhs.keys == rhs.keys
       && lhs.lastSequence == rhs.lastSequence && lhs.lastActivity == rhs.lastActivity
   }

@@ -18,11 +18,16 @@ extension Requests {
     public var quantity: Int64?
     /// The chosen option of each option group (`frame: oak`).
     public var options: [String: String]
+    /// What an open-amount gift card is loaded with.
+    public var amount: Money?
 
-    public init(sku: String, quantity: Int64? = nil, options: [String: String] = [:]) {
+    public init(
+      sku: String, quantity: Int64? = nil, options: [String: String] = [:], amount: Money? = nil
+    ) {
       self.sku = sku
       self.quantity = quantity
       self.options = options
+      self.amount = amount
     }
 
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -43,9 +48,12 @@ extension Requests {
           options[group] = name
         }
       }
+      amount = try fields.money("amount")
     }
 
-    public var command: Command { .add(sku: sku, quantity: quantity ?? 1, options: options) }
+    public var command: Command {
+      .add(sku: sku, quantity: quantity ?? 1, options: options, amount: amount)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["sku"] = .string(sku)
@@ -57,6 +65,7 @@ extension Requests {
         }
         object["options"] = .object(chosen)
       }
+      if let amount { object["amount"] = .string(amount.decimalString) }
     }
   }
 
@@ -131,34 +140,55 @@ extension Requests {
     }
   }
 
-  /// `tender`: a payment, cash with an amount or a card with an optional one.
+  /// `tender`: a payment — cash with an amount, a card with an optional one, a gift card
+  /// (`number`), a customer's store credit (`customer_id`), a store tender (`name`,
+  /// `reference`), or a payment an external terminal approved (`brand`, `last4`, `auth_code`).
   public struct Tender: RequestBody, DecodableRequestBody {
     public static let op = Op.tender
-    public var type: TenderType
-    public var amount: Money?
-    public var card: CardInput?
+    public var request: TenderRequest
+
+    public var type: TenderType { request.type }
+    public var amount: Money? { request.amount }
+    public var card: CardInput? { request.card }
 
     public init(type: TenderType, amount: Money?, card: CardInput? = nil) {
-      self.type = type
-      self.amount = amount
-      self.card = card
+      request = TenderRequest(type: type, amount: amount, card: card)
     }
+
+    public init(_ request: TenderRequest) { self.request = request }
+
+    /// The members each type takes besides `type` and `amount`.
+    static let members: [TenderType: Set<String>] = [
+      .cash: [], .card: ["card"], .giftCard: ["number"], .storeCredit: ["customer_id"],
+      .other: ["name", "reference"], .cardPresent: ["brand", "last4", "auth_code"],
+    ]
 
     init(from fields: inout RequestFields) throws(RegisterError) {
       let typeName = try fields.required("type", as: String.self)
       guard let type = TenderType(rawValue: typeName) else {
-        throw RegisterError(.badRequest, "type must be \"cash\" or \"card\", got \"\(typeName)\"")
+        let known = TenderType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        throw RegisterError(.badRequest, "type must be one of \(known), got \"\(typeName)\"")
       }
-      self.type = type
-      amount = try fields.money("amount")
+      let allowed = Self.members[type] ?? []
+      for member in Set(Self.members.values.joined()).subtracting(allowed).sorted()
+      where fields.raw(member) != nil {
+        throw RegisterError(.badRequest, "a \(typeName) tender takes no \(member)")
+      }
+      var request = TenderRequest(type: type, amount: try fields.money("amount"))
       if let value = fields.raw("card") {
-        card = try Self.decodeCard(value)
+        request.card = try Self.decodeCard(value)
       }
+      request.giftCard = try fields.optional("number", as: String.self)
+      request.customerID = try fields.optional("customer_id", as: String.self)
+      request.name = try fields.optional("name", as: String.self)
+      request.reference = try fields.text("reference", required: false, maxLength: 40)
+      request.brand = try fields.optional("brand", as: String.self)
+      request.last4 = try fields.optional("last4", as: String.self)
+      request.authCode = try fields.optional("auth_code", as: String.self)
+      self.request = request
     }
 
-    public var command: Command {
-      .tender(TenderRequest(type: type, amount: amount, card: card))
-    }
+    public var command: Command { .tender(request) }
 
     public func encode(to object: inout JSONObject) {
       object["type"] = .string(type.rawValue)
@@ -168,6 +198,14 @@ extension Requests {
           "number": .string(card.number), "exp_month": .int(card.expiryMonth),
           "exp_year": .int(card.expiryYear), "cvv": .string(card.cvv),
         ])
+      }
+      let others: [(String, String?)] = [
+        ("number", request.giftCard), ("customer_id", request.customerID),
+        ("name", request.name), ("reference", request.reference), ("brand", request.brand),
+        ("last4", request.last4), ("auth_code", request.authCode),
+      ]
+      for (key, value) in others {
+        if let value { object[key] = .string(value) }
       }
     }
 

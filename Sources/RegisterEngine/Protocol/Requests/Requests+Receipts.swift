@@ -21,11 +21,17 @@ extension Requests {
     public var receipt: Int
     public var lines: [ReturnRequestLine]
     public var reason: String
+    /// Where the refund goes: the sale's tenders, or store credit.
+    public var refundTo: RefundDestination
 
-    public init(receipt: Int, lines: [ReturnRequestLine], reason: String) {
+    public init(
+      receipt: Int, lines: [ReturnRequestLine], reason: String,
+      refundTo: RefundDestination = .tenders
+    ) {
       self.receipt = receipt
       self.lines = lines
       self.reason = reason
+      self.refundTo = refundTo
     }
 
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -56,15 +62,36 @@ extension Requests {
         }
       }
       reason = try fields.text("reason", required: true) ?? ""
+      let destination = try fields.optional("refund_to", as: String.self)
+      let customer = try fields.optional("customer_id", as: String.self)
+      switch destination {
+      case nil, "tenders":
+        guard customer == nil else {
+          throw RegisterError(
+            .badRequest, "customer_id goes with \"refund_to\": \"store_credit\"")
+        }
+        refundTo = .tenders
+      case "store_credit":
+        refundTo = .storeCredit(customerID: customer)
+      case let other?:
+        throw RegisterError(
+          .badRequest, "refund_to must be \"tenders\" or \"store_credit\", got \"\(other)\"")
+      }
     }
 
-    public var command: Command { .returnItems(receipt: receipt, lines: lines, reason: reason) }
+    public var command: Command {
+      .returnItems(receipt: receipt, lines: lines, reason: reason, refundTo: refundTo)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["receipt"] = .int(receipt)
       object["lines"] = .array(
         lines.map { .object(["line": .int($0.line), "qty": .int($0.quantity)]) })
       object["reason"] = .string(reason)
+      if case .storeCredit(let customer) = refundTo {
+        object["refund_to"] = .string("store_credit")
+        if let customer { object["customer_id"] = .string(customer) }
+      }
     }
   }
 
@@ -94,5 +121,17 @@ extension Requests {
       object["receipt"] = .int(receipt)
       if let to { object["to"] = .string(to) }
     }
+  }
+
+  /// `gift_card_balance`: what is left on a gift card, when it was issued and last used.
+  public struct GiftCardBalance: RequestBody, DecodableRequestBody {
+    public static let op = Op.giftCardBalance
+    public var number: String
+    public init(number: String) { self.number = number }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      number = try fields.required("number", as: String.self)
+    }
+    public var command: Command { .giftCardBalance(number: number) }
+    public func encode(to object: inout JSONObject) { object["number"] = .string(number) }
   }
 }
