@@ -28,30 +28,13 @@ let tenderCatalogJSON = """
   }
   """
 
-/// A register on `tenderCatalogJSON`, journaling into memory, with the system's random source
-/// (gift card numbers are drawn from it).
-struct TenderLane {
-  let storage = MemoryJournalStorage()
-  let service: RegisterService
+/// A register on `tenderCatalogJSON`, journaling into memory (gift card numbers are drawn
+/// from the service's random source).
+typealias TenderLane = JournalLane
 
-  init() throws {
-    let catalog = try CatalogFile.parse(Array(tenderCatalogJSON.utf8), file: "tenders.json")
-    let journal = Journal(storage: storage, lastSum: JournalRecord.genesis, lastSequence: 0)
-    service = RegisterService(register: Register(), clock: ManualClock(testTime), journal: journal)
-    try service.commit(Register.startupEvents(for: catalog, current: nil))
-  }
-
-  var register: Register { service.register }
-
-  @discardableResult
-  func send(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
-    try service.send(line, sourceLocation: sourceLocation)
-  }
-
-  @discardableResult
-  func ok(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
-    try service.ok(line, sourceLocation: sourceLocation)
-  }
+extension JournalLane {
+  /// A lane on `tenderCatalogJSON`.
+  static func tenders() throws -> JournalLane { try JournalLane(catalogJSON: tenderCatalogJSON) }
 
   /// Sends a request that must be refused with `code`; returns the message.
   @discardableResult
@@ -78,7 +61,7 @@ struct TenderLane {
 
   /// The register the journal gives back.
   func replayed() throws -> Register {
-    try Register.replaying(JournalScanner.scan(storage.bytes).records)
+    try Register.replaying(scan().records)
   }
 }
 
@@ -92,7 +75,7 @@ extension JSONValue {
 
 @Suite struct GiftCardTests {
   @Test func aSaleIssuesOneCardPerUnitWithItsNumberOnTheReceipt() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
     let order = try lane.ok(#"{"op":"add","sku":"G25","qty":2}"#)
     // Jeans 49.99 + tax 3.75; the gift cards are not taxed and not in the subtotal.
@@ -120,7 +103,7 @@ extension JSONValue {
   }
 
   @Test func numbersAreNotGuessableFromThePreviousOne() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     let numbers = try lane.sellGiftCards(6)
     // Drawn at random: consecutive numbers do not differ by a constant step.
     let values = numbers.map { Int64($0.dropLast()) ?? 0 }
@@ -130,7 +113,7 @@ extension JSONValue {
   }
 
   @Test func anOpenAmountCardTakesAnAmountWithinItsBounds() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.refused(#"{"op":"add","sku":"GOPEN"}"#, "invalid_amount")
     try lane.refused(#"{"op":"add","sku":"GOPEN","amount":"4.99"}"#, "invalid_amount")
     try lane.refused(#"{"op":"add","sku":"GOPEN","amount":"500.01"}"#, "invalid_amount")
@@ -147,7 +130,7 @@ extension JSONValue {
   }
 
   @Test func aGiftCardCannotBeDiscountedOrRepriced() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.ok(#"{"op":"add","sku":"G25"}"#)
     try lane.refused(
       #"{"op":"discount","line":1,"percent":"10","reason":"x"}"#, "invalid_discount")
@@ -161,7 +144,7 @@ extension JSONValue {
   }
 
   @Test func aTenderDefaultsToTheLesserOfBalanceAndBalanceDue() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     // 20.00 + 1.50 tax: the card pays 21.50 of its 25.00.
     try lane.ok(#"{"op":"add","sku":"TEE"}"#)
@@ -185,7 +168,7 @@ extension JSONValue {
   }
 
   @Test func moreThanTheBalanceIsRefusedSayingTheBalance() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
     let message = try lane.refused(
@@ -200,7 +183,7 @@ extension JSONValue {
   }
 
   @Test func anUnknownOrMistypedNumberIsNotFound() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
     var other = Array(number)
@@ -217,7 +200,7 @@ extension JSONValue {
   }
 
   @Test func giftCardsCannotBeBoughtWithAGiftCard() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     try lane.ok(#"{"op":"add","sku":"G25"}"#)
     try lane.refused(
@@ -231,7 +214,7 @@ extension JSONValue {
   }
 
   @Test func aVoidGivesTheBalanceBack() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
     try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(number)","amount":"10.00"}"#)
@@ -244,7 +227,7 @@ extension JSONValue {
   }
 
   @Test func aReturnRefundsToTheGiftCardThatPaid() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     // Jeans 53.74: 25.00 on the gift card, 28.74 in cash.
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
@@ -263,14 +246,14 @@ extension JSONValue {
   }
 
   @Test func aGiftCardIsNotReturnable() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     _ = try lane.sellGiftCards()
     try lane.refused(
       #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#, "not_returnable")
   }
 
   @Test func reportsCountGiftCardsApartFromSales() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.ok(#"{"op":"float","amount":"100.00"}"#)
     let number = try #require(try lane.sellGiftCards(2).first)
     try lane.ok(#"{"op":"add","sku":"TEE"}"#)
@@ -296,7 +279,7 @@ extension JSONValue {
   }
 
   @Test func theJournalReplaysTheSameNumbersAndBalances() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     let numbers = try lane.sellGiftCards(3)
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
     try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(numbers[0])"}"#)
@@ -318,7 +301,7 @@ extension JSONValue {
 @Suite struct StoreCreditTests {
   /// A customer C1, a sale to them of jeans for cash (receipt 1), returned to store credit.
   static func creditedLane() throws -> TenderLane {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.ok(#"{"op":"customer_add","name":"Dana Ortiz"}"#)
     try lane.ok(#"{"op":"attach_customer","customer_id":"C1"}"#)
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
@@ -343,7 +326,7 @@ extension JSONValue {
   }
 
   @Test func aReturnToStoreCreditNeedsACustomer() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
     try lane.ok(#"{"op":"tender","type":"cash","amount":"53.74"}"#)
     let request =
@@ -394,7 +377,7 @@ extension JSONValue {
   }
 
   @Test func aStoreTenderPaysUpToTheBalanceWithItsReference() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.ok(#"{"op":"add","sku":"TEE"}"#)
     try lane.refused(
       #"{"op":"tender","type":"other","name":"iou","amount":"1.00"}"#, "unknown_tender")
@@ -431,7 +414,7 @@ extension JSONValue {
     (#""auth_code":"A1-B2""#, #""auth_code":"A1B2C3""#),
   ])
   func noCardNumberReachesTheRegister(bad: String, good: String) throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.ok(#"{"op":"add","sku":"TEE"}"#)
     let line = Self.good.replacingOccurrences(of: good, with: bad)
     let reply = try lane.send(line)
@@ -441,7 +424,7 @@ extension JSONValue {
   }
 
   @Test func aTerminalPaymentIsKeptAsBrandLastFourAndAuthCode() throws {
-    let lane = try TenderLane()
+    let lane = try TenderLane.tenders()
     try lane.ok(#"{"op":"add","sku":"TEE"}"#)
     try lane.refused(
       Self.good.replacingOccurrences(of: "21.50", with: "25.00"), "tender_exceeds_balance")
