@@ -175,8 +175,13 @@ extension DayTotals {
     noSales = try fields.int("no_sales", in: count)
     firstReceipt = try fields.nullableInt("first_receipt", in: SnapshotRange.positive)
     lastReceipt = try fields.nullableInt("last_receipt", in: SnapshotRange.positive)
-    giftCardsSold = try fields.int64("gift_cards_sold", in: count)
-    giftCardsSoldAmount = try fields.int64("gift_cards_sold_amount", in: amount)
+    giftCardsSold = try fields.addedLater("gift_cards_sold", absent: 0) {
+      fields throws(JSONShapeError) in
+      try fields.int64("gift_cards_sold", in: count)
+    }
+    giftCardsSoldAmount = try fields.addedLater("gift_cards_sold_amount", absent: 0) {
+      fields throws(JSONShapeError) in try fields.int64("gift_cards_sold_amount", in: amount)
+    }
     try fields.rejectUnknown()
   }
 }

@@ -89,7 +89,9 @@ extension Order {
       try Discount(json: value, path: path, currency: currency)
     }
     customerID = try fields.nullableString("customer_id")
-    taxExemption = try fields.nullableString("tax_exemption")
+    taxExemption = try fields.addedLater("tax_exemption", absent: nil) {
+      fields throws(JSONShapeError) in try fields.nullableString("tax_exemption")
+    }
     note = try fields.nullableString("note")
     nextLine = try fields.int("next_line", in: SnapshotRange.positive)
     if let last = numbers.max(), last >= nextLine {
@@ -138,8 +140,12 @@ extension OrderTotals {
       try LineTotals(snapshot: value, path: path)
     }
     taxIncluded = try fields.bool("tax_included")
-    giftCardCount = try fields.int64("gift_card_count", in: SnapshotRange.count)
-    giftCards = try fields.int64("gift_cards", in: SnapshotRange.amount)
+    giftCardCount = try fields.addedLater("gift_card_count", absent: 0) {
+      fields throws(JSONShapeError) in try fields.int64("gift_card_count", in: SnapshotRange.count)
+    }
+    giftCards = try fields.addedLater("gift_cards", absent: 0) { fields throws(JSONShapeError) in
+      try fields.int64("gift_cards", in: SnapshotRange.amount)
+    }
     try fields.rejectUnknown()
   }
 }

@@ -192,13 +192,15 @@ extension RefundState {
         message: "cards must be in brand and last-four order, each once")
     }
     cards = Dictionary(entries, uniquingKeysWith: { first, _ in first })
-    let others = try fields.array("others") {
-      value, path throws(JSONShapeError) -> (String, Int64) in
-      var entry = try JSONFields(value, path: path)
-      let key = try entry.string("key")
-      let amount = try entry.int64("amount", in: SnapshotRange.amount)
-      try entry.rejectUnknown()
-      return (key, amount)
+    let others = try fields.addedLater("others", absent: []) {
+      fields throws(JSONShapeError) in
+      try fields.array("others") { value, path throws(JSONShapeError) -> (String, Int64) in
+        var entry = try JSONFields(value, path: path)
+        let key = try entry.string("key")
+        let amount = try entry.int64("amount", in: SnapshotRange.amount)
+        try entry.rejectUnknown()
+        return (key, amount)
+      }
     }
     for index in others.indices.dropFirst() where others[index - 1].0 >= others[index].0 {
       throw JSONShapeError(

@@ -42,8 +42,10 @@ extension CompletedSale {
       customer: try fields.nullable("customer") { value, path throws(JSONShapeError) in
         try CustomerRef(snapshot: value, path: path)
       },
-      giftCards: try fields.array("gift_cards") { value, path throws(JSONShapeError) in
-        try IssuedGiftCard(json: value, path: path, currency: currency)
+      giftCards: try fields.addedLater("gift_cards", absent: []) { fields throws(JSONShapeError) in
+        try fields.array("gift_cards") { value, path throws(JSONShapeError) in
+          try IssuedGiftCard(json: value, path: path, currency: currency)
+        }
       })
     try fields.rejectUnknown()
   }

@@ -69,8 +69,11 @@ extension Register {
     customerBook = try fields.decoded("customer_book") { value, path throws(JSONShapeError) in
       try CustomerBook(snapshot: value, path: path)
     }
-    storedValue = try fields.decoded("stored_value") { value, path throws(JSONShapeError) in
-      try StoredValue(snapshot: value, path: path)
+    storedValue = try fields.addedLater("stored_value", absent: StoredValue()) {
+      fields throws(JSONShapeError) in
+      try fields.decoded("stored_value") { value, path throws(JSONShapeError) in
+        try StoredValue(snapshot: value, path: path)
+      }
     }
     dayBook = try fields.decoded("day_book") { value, path throws(JSONShapeError) in
       try DayBook(snapshot: value, path: path)

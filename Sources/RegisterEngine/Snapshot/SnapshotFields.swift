@@ -36,6 +36,16 @@ extension JSONFields {
     return try decode(value, pathOf(key))
   }
 
+  /// A member added after the first snapshot format: read by `read` when present; when absent
+  /// (a snapshot an older registerd wrote), `absent`, the value the register had then. The
+  /// snapshot's checksum already rules out a member lost to damage, so an older snapshot stays
+  /// usable after an upgrade instead of sending start-up back to the whole journal.
+  mutating func addedLater<T>(
+    _ key: String, absent: T, _ read: (inout JSONFields) throws(JSONShapeError) -> T
+  ) throws(JSONShapeError) -> T {
+    has(key) ? try read(&self) : absent
+  }
+
   /// A required member read by `decode`.
   mutating func decoded<T>(
     _ key: String, _ decode: (JSONValue, String) throws(JSONShapeError) -> T
