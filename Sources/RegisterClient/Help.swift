@@ -133,6 +133,16 @@ struct CommandHelp {
         CommandHelp(
           ["customer"], "customer add NAME [--email E] [--phone P] [--tax-exempt CERTIFICATE]"),
         CommandHelp(["customer"], "customer find QUERY | attach ID | detach | history ID"),
+        CommandHelp(
+          ["wishlist"], "wishlist CUSTOMER_ID",
+          "a customer's wishlist, with what is in stock here\nand at other stores"),
+        CommandHelp(
+          ["wishlist"], "wishlist add|remove CUSTOMER_ID SKU",
+          "put a product on the wishlist (in stock or not),\nor take it off"),
+        CommandHelp(
+          ["wishlist"], "wishlist to-order CUSTOMER_ID SKU",
+          "one unit onto the open order, off the wishlist\n(it stays on the list when out of stock)"
+        ),
       ]
     ),
     (
@@ -148,6 +158,10 @@ struct CommandHelp {
           ["product"], "product update SKU [--price P] [--sale-price S|none] [--stock N] ...",
           "also --fields '{...}'"),
         CommandHelp(["product"], "product remove SKU"),
+        CommandHelp(
+          ["product"], "product SKU|BARCODE",
+          "one product: price, stock and what is available\nhere, and stock at the chain's other stores"
+        ),
         CommandHelp(
           ["catalog", "products"], "catalog export [--data-dir DIR] [--to FILE]",
           "the live catalog (current stock included) as a\ncatalog file, from registerd or, with --data-dir,\nfrom the journal offline; registerd never writes\nthe file it imported"

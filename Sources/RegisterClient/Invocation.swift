@@ -26,6 +26,7 @@ package enum OutputStyle: Equatable {
   case customers
   case history
   case product
+  case wishlist
   case drawer
   /// An e-mail written to registerd's outbox (sending it is the mail system's job).
   case emailQueued
@@ -275,6 +276,8 @@ package enum CommandParser {
       invocation = try customerCommand(&arguments)
     case "product":
       invocation = try productCommand(&arguments)
+    case "wishlist":
+      invocation = try wishlistCommand(&arguments)
     case "stock":
       let action = try arguments.positional("adjust")
       guard action == "adjust" else {
@@ -539,8 +542,10 @@ package enum CommandParser {
   private static func productCommand(_ arguments: inout ArgumentList) throws(UsageError)
     -> Invocation
   {
-    let action = try arguments.positional("add|update|remove")
+    let action = try arguments.positional("SKU|show|add|update|remove")
     switch action {
+    case "show":
+      return request(Requests.ProductLookup(sku: try arguments.positional("SKU")), .product)
     case "add", "update":
       let sku = try arguments.positional("SKU")
       var fields = JSONObject()
@@ -577,7 +582,30 @@ package enum CommandParser {
       let sku = try arguments.positional("SKU")
       return request(Requests.ProductRemove(sku: sku), .message("Product \(sku) removed."))
     default:
-      throw UsageError("product takes add, update or remove")
+      // `product SKU`: the product, with its stock here and at other stores.
+      return request(Requests.ProductLookup(sku: action), .product)
+    }
+  }
+
+  private static func wishlistCommand(_ arguments: inout ArgumentList) throws(UsageError)
+    -> Invocation
+  {
+    let first = try arguments.positional("CUSTOMER_ID|add|remove|to-order")
+    switch first {
+    case "add":
+      let id = try arguments.positional("CUSTOMER_ID")
+      let sku = try arguments.positional("SKU")
+      return request(Requests.WishlistAdd(customerID: id, sku: sku), .wishlist)
+    case "remove", "rm":
+      let id = try arguments.positional("CUSTOMER_ID")
+      let sku = try arguments.positional("SKU")
+      return request(Requests.WishlistRemove(customerID: id, sku: sku), .wishlist)
+    case "to-order", "order":
+      let id = try arguments.positional("CUSTOMER_ID")
+      let sku = try arguments.positional("SKU")
+      return request(Requests.WishlistToOrder(customerID: id, sku: sku), .order)
+    default:
+      return request(Requests.Wishlist(customerID: first), .wishlist)
     }
   }
 

@@ -88,8 +88,53 @@ enum Output {
     case .product:
       let product = result["product"] ?? result
       var out = "\(text(product["sku"]))  \(text(product["name"]))  \(text(product["unit_price"]))"
-      if let stock = product["stock"], stock != .null { out += "  stock \(describe(stock))" }
-      return out + "\n"
+      if let stock = product["stock"], stock != .null {
+        out += "  stock \(describe(stock))"
+        if let available = product["available"], available != stock {
+          out += " (\(describe(available)) available)"
+        }
+      }
+      out += "\n"
+      if case .object(let stores)? = product["stores"] {
+        out +=
+          "  Other stores: "
+          + stores.members.map { "\($0.key) \(describe($0.value))" }.joined(separator: ", ") + "\n"
+      }
+      return out
+    case .wishlist:
+      if result["order_id"] != nil { return order(result) }
+      let list = result["wishlist"] ?? result
+      let items = list["items"]?.arrayValue ?? []
+      var out = "Wishlist of \(text(list["name"])) (\(text(list["customer_id"])))"
+      if items.isEmpty { return out + ": empty\n" }
+      out += "\n"
+      for item in items {
+        guard item["discontinued"] != .bool(true) else {
+          out += "  \(left(text(item["sku"]), 14)) no longer sold\n"
+          continue
+        }
+        let here: String
+        if item["in_stock"] == .bool(false) {
+          here = "out of stock here"
+        } else if let available = item["available"], available != .null {
+          here = "\(describe(available)) here"
+        } else {
+          here = "in stock"
+        }
+        out +=
+          "  \(left(text(item["sku"]), 14)) \(left(text(item["name"]), 28)) "
+          + "\(right(text(item["unit_price"]), 9))  \(here)"
+        if case .object(let stores)? = item["stores"] {
+          let elsewhere = stores.members.filter { ($0.value.int64Value ?? 0) > 0 }
+          if !elsewhere.isEmpty {
+            out +=
+              "; at "
+              + elsewhere.map { "\($0.key) (\(describe($0.value)))" }.joined(separator: ", ")
+          }
+        }
+        out += "\n"
+      }
+      return out
     case .drawer:
       guard let drawer = try? DrawerView(json: result["drawer"] ?? result) else {
         return result.pretty + "\n"

@@ -43,6 +43,29 @@ import Testing
     #expect(usageError(["scan", "A", "B"]) != nil)
   }
 
+  @Test func wishlistAndProductCommands() throws {
+    #expect(
+      try body(["wishlist", "C1"], as: Requests.Wishlist.self)
+        == Requests.Wishlist(customerID: "C1"))
+    #expect(
+      try body(["wishlist", "add", "C1", "TEE"], as: Requests.WishlistAdd.self)
+        == Requests.WishlistAdd(customerID: "C1", sku: "TEE"))
+    #expect(
+      try body(["wishlist", "remove", "C1", "TEE"], as: Requests.WishlistRemove.self)
+        == Requests.WishlistRemove(customerID: "C1", sku: "TEE"))
+    #expect(
+      try body(["wishlist", "to-order", "C1", "TEE"], as: Requests.WishlistToOrder.self)
+        == Requests.WishlistToOrder(customerID: "C1", sku: "TEE"))
+    #expect(usageError(["wishlist", "add", "C1"]) != nil)
+    #expect(usageError(["wishlist"]) != nil)
+    #expect(
+      try body(["product", "TEE"], as: Requests.ProductLookup.self)
+        == Requests.ProductLookup(sku: "TEE"))
+    #expect(
+      try body(["product", "show", "add"], as: Requests.ProductLookup.self)
+        == Requests.ProductLookup(sku: "add"))
+  }
+
   @Test func receiptsAsScannedOffTheirBarcode() throws {
     #expect(
       try body(["return", "R12", "1:1", "--reason", "x"], as: Requests.Return.self)?.receipt == 12)

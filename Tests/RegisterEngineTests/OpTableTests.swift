@@ -51,6 +51,11 @@ import Testing
     #"{"op":"report","kind":"x"}"#,
     #"{"op":"close_day"}"#,
     #"{"op":"gift_card_balance","number":"6001234567890128"}"#,
+    #"{"op":"product","sku":"TEE"}"#,
+    #"{"op":"wishlist","customer_id":"C1"}"#,
+    #"{"op":"wishlist_add","customer_id":"C1","sku":"TEE"}"#,
+    #"{"op":"wishlist_remove","customer_id":"C1","sku":"TEE"}"#,
+    #"{"op":"wishlist_to_order","customer_id":"C1","sku":"TEE"}"#,
   ]
 
   @Test func everyOpHasASampleAndDecodesToACommandOfThatOp() throws {
@@ -74,7 +79,8 @@ import Testing
     #expect(
       reads == [
         "catalog", "catalog_export", "customer_find", "customer_history", "gift_card_balance",
-        "hello", "operator_list", "order", "parked", "receipt", "report", "subscribe",
+        "hello", "operator_list", "order", "parked", "product", "receipt", "report", "subscribe",
+        "wishlist",
       ])
   }
 }
@@ -99,6 +105,7 @@ import Testing
         "people": [
           "operator_added", "operator_removed", "operator_pin_set", "operator_unlocked",
           "pin_failed", "pin_accepted", "signed_in", "signed_out", "customer_added",
+          "wishlist_added", "wishlist_removed",
         ],
       ])
     #expect(Topics.eventTypes == Set(EventType.allCases.map(\.rawValue)))

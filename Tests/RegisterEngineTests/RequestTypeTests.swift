@@ -97,6 +97,11 @@ import Testing
     case .attachCustomer: [Requests.AttachCustomer(customerID: "C1")]
     case .detachCustomer: [Requests.DetachCustomer()]
     case .customerHistory: [Requests.CustomerHistory(customerID: "C1")]
+    case .product: [Requests.ProductLookup(sku: "TEE")]
+    case .wishlist: [Requests.Wishlist(customerID: "C1")]
+    case .wishlistAdd: [Requests.WishlistAdd(customerID: "C1", sku: "TEE")]
+    case .wishlistRemove: [Requests.WishlistRemove(customerID: "C1", sku: "TEE")]
+    case .wishlistToOrder: [Requests.WishlistToOrder(customerID: "C1", sku: "TEE")]
     case .productAdd:
       [Requests.ProductAdd(product: .object(["sku": "X-1"]))]
     case .productUpdate:

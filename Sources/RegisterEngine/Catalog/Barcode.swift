@@ -67,3 +67,35 @@ public struct Barcode: Sendable, Equatable, Hashable {
     return true
   }
 }
+
+extension Barcode {
+  /// The prefixes GS1 leaves to each store for its own codes (EAN-13 20–29): the ones a store
+  /// may name in `price_barcode_prefixes`.
+  public static let priceEmbeddedPrefixes: [String] = (20...29).map(String.init)
+
+  /// An EAN-13 that carries a price, read in the common layout `PP IIIII VVVVV C`: prefix,
+  /// five digits naming the item, five digits of price in minor units, check digit. The
+  /// product carries the item's code with the price digits zero (`base`), so the catalog's
+  /// barcode index finds it.
+  public struct PriceEmbedded: Sendable, Equatable {
+    /// The code with its price digits zero and its check digit recomputed: the product's
+    /// barcode.
+    public var base: Barcode
+    /// The price, in minor units (0–99999).
+    public var price: Int64
+  }
+
+  /// The price-embedded reading of this code when it is an EAN-13 with one of `prefixes`
+  /// and a price that is not zero; nil otherwise (a zero price is the item's own code).
+  public func priceEmbedded(prefixes: [String]) -> PriceEmbedded? {
+    guard kind == .ean13, prefixes.contains(String(digits.prefix(2))) else { return nil }
+    let bytes = Array(digits.utf8)
+    var price: Int64 = 0
+    for byte in bytes[7..<12] { price = price * 10 + Int64(byte - UInt8(ascii: "0")) }
+    guard price > 0 else { return nil }
+    var baseDigits = bytes[0..<7].map { Int($0 - UInt8(ascii: "0")) } + [0, 0, 0, 0, 0]
+    baseDigits.append(Self.checkDigit(of: baseDigits[...]))
+    let text = String(decoding: baseDigits.map { UInt8(ascii: "0") + UInt8($0) }, as: UTF8.self)
+    return PriceEmbedded(base: Barcode(digits: text, kind: .ean13), price: price)
+  }
+}

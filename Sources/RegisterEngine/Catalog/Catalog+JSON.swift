@@ -210,6 +210,18 @@ extension StoreSettings {
         )
       }
     }
+    let prefixes = try fields.optional("price_barcode_prefixes", as: [String].self) ?? []
+    for (index, prefix) in prefixes.enumerated() {
+      let prefixPath = indexPath(fields.pathOf("price_barcode_prefixes"), index)
+      guard Barcode.priceEmbeddedPrefixes.contains(prefix) else {
+        throw JSONShapeError(
+          path: prefixPath,
+          message: "\"\(prefix)\" is not a price-embedded prefix: two digits from 20 to 29")
+      }
+      if prefixes[..<index].contains(prefix) {
+        throw JSONShapeError(path: prefixPath, message: "\"\(prefix)\" is listed twice")
+      }
+    }
     try fields.rejectUnknown()
     self.init(
       name: name, address: address, phone: phone, currency: currency, tax: tax,
@@ -217,6 +229,7 @@ extension StoreSettings {
       discountApprovalLimit: approvalLimit, autoSignOut: autoSignOut, pinIterations: iterations,
       lockoutMinutes: lockout, emailFrom: emailFrom)
     self.tenders = tenders
+    self.priceBarcodePrefixes = prefixes
   }
 
   /// The `store` section as JSON, in the catalog file's shape.
@@ -236,6 +249,8 @@ extension StoreSettings {
       "lockout_minutes": lockoutMinutes == Self.defaultLockoutMinutes ? nil : .int(lockoutMinutes),
       "email_from": emailFrom == "receipts@localhost" ? nil : .string(emailFrom),
       "tenders": tenders.isEmpty ? nil : .array(tenders.map(JSONValue.string)),
+      "price_barcode_prefixes": priceBarcodePrefixes.isEmpty
+        ? nil : .array(priceBarcodePrefixes.map(JSONValue.string)),
     ])
   }
 }
@@ -401,11 +416,44 @@ extension Product {
           path: fields.pathOf("price"), message: "a gift card's price is its value: more than 0")
       }
     }
+    let stores = try Self.storeStocks(fields.raw("stores"), path: fields.pathOf("stores"))
     try fields.rejectUnknown()
     self.init(
       sku: sku, name: name, description: description, category: category, price: price,
       salePrice: salePrice, stock: stock, taxClass: taxClass, colors: colors, image: image,
-      options: options, barcodes: barcodes, giftCard: giftCard, openAmount: openAmount)
+      options: options, barcodes: barcodes, giftCard: giftCard, openAmount: openAmount,
+      stores: stores)
+  }
+
+  /// `stores`: an object of store name to units in stock there, like {"Riverside": 4}.
+  static func storeStocks(_ value: JSONValue?, path: String) throws(JSONShapeError)
+    -> [StoreStock]
+  {
+    guard let value else { return [] }
+    guard case .object(let object) = value else {
+      throw JSONShapeError(
+        path: path,
+        message:
+          "expected an object of store name to units, like {\"Riverside\": 4}, got \(value.typeName)"
+      )
+    }
+    guard object.count <= maximumStores else {
+      throw JSONShapeError(
+        path: path, message: "lists \(object.count) stores; at most \(maximumStores)")
+    }
+    var stores: [StoreStock] = []
+    for (name, units) in object.members {
+      let storePath = path + "." + name
+      try validateText(name, path: storePath, maxLength: 80)
+      let count = try Int64(json: units, path: storePath)
+      guard (0...IntegerRanges.maximumStock).contains(count) else {
+        throw JSONShapeError(
+          path: storePath,
+          message: "expected a whole number of units from 0 to \(IntegerRanges.maximumStock)")
+      }
+      stores.append(StoreStock(store: CardNumberMask.mask(name), units: count))
+    }
+    return stores
   }
 
   /// Each barcode must be an EAN-13, UPC-A or EAN-8 with its check digit right, and appear
@@ -460,7 +508,15 @@ extension Product {
       "barcodes": barcodes.isEmpty ? nil : .array(barcodes.map(JSONValue.string)),
       "gift_card": giftCard ? .bool(true) : nil,
       "open_amount": openAmount ? .bool(true) : nil,
+      "stores": stores.isEmpty ? nil : storesJSON,
     ])
+  }
+
+  /// `stores` in the catalog file's shape: store name to units.
+  var storesJSON: JSONValue {
+    var object = JSONObject(capacity: stores.count)
+    for entry in stores { object[entry.store] = .int(entry.units) }
+    return .object(object)
   }
 }
 

@@ -26,6 +26,18 @@ public struct OptionGroup: Sendable, Equatable {
   }
 }
 
+/// How many units of a product another store of the chain has, so a cashier can send a
+/// customer there when this lane has none.
+public struct StoreStock: Sendable, Equatable {
+  public var store: String
+  public var units: Int64
+
+  public init(store: String, units: Int64) {
+    self.store = store
+    self.units = units
+  }
+}
+
 /// A product the register sells.
 public struct Product: Sendable, Equatable {
   /// The most option groups a product may have, and choices a group may have: enough for any
@@ -35,6 +47,8 @@ public struct Product: Sendable, Equatable {
   /// The most barcodes one product may carry (a product sold under several packagings or
   /// suppliers' codes has a few, never many).
   public static let maximumBarcodes = 16
+  /// The most other stores a product may list its stock at.
+  public static let maximumStores = 64
 
   public var sku: String
   public var name: String
@@ -59,12 +73,16 @@ public struct Product: Sendable, Equatable {
   /// A gift card whose amount the cashier gives on `add` (its `price` is 0), within
   /// `openAmountRange`.
   public var openAmount: Bool
+  /// Units at the chain's other stores, in the order the catalog lists them (the seeds'
+  /// `stores` dictionary). Informational: this lane sells only its own stock.
+  public var stores: [StoreStock]
 
   public init(
     sku: String, name: String, description: String = "", category: String, price: Money,
     salePrice: Money? = nil, stock: Int64? = nil, taxClass: String? = nil,
     colors: [String] = [], image: String? = nil, options: [OptionGroup] = [],
-    barcodes: [String] = [], giftCard: Bool = false, openAmount: Bool = false
+    barcodes: [String] = [], giftCard: Bool = false, openAmount: Bool = false,
+    stores: [StoreStock] = []
   ) {
     self.sku = sku
     self.name = name
@@ -80,6 +98,7 @@ public struct Product: Sendable, Equatable {
     self.barcodes = barcodes
     self.giftCard = giftCard
     self.openAmount = openAmount
+    self.stores = stores
   }
 
   /// The amounts an open-amount gift card may be loaded with: 5 to 500 in the currency's major

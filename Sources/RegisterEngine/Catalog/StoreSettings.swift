@@ -62,6 +62,10 @@ public struct StoreSettings: Sendable, Equatable {
   /// The store's own tenders, by name (`check`, `voucher`): taken with `{"type": "other",
   /// "name": …}`, never giving change.
   public var tenders: [String] = []
+  /// The EAN-13 prefixes (two digits, 20–29) whose codes carry a price: `PP IIIII VVVVV C`, the
+  /// item in IIIII and the price in minor units in VVVVV (see `Barcode.priceEmbedded`). Empty:
+  /// every code is looked up as it is.
+  public var priceBarcodePrefixes: [String] = []
 
   public init(
     name: String, address: [String], phone: String? = nil, currency: Currency,

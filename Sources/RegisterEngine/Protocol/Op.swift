@@ -5,6 +5,7 @@ public enum Op: String, CaseIterable, Sendable {
   case hello
   case catalog
   case catalogExport = "catalog_export"
+  case product
   case order
   case receipt
   case add
@@ -34,6 +35,10 @@ public enum Op: String, CaseIterable, Sendable {
   case attachCustomer = "attach_customer"
   case detachCustomer = "detach_customer"
   case customerHistory = "customer_history"
+  case wishlist
+  case wishlistAdd = "wishlist_add"
+  case wishlistRemove = "wishlist_remove"
+  case wishlistToOrder = "wishlist_to_order"
   case productAdd = "product_add"
   case productUpdate = "product_update"
   case productRemove = "product_remove"
@@ -50,13 +55,14 @@ public enum Op: String, CaseIterable, Sendable {
   public var isMutation: Bool {
     switch self {
     case .hello, .catalog, .catalogExport, .order, .receipt, .parked, .subscribe, .operatorList,
-      .customerFind, .customerHistory, .report, .giftCardBalance:
+      .customerFind, .customerHistory, .report, .giftCardBalance, .product, .wishlist:
       false
     case .add, .scan, .remove, .setQty, .tender, .void, .discount, .overridePrice, .voidLine, .park,
       .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,
       .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd, .productUpdate,
       .productRemove,
-      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay, .wishlistAdd,
+      .wishlistRemove, .wishlistToOrder:
       true
     }
   }

@@ -89,6 +89,10 @@ struct Replies {
         ]))
     case .giftCardBalance(let number):
       return .value(try source.register.giftCardBalance(number))
+    case .product(let sku):
+      return .value(try source.register.productLookup(sku))
+    case .wishlist(let customerID):
+      return .value(try source.register.wishlistJSON(customerID))
     case .customerHistory(let id):
       return .value(try source.register.customerHistory(id))
     case .subscribe(let topics, let after):
@@ -121,7 +125,8 @@ struct Replies {
       .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
       .signIn, .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd,
       .productUpdate, .productRemove,
-      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay, .wishlistAdd,
+      .wishlistRemove, .wishlistToOrder:
       // Not a read: changes go through decide and apply, never here.
       return .value(source.register.orderJSON)
     }
@@ -222,6 +227,15 @@ struct Replies {
           case .object(var object) = source.register.orderJSON
         else { continue }
         object["parked"] = source.register.parkedJSON(parked)
+        return .object(object)
+      case .wishlistAdded(let customerID, _), .wishlistRemoved(let customerID, _, nil):
+        return (try? source.register.wishlistJSON(customerID)) ?? .null
+      case .wishlistRemoved(let customerID, _, .some):
+        // Moved onto the order: the order, and what is left on the wishlist.
+        guard case .object(var object) = source.register.orderJSON,
+          case .object(let list)? = try? source.register.wishlistJSON(customerID)
+        else { continue }
+        object["wishlist"] = list["wishlist"]
         return .object(object)
       case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
         .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,

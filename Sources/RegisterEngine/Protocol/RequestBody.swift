@@ -60,6 +60,11 @@ extension Op {
     case .attachCustomer: Requests.AttachCustomer.self
     case .detachCustomer: Requests.DetachCustomer.self
     case .customerHistory: Requests.CustomerHistory.self
+    case .product: Requests.ProductLookup.self
+    case .wishlist: Requests.Wishlist.self
+    case .wishlistAdd: Requests.WishlistAdd.self
+    case .wishlistRemove: Requests.WishlistRemove.self
+    case .wishlistToOrder: Requests.WishlistToOrder.self
     case .productAdd: Requests.ProductAdd.self
     case .productUpdate: Requests.ProductUpdate.self
     case .productRemove: Requests.ProductRemove.self

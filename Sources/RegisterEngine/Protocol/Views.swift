@@ -105,6 +105,7 @@ extension Register {
       "image": product.image.map(JSONValue.string),
       "barcodes": product.barcodes.isEmpty
         ? nil : .array(product.barcodes.map(JSONValue.string)),
+      "stores": product.stores.isEmpty ? nil : product.storesJSON,
       "options": product.options.isEmpty
         ? nil
         : .array(
@@ -263,6 +264,51 @@ extension Register {
     guard case .object(var object) = customer.json else { return customer.json }
     object["store_credit"] = money(storedValue.storeCredit[customer.id] ?? 0).json
     return .object(object)
+  }
+
+  /// `product`: one product by SKU, or by a barcode it carries (a cashier scans the tag to
+  /// see where else it is in stock).
+  func productLookup(_ text: String) throws(RegisterError) -> JSONValue {
+    var product = products[text]
+    if product == nil, case .success(let barcode) = Barcode.parse(text) {
+      product = products.product(barcode: barcode)
+    }
+    guard let product else {
+      throw RegisterError(
+        .unknownSKU, "no product has the SKU or barcode \"\(text)\"; the catalog op lists them")
+    }
+    return .object(["product": productJSON(product)])
+  }
+
+  /// `wishlist`: a customer's wishlist, oldest first, each product with what this lane has
+  /// available and the stock at other stores; a product the catalog no longer has is listed
+  /// as discontinued.
+  func wishlistJSON(_ customerID: String) throws(RegisterError) -> JSONValue {
+    guard let customer = customerBook.customer(customerID) else {
+      throw RegisterError(.customerNotFound, "there is no customer \"\(customerID)\"")
+    }
+    let items = customerBook.wishlist(customerID).map { sku -> JSONValue in
+      guard let product = products[sku] else {
+        return .object([
+          "sku": .string(sku), "in_stock": .bool(false), "discontinued": .bool(true),
+        ])
+      }
+      let available = product.stock.map { max(0, $0 - reserved(sku: sku)) }
+      return .object([
+        "sku": .string(sku),
+        "name": .string(product.name),
+        "unit_price": product.unitPrice.json,
+        "available": available.map { .int($0) },
+        "in_stock": .bool(available.map { $0 > 0 } ?? true),
+        "stores": product.stores.isEmpty ? nil : product.storesJSON,
+      ])
+    }
+    return .object([
+      "wishlist": .object([
+        "customer_id": .string(customer.id), "name": .string(customer.name),
+        "items": .array(items),
+      ])
+    ])
   }
 
   /// `gift_card_balance`: what is left on a card, what it was loaded with, when it was issued

@@ -43,6 +43,14 @@ public enum Command: Sendable {
   /// Takes the customer off the open order.
   case detachCustomer
   case customerHistory(customerID: String)
+  /// One product, with its stock here and at the chain's other stores.
+  case product(sku: String)
+  /// A customer's wishlist, with what is available.
+  case wishlist(customerID: String)
+  case wishlistAdd(customerID: String, sku: String)
+  case wishlistRemove(customerID: String, sku: String)
+  /// One unit of a wishlist product onto the open order, off the wishlist.
+  case wishlistToOrder(customerID: String, sku: String)
   /// A product as the catalog file writes it.
   case productAdd(JSONValue)
   /// Fields to change (`null` removes an optional one).
@@ -92,6 +100,11 @@ public enum Command: Sendable {
     case .attachCustomer: .attachCustomer
     case .detachCustomer: .detachCustomer
     case .customerHistory: .customerHistory
+    case .product: .product
+    case .wishlist: .wishlist
+    case .wishlistAdd: .wishlistAdd
+    case .wishlistRemove: .wishlistRemove
+    case .wishlistToOrder: .wishlistToOrder
     case .productAdd: .productAdd
     case .productUpdate: .productUpdate
     case .productRemove: .productRemove

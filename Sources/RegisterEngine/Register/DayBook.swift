@@ -20,7 +20,8 @@ public struct DayBook: Sendable, Equatable {
       .discountSet, .priceOverridden, .saleCompleted, .lineVoided, .orderVoided, .orderParked,
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
-      .customerAttached, .customerDetached, .productAdded, .productUpdated, .productRemoved,
+      .customerAttached, .customerDetached, .wishlistAdded, .wishlistRemoved, .productAdded,
+      .productUpdated, .productRemoved,
       .stockAdjusted, .floatSet,
       .paidIn, .paidOut, .noSale, .receiptEmailed:
       return true
@@ -54,7 +55,7 @@ public struct DayBook: Sendable, Equatable {
     case .storeConfigured, .catalogLoaded, .orderParked, .orderResumed, .operatorAdded,
       .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn,
       .signedOut, .customerAdded, .productAdded, .productUpdated, .productRemoved, .stockAdjusted,
-      .receiptEmailed:
+      .receiptEmailed, .wishlistAdded, .wishlistRemoved:
       return
     }
   }

@@ -125,7 +125,8 @@ public struct DayTotals: Sendable, Equatable {
     case .storeConfigured, .catalogLoaded, .lineAdded, .quantitySet, .tenderAdded, .discountSet,
       .priceOverridden, .orderParked, .orderResumed, .operatorAdded, .operatorRemoved,
       .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut,
-      .customerAdded, .customerAttached, .customerDetached, .productAdded, .productUpdated,
+      .customerAdded, .customerAttached, .customerDetached, .wishlistAdded, .wishlistRemoved,
+      .productAdded, .productUpdated,
       .productRemoved,
       .stockAdjusted, .receiptEmailed, .dayClosed:
       // Not a change to the day's totals (lines rung up count when their sale completes).

@@ -45,6 +45,11 @@ public enum Event: Sendable, Equatable {
   case customerAttached(order: Int, customerID: String, taxExempt: String? = nil)
   /// The customer taken off the open order again (`detach_customer`).
   case customerDetached(order: Int)
+  /// A product put on a customer's wishlist.
+  case wishlistAdded(customerID: String, sku: String)
+  /// A product taken off a customer's wishlist; `order` is the order it was moved onto
+  /// (`wishlist_to_order`), nil when it was simply removed.
+  case wishlistRemoved(customerID: String, sku: String, order: Int? = nil)
   case productAdded(Product)
   case productUpdated(Product)
   case productRemoved(sku: String)
@@ -93,6 +98,8 @@ public enum Event: Sendable, Equatable {
     case .customerAdded: .customerAdded
     case .customerAttached: .customerAttached
     case .customerDetached: .customerDetached
+    case .wishlistAdded: .wishlistAdded
+    case .wishlistRemoved: .wishlistRemoved
     case .productAdded: .productAdded
     case .productUpdated: .productUpdated
     case .productRemoved: .productRemoved
@@ -161,6 +168,12 @@ public enum Event: Sendable, Equatable {
         "tax_exempt": taxExempt.map(JSONValue.string),
       ])
     case .customerDetached(let order): .object(["order_id": .int(order)])
+    case .wishlistAdded(let customer, let sku):
+      .object(["customer_id": .string(customer), "sku": .string(sku)])
+    case .wishlistRemoved(let customer, let sku, let order):
+      .object([
+        "customer_id": .string(customer), "sku": .string(sku), "order_id": order.map { .int($0) },
+      ])
     case .productAdded(let product), .productUpdated(let product): product.json
     case .productRemoved(let sku): .object(["sku": .string(sku)])
     case .stockAdjusted(let sku, let delta, let reason):
@@ -299,6 +312,13 @@ public enum Event: Sendable, Equatable {
         taxExempt: try fields.optional("tax_exempt"))
     case .customerDetached:
       event = .customerDetached(order: try fields.required("order_id"))
+    case .wishlistAdded:
+      event = .wishlistAdded(
+        customerID: try fields.required("customer_id"), sku: try fields.required("sku"))
+    case .wishlistRemoved:
+      event = .wishlistRemoved(
+        customerID: try fields.required("customer_id"), sku: try fields.required("sku"),
+        order: try fields.optional("order_id"))
     case .productAdded, .productUpdated:
       let product = try Product(json: data, path: "data", currency: currency, taxClasses: nil)
       return kind == .productAdded ? .productAdded(product) : .productUpdated(product)

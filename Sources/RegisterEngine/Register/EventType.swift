@@ -27,6 +27,8 @@ public enum EventType: String, CaseIterable, Sendable {
   case customerAdded = "customer_added"
   case customerAttached = "customer_attached"
   case customerDetached = "customer_detached"
+  case wishlistAdded = "wishlist_added"
+  case wishlistRemoved = "wishlist_removed"
   case productAdded = "product_added"
   case productUpdated = "product_updated"
   case productRemoved = "product_removed"
@@ -52,7 +54,7 @@ public enum EventType: String, CaseIterable, Sendable {
     case .returnCompleted, .receiptEmailed:
       ["sale"]
     case .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
-      .pinAccepted, .signedIn, .signedOut, .customerAdded:
+      .pinAccepted, .signedIn, .signedOut, .customerAdded, .wishlistAdded, .wishlistRemoved:
       ["people"]
     case .floatSet, .paidIn, .paidOut, .noSale:
       ["drawer"]

@@ -49,7 +49,8 @@ public struct KeyTable: Sendable, Equatable {
       .discountSet, .priceOverridden, .saleCompleted, .lineVoided, .orderVoided, .orderParked,
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
-      .customerAttached, .customerDetached, .productAdded, .productUpdated, .productRemoved,
+      .customerAttached, .customerDetached, .wishlistAdded, .wishlistRemoved, .productAdded,
+      .productUpdated, .productRemoved,
       .stockAdjusted, .floatSet,
       .paidIn, .paidOut, .noSale, .receiptEmailed:
       return

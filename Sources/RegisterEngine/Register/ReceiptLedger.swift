@@ -70,6 +70,7 @@ public struct ReceiptLedger: Sendable, Equatable {
       .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
       .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
       .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
+      .wishlistAdded, .wishlistRemoved,
       .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
       .receiptEmailed, .dayClosed:

@@ -35,11 +35,21 @@ extension Register {
     let events: [Event]
     switch command {
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .report, .listParked, .subscribe,
-      .operatorList, .customerFind, .customerHistory, .giftCardBalance:
+      .operatorList, .customerFind, .customerHistory, .giftCardBalance, .product, .wishlist:
       return []
     case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
-      .customerAdd, .attachCustomer, .detachCustomer:
+      .customerAdd, .attachCustomer, .detachCustomer, .wishlistAdd, .wishlistRemove:
       events = try decidePeople(command, context: context, standing: &standing)
+    case .wishlistToOrder(let customerID, let sku):
+      try checkOnWishlist(customerID: customerID, sku: sku)
+      do {
+        events =
+          try decideAdd(sku: sku, quantity: 1, options: [:], amount: nil)
+          + [.wishlistRemoved(customerID: customerID, sku: sku, order: order.id)]
+      } catch {
+        throw RegisterError(
+          error.code, error.message + "; it stays on \(customerID)'s wishlist", data: error.data)
+      }
     case .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
       .noSale, .emailReceipt:
       events = try decideStore(command, context: context)
@@ -77,8 +87,9 @@ extension Register {
     case .add(let sku, let quantity, let options, let amount):
       events = try decideAdd(sku: sku, quantity: quantity, options: options, amount: amount)
     case .scan(let code):
+      let (product, labelPrice) = try scannedItem(code)
       events = try decideAdd(
-        sku: scannedProduct(code).sku, quantity: 1, options: [:], amount: nil)
+        sku: product.sku, quantity: 1, options: [:], amount: nil, labelPrice: labelPrice)
     case .remove(let line):
       _ = try activeLine(line)
       events = [.lineRemoved(order: order.id, line: line)]
@@ -195,6 +206,7 @@ extension Register {
           .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
           .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
           .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
+          .wishlistAdded, .wishlistRemoved,
           .productAdded,
           .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
           .receiptEmailed, .dayClosed:
@@ -253,30 +265,45 @@ extension Register {
   /// The product a scanned code names: a barcode of a product, else a product's SKU (a
   /// scanner may read a shelf label that carries the SKU). A code shaped like a barcode with a
   /// wrong check digit is a misread, and says so, rather than "unknown".
-  func scannedProduct(_ code: String) throws(RegisterError) -> Product {
+  ///
+  /// With `price_barcode_prefixes` set, an EAN-13 with one of them that is no product's own
+  /// code is read as `PP IIIII VVVVV C`: the product whose barcode is the code with the price
+  /// digits zero, at the price VVVVV (in minor units) printed on its label.
+  func scannedItem(_ code: String) throws(RegisterError) -> (Product, labelPrice: Money?) {
     switch Barcode.parse(code) {
     case .success(let barcode):
-      if let product = products.product(barcode: barcode) { return product }
-      if let product = products[code] { return product }
+      if let product = products.product(barcode: barcode) { return (product, nil) }
+      if let product = products[code] { return (product, nil) }
+      if let embedded = barcode.priceEmbedded(prefixes: store.priceBarcodePrefixes) {
+        guard let product = products.product(barcode: embedded.base) else {
+          throw RegisterError(
+            .unknownBarcode,
+            "no product has the item code of the price label \(code) (its barcode would be \(embedded.base.digits)); add it with its SKU"
+          )
+        }
+        return (product, money(embedded.price))
+      }
       throw RegisterError(
         .unknownBarcode,
         "no product has the \(barcode.kind.rawValue) barcode \(code); add it with its SKU, or give the product that barcode (product_update)"
       )
     case .failure(.badCheckDigit(let kind, _)):
-      if let product = products[code] { return product }
+      if let product = products[code] { return (product, nil) }
       throw RegisterError(
         .invalidBarcode,
         "\(code) is not a valid \(kind.rawValue): its check digit is wrong (a misread?); scan it again or type the SKU"
       )
     case .failure(.notABarcode):
-      if let product = products[code] { return product }
+      if let product = products[code] { return (product, nil) }
       throw RegisterError(
         .unknownBarcode, "no product has the barcode or SKU \"\(code)\"")
     }
   }
 
+  /// `labelPrice`: the price a price-embedded barcode carried, which is the unit price.
   private func decideAdd(
-    sku: String, quantity: Int64, options: [String: String], amount: Money?
+    sku: String, quantity: Int64, options: [String: String], amount: Money?,
+    labelPrice: Money? = nil
   ) throws(RegisterError) -> [Event] {
     guard let product = products[sku] else {
       throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"; the catalog op lists them")
@@ -285,6 +312,25 @@ extension Register {
     try checkStock(sku: sku, adding: quantity)
     let chosen = try chooseOptions(options, for: product)
     var unit = product.unitPrice.minorUnits
+    if let labelPrice {
+      guard !product.giftCard else {
+        throw RegisterError(
+          .invalidBarcode,
+          "\(product.name) is a gift card; it is not sold by a price label — ring it up by its SKU")
+      }
+      guard product.options.isEmpty else {
+        throw RegisterError(
+          .invalidOption,
+          "\(product.name) has options; a price label cannot say which — ring it up by its SKU")
+      }
+      // The label's price is the price: not a sale price, not an override.
+      let taxClass = product.taxClass ?? store.tax.defaultClass
+      let line = OrderLine(
+        line: order.nextLine, sku: sku, name: product.name, quantity: quantity,
+        unitPrice: labelPrice, regularPrice: labelPrice, taxClass: taxClass,
+        taxRate: store.tax.rate(of: taxClass) ?? .zero)
+      return [.lineAdded(order: order.id, line: line)]
+    }
     if product.giftCard {
       unit = try giftCardPrice(product, amount: amount)
       try checkGiftCardCount(adding: quantity)

@@ -84,7 +84,8 @@ extension Register {
       .detachCustomer,
       .customerHistory, .giftCardBalance, .productAdd, .productUpdate, .productRemove, .stockAdjust,
       .setFloat,
-      .paidIn, .paidOut, .emailReceipt, .closeDay:
+      .paidIn, .paidOut, .emailReceipt, .closeDay, .product, .wishlist, .wishlistAdd,
+      .wishlistRemove, .wishlistToOrder:
       // Discounts and cash paid out are judged on the state after the change (Register+Rules).
       return nil
     }
@@ -165,7 +166,8 @@ extension Register {
       .customerAdd, .customerFind, .attachCustomer, .detachCustomer, .customerHistory,
       .giftCardBalance, .productAdd,
       .productUpdate,
-      .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
+      .product, .wishlist, .wishlistAdd, .wishlistRemove, .wishlistToOrder:
       break
     }
     return work
@@ -255,14 +257,46 @@ extension Register {
           .customerNotFound, "no customer is attached to order \(order.id); nothing to detach")
       }
       return [.customerDetached(order: order.id)]
+    case .wishlistAdd(let customerID, let sku):
+      guard customerBook.customer(customerID) != nil else {
+        throw RegisterError(.customerNotFound, "there is no customer \"\(customerID)\"")
+      }
+      guard products[sku] != nil else {
+        throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"; the catalog op lists them")
+      }
+      let list = customerBook.wishlist(customerID)
+      guard !list.contains(sku) else {
+        throw RegisterError(
+          .alreadyOnWishlist, "\(sku) is already on \(customerID)'s wishlist")
+      }
+      guard list.count < CustomerBook.maximumWishlist else {
+        throw RegisterError(
+          .wishlistFull,
+          "\(customerID)'s wishlist holds \(list.count) products, the most it may; remove one first"
+        )
+      }
+      return [.wishlistAdded(customerID: customerID, sku: sku)]
+    case .wishlistRemove(let customerID, let sku):
+      try checkOnWishlist(customerID: customerID, sku: sku)
+      return [.wishlistRemoved(customerID: customerID, sku: sku)]
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorList, .customerFind, .customerHistory,
       .giftCardBalance,
       .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
-      .noSale, .emailReceipt, .closeDay:
+      .noSale, .emailReceipt, .closeDay, .product, .wishlist, .wishlistToOrder:
       // Not a people command: decideEvents routes only those here.
       return []
+    }
+  }
+
+  /// Refuses unless `sku` is on the wishlist of customer `customerID` (who must exist).
+  func checkOnWishlist(customerID: String, sku: String) throws(RegisterError) {
+    guard customerBook.customer(customerID) != nil else {
+      throw RegisterError(.customerNotFound, "there is no customer \"\(customerID)\"")
+    }
+    guard customerBook.wishlist(customerID).contains(sku) else {
+      throw RegisterError(.notOnWishlist, "\(sku) is not on \(customerID)'s wishlist")
     }
   }
 

@@ -57,7 +57,7 @@ extension Register {
         .discountSet, .priceOverridden, .saleCompleted, .lineVoided, .orderVoided, .orderParked,
         .orderResumed, .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked,
         .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached,
-        .customerDetached,
+        .customerDetached, .wishlistAdded, .wishlistRemoved,
         .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn,
         .noSale, .receiptEmailed, .dayClosed:
         // No cash leaves the drawer.

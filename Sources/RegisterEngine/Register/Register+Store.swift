@@ -110,7 +110,8 @@ extension Register {
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorAdd, .operatorList, .operatorRemove,
       .operatorSetPIN, .operatorUnlock, .signIn, .signOut, .customerAdd, .customerFind,
-      .attachCustomer, .detachCustomer, .customerHistory, .giftCardBalance, .closeDay:
+      .attachCustomer, .detachCustomer, .customerHistory, .giftCardBalance, .closeDay, .product,
+      .wishlist, .wishlistAdd, .wishlistRemove, .wishlistToOrder:
       // Not a store command: decideEvents routes only those here.
       return []
     }

@@ -121,6 +121,7 @@ public struct Register: Sendable {
       .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
       .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
       .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
+      .wishlistAdded, .wishlistRemoved,
       .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
       .receiptEmailed, .dayClosed:

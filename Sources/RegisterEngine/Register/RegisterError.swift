@@ -62,6 +62,12 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   /// `customer_add` with the e-mail address of a customer the store already has.
   case customerExists = "customer_exists"
   case invalidCustomer = "invalid_customer"
+  /// `wishlist_add` of a product already on the customer's wishlist.
+  case alreadyOnWishlist = "already_on_wishlist"
+  /// `wishlist_remove` or `wishlist_to_order` of a product not on the customer's wishlist.
+  case notOnWishlist = "not_on_wishlist"
+  /// `wishlist_add` to a wishlist that holds `CustomerBook.maximumWishlist` products.
+  case wishlistFull = "wishlist_full"
   case productExists = "product_exists"
   case invalidProduct = "invalid_product"
   case invalidEmail = "invalid_email"

@@ -55,7 +55,8 @@ public struct Staff: Sendable, Equatable {
       if store.autoSignOut { signedIn = nil }
     case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
       .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
-      .returnCompleted, .customerAdded, .customerAttached, .customerDetached, .productAdded,
+      .returnCompleted, .customerAdded, .customerAttached, .customerDetached, .wishlistAdded,
+      .wishlistRemoved, .productAdded,
       .productUpdated,
       .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale, .receiptEmailed,
       .dayClosed:

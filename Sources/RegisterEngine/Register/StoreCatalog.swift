@@ -41,7 +41,8 @@ public struct StoreCatalog: Sendable, Equatable {
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
       .lineVoided, .orderVoided, .orderParked, .orderResumed, .operatorAdded, .operatorRemoved,
       .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut,
-      .customerAdded, .customerAttached, .customerDetached, .floatSet, .paidIn, .paidOut, .noSale,
+      .customerAdded, .customerAttached, .customerDetached, .wishlistAdded, .wishlistRemoved,
+      .floatSet, .paidIn, .paidOut, .noSale,
       .receiptEmailed,
       .dayClosed:
       return

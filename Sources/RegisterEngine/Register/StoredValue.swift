@@ -40,7 +40,8 @@ public struct StoredValue: Sendable, Equatable {
     case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .discountSet,
       .priceOverridden, .lineVoided, .orderParked, .orderResumed, .operatorAdded,
       .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn,
-      .signedOut, .customerAdded, .customerAttached, .customerDetached, .productAdded,
+      .signedOut, .customerAdded, .customerAttached, .customerDetached, .wishlistAdded,
+      .wishlistRemoved, .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
       .receiptEmailed, .dayClosed:
       return

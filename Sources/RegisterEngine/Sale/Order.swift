@@ -77,7 +77,8 @@ extension Order {
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed:
+      .noSale, .receiptEmailed, .dayClosed, .wishlistAdded,
+      .wishlistRemoved:
       return false
     }
   }
@@ -121,7 +122,8 @@ extension Order {
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed:
+      .noSale, .receiptEmailed, .dayClosed, .wishlistAdded,
+      .wishlistRemoved:
       return false
     }
     version += 1

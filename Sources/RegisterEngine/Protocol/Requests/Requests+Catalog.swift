@@ -19,6 +19,19 @@ extension Requests {
     public func encode(to object: inout JSONObject) {}
   }
 
+  /// `product`: one product, by SKU (or a barcode it carries), with its stock here and at the
+  /// chain's other stores.
+  public struct ProductLookup: RequestBody, DecodableRequestBody {
+    public static let op = Op.product
+    public var sku: String
+    public init(sku: String) { self.sku = sku }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      sku = try fields.required("sku")
+    }
+    public var command: Command { .product(sku: sku) }
+    public func encode(to object: inout JSONObject) { object["sku"] = .string(sku) }
+  }
+
   /// `product_add`: a product as the catalog file writes it (free-form here: the catalog
   /// validates it, with its own errors).
   public struct ProductAdd: RequestBody, DecodableRequestBody {

@@ -251,4 +251,91 @@ extension Requests {
       object["customer_id"] = .string(customerID)
     }
   }
+
+  /// `wishlist`: a customer's wishlist, with availability.
+  public struct Wishlist: RequestBody, DecodableRequestBody {
+    public static let op = Op.wishlist
+    public var customerID: String
+    public init(customerID: String) { self.customerID = customerID }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      customerID = try fields.required("customer_id")
+    }
+    public var command: Command { .wishlist(customerID: customerID) }
+    public func encode(to object: inout JSONObject) {
+      object["customer_id"] = .string(customerID)
+    }
+  }
+
+  /// `wishlist_add`: a product onto a customer's wishlist (in stock or not).
+  public struct WishlistAdd: RequestBody, DecodableRequestBody {
+    public static let op = Op.wishlistAdd
+    public var customerID: String
+    public var sku: String
+
+    public init(customerID: String, sku: String) {
+      self.customerID = customerID
+      self.sku = sku
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      customerID = try fields.required("customer_id")
+      sku = try fields.required("sku")
+    }
+
+    public var command: Command { .wishlistAdd(customerID: customerID, sku: sku) }
+
+    public func encode(to object: inout JSONObject) {
+      object["customer_id"] = .string(customerID)
+      object["sku"] = .string(sku)
+    }
+  }
+
+  /// `wishlist_remove`: a product off a customer's wishlist.
+  public struct WishlistRemove: RequestBody, DecodableRequestBody {
+    public static let op = Op.wishlistRemove
+    public var customerID: String
+    public var sku: String
+
+    public init(customerID: String, sku: String) {
+      self.customerID = customerID
+      self.sku = sku
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      customerID = try fields.required("customer_id")
+      sku = try fields.required("sku")
+    }
+
+    public var command: Command { .wishlistRemove(customerID: customerID, sku: sku) }
+
+    public func encode(to object: inout JSONObject) {
+      object["customer_id"] = .string(customerID)
+      object["sku"] = .string(sku)
+    }
+  }
+
+  /// `wishlist_to_order`: one unit of a wishlist product onto the open order; it leaves the
+  /// wishlist (and stays on it when it cannot be added).
+  public struct WishlistToOrder: RequestBody, DecodableRequestBody {
+    public static let op = Op.wishlistToOrder
+    public var customerID: String
+    public var sku: String
+
+    public init(customerID: String, sku: String) {
+      self.customerID = customerID
+      self.sku = sku
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      customerID = try fields.required("customer_id")
+      sku = try fields.required("sku")
+    }
+
+    public var command: Command { .wishlistToOrder(customerID: customerID, sku: sku) }
+
+    public func encode(to object: inout JSONObject) {
+      object["customer_id"] = .string(customerID)
+      object["sku"] = .string(sku)
+    }
+  }
 }
