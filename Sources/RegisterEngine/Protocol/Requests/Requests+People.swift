@@ -267,7 +267,7 @@ extension Requests {
   }
 
   /// `wishlist_add`: a product onto a customer's wishlist (in stock or not).
-  public struct WishlistAdd: RequestBody, DecodableRequestBody {
+  public struct WishlistAdd: WishlistEntryRequest {
     public static let op = Op.wishlistAdd
     public var customerID: String
     public var sku: String
@@ -277,21 +277,11 @@ extension Requests {
       self.sku = sku
     }
 
-    init(from fields: inout RequestFields) throws(RegisterError) {
-      customerID = try fields.required("customer_id")
-      sku = try fields.required("sku")
-    }
-
     public var command: Command { .wishlistAdd(customerID: customerID, sku: sku) }
-
-    public func encode(to object: inout JSONObject) {
-      object["customer_id"] = .string(customerID)
-      object["sku"] = .string(sku)
-    }
   }
 
   /// `wishlist_remove`: a product off a customer's wishlist.
-  public struct WishlistRemove: RequestBody, DecodableRequestBody {
+  public struct WishlistRemove: WishlistEntryRequest {
     public static let op = Op.wishlistRemove
     public var customerID: String
     public var sku: String
@@ -301,22 +291,12 @@ extension Requests {
       self.sku = sku
     }
 
-    init(from fields: inout RequestFields) throws(RegisterError) {
-      customerID = try fields.required("customer_id")
-      sku = try fields.required("sku")
-    }
-
     public var command: Command { .wishlistRemove(customerID: customerID, sku: sku) }
-
-    public func encode(to object: inout JSONObject) {
-      object["customer_id"] = .string(customerID)
-      object["sku"] = .string(sku)
-    }
   }
 
   /// `wishlist_to_order`: one unit of a wishlist product onto the open order; it leaves the
   /// wishlist (and stays on it when it cannot be added).
-  public struct WishlistToOrder: RequestBody, DecodableRequestBody {
+  public struct WishlistToOrder: WishlistEntryRequest {
     public static let op = Op.wishlistToOrder
     public var customerID: String
     public var sku: String
@@ -326,16 +306,29 @@ extension Requests {
       self.sku = sku
     }
 
-    init(from fields: inout RequestFields) throws(RegisterError) {
-      customerID = try fields.required("customer_id")
-      sku = try fields.required("sku")
-    }
-
     public var command: Command { .wishlistToOrder(customerID: customerID, sku: sku) }
-
-    public func encode(to object: inout JSONObject) {
-      object["customer_id"] = .string(customerID)
-      object["sku"] = .string(sku)
-    }
   }
 }
+
+/// A request about one product on one customer's wishlist: `{customer_id, sku}`, read and
+/// written the same way for each such op.
+public protocol WishlistEntryRequest: RequestBody {
+  var customerID: String { get }
+  var sku: String { get }
+  init(customerID: String, sku: String)
+}
+
+extension WishlistEntryRequest {
+  init(from fields: inout RequestFields) throws(RegisterError) {
+    self.init(customerID: try fields.required("customer_id"), sku: try fields.required("sku"))
+  }
+
+  public func encode(to object: inout JSONObject) {
+    object["customer_id"] = .string(customerID)
+    object["sku"] = .string(sku)
+  }
+}
+
+extension Requests.WishlistAdd: DecodableRequestBody {}
+extension Requests.WishlistRemove: DecodableRequestBody {}
+extension Requests.WishlistToOrder: DecodableRequestBody {}
