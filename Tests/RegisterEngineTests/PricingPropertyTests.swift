@@ -153,11 +153,12 @@ private func violations(
       check(taxLine.tax == lineTaxes.reduce(0, +), "per line tax of \(taxLine.taxClass)")
     }
   }
-  let owed = totals.subtotal - totals.lineDiscounts - totals.orderDiscount
+  let owed =
+    totals.subtotal - totals.lineDiscounts - totals.promotionDiscounts - totals.orderDiscount
   if included {
-    check(totals.total == owed, "total = Σ amounts − discounts (tax included)")
+    check(totals.total == owed, "total = Σ amounts − discounts − promotions (tax included)")
   } else {
-    check(totals.total == owed + totals.tax, "total = Σ amounts − discounts + tax")
+    check(totals.total == owed + totals.tax, "total = Σ amounts − discounts − promotions + tax")
   }
   return broken
 }

@@ -103,16 +103,18 @@ enum RandomHistory {
   /// `taxExemption: nil` taken out, the previous digests matched); and again when tenders
   /// gained gift cards, store credit, store tenders and card_present (with the new fields at
   /// their defaults — Tender's nil sources, `giftCard: false`, `openAmount: false`, the zero
-  /// gift card totals, `tenders: []` — taken out, the previous digests matched).
+  /// gift card totals, `tenders: []` — taken out, the previous digests matched); and again
+  /// when totals gained promotions (with `promotionDiscount: 0`, `promotionDiscounts: 0` and
+  /// `promotions: []` taken out, the previous digests matched).
   /// Regenerate (only for a deliberate change of state or receipts) by printing
   /// `SHA256.hex(Array(RandomHistory.digest(live).utf8))` here.
   static let before: [UInt64: String] = [
-    1: "404e6f7857dd7744b414bd8bf8c662964f1717e942d4bd13b3dcfbf24d5ece08",
-    2: "9feeb018c6530548836cccf719bfc9a3d928b44ab8ba86a5d9b5df0a2562b232",
-    3: "670fffa9c36e4e2a833caea71b807b993487bc6e5238aa487d2389ba0b444be3",
-    4: "5a81aaa6e6c875b8f006a38dea6332fb39c1d818f8f4e0b39f1d3294a71c51cd",
-    5: "4504b02d26e1cdd4671c777ee5c6ed22fb3beceaf8e25538221bdb3ec55ae8ff",
-    6: "6475afa4435351c6dc37ca77853562fa3dfa21eda4d62c70c984f265dfae8bb3",
+    1: "b964d5bb07c165766b75340879aa835153ce88f0d8fffe43dbed2dc44f029b14",
+    2: "118ff7efee74a37e91bf1deee5b1e8a71504e807832e63d6e41d09c9805eef26",
+    3: "002e964393256a2534d3f23e14de7602aa756e41fa4a6e2a81d1fe3c7905ab5d",
+    4: "0c9fbdc4a3a97f1777d37b0cbbdc2864aec038026b851a33ba9a5871825f5c74",
+    5: "8e89ccb21fbb774e025b528a18b33259c56f37d893de20cc1dab73b58ad1cf9a",
+    6: "041dbb29a9ff11ce54a9f542210180ac1dbef48034de93b529b9eee39254f058",
   ]
 
   @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])

@@ -144,6 +144,6 @@ extension Register {
 
   /// The catalog file as the register's state says it should be now.
   public var catalogDocument: Catalog {
-    Catalog(store: store, products: products.all)
+    Catalog(store: store, products: products.all, promotions: catalog.promotions)
   }
 }
