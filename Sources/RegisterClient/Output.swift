@@ -183,6 +183,9 @@ enum Output {
         if let discount = line["discount_amount"]?.stringValue {
           notes.append("discount -\(discount) (\(text(line["discount"]?["reason"])))")
         }
+        if let promotion = line["promotion_discount"]?.stringValue {
+          notes.append("promotion -\(promotion)")
+        }
         for note in notes { out += "     \(note)\n" }
       }
     }
@@ -193,6 +196,9 @@ enum Output {
       !discount.allSatisfy({ $0 == "0" || $0 == "." })
     {
       rows.append(("Discounts", "-" + discount))
+    }
+    for promotion in order["promotions"]?.arrayValue ?? [] {
+      rows.append((text(promotion["name"]), "-" + text(promotion["saving"])))
     }
     let taxLabel = order["tax_included"] == .bool(true) ? "Tax (included)" : "Tax"
     rows.append((taxLabel, text(order["tax"])))
