@@ -255,6 +255,17 @@ enum Output {
       }
     }
     out += "* sale price (regular price in the JSON output); stock - = not tracked\n"
+    let promotions = result["promotions"]?.arrayValue ?? []
+    if !promotions.isEmpty { out += "Promotions (applied by the register)\n" }
+    for promotion in promotions {
+      var dates = ""
+      if promotion["starts"] != nil || promotion["ends"] != nil {
+        let starts = promotion["starts"]?.stringValue ?? "…"
+        let ends = promotion["ends"]?.stringValue ?? "…"
+        dates = " (\(starts) to \(ends))"
+      }
+      out += "  \(left(text(promotion["id"]), 16)) \(text(promotion["name"]))\(dates)\n"
+    }
     return out
   }
 }

@@ -458,6 +458,33 @@ extension String {
   }
 }
 
+extension PromotionReferenceTests {
+  @Test func aSearchPastItsBudgetFallsBackToTheGreedyPasses() {
+    // 48 units at 12 prices and two competing promotions of 20 units each: too many ways to
+    // fill an application for the exhaustive search's budget, so the greedy passes answer,
+    // at once, and still find groups that save.
+    let candidates = (1...12).map { line in
+      PromotionEngine.Candidate(
+        line: line, sku: "S\(line)", category: "X", unitPrice: Int64(100 + line), quantity: 4)
+    }
+    let promotions = [
+      Promotion(
+        id: "MIX", name: "MIX",
+        rule: .mixMatch(quantity: 20, price: Money(minorUnits: 1000, currency: .usd)),
+        scope: .category("X")),
+      Promotion(
+        id: "BOGO", name: "BOGO",
+        rule: .buyGet(buy: 10, get: 10, percentOff: Percent(millionths: 50_000_000)),
+        scope: .category("X")),
+    ]
+    let applied = PromotionEngine.best(candidates, promotions: promotions)
+    let saving = applied.reduce(Int64(0)) { $0 + $1.saving }
+    // Two groups of the 40 dearest units for 10.00 each (greedy takes MIX first).
+    #expect(saving >= 2 * (20 * 100 - 1000))
+    #expect(applied.flatMap(\.lines).reduce(Int64(0)) { $0 + $1.units } <= 48)
+  }
+}
+
 extension Promotion.Scope {
   /// The SKU list without repeats (first kept).
   fileprivate var unique: Promotion.Scope {

@@ -89,6 +89,7 @@ extension Register {
         "prices_include_tax": .bool(store.tax.pricesIncludeTax),
       ]),
       "products": .array(products.all.map(productJSON)),
+      "promotions": promotions.isEmpty ? nil : .array(promotions.map(\.json)),
     ])
   }
 

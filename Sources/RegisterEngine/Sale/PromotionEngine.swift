@@ -280,9 +280,10 @@ public enum PromotionEngine {
       _ promotion: Int, _ state: [Int64], _ eligible: [Int], _ index: Int, _ need: Int64,
       _ takes: inout [Int64], _ best: inout Choice
     ) {
-      if exhausted { return }
+      // Every node counts against the budget, so an application of many units over many
+      // classes cannot make the search run long without completing.
+      guard step() else { return }
       if need == 0 {
-        guard step() else { return }
         var prices: [Int64] = []
         for (position, count) in takes.enumerated() where count > 0 {
           prices += Array(repeating: classes[members[position]].price, count: Int(count))
@@ -298,6 +299,13 @@ public enum PromotionEngine {
         return
       }
       guard index < eligible.count else { return }
+      // Not enough units left in the classes after this one to complete the application.
+      var left: Int64 = 0
+      for later in eligible[index...] {
+        left += state[later] - takes[later]
+        if left >= need { break }
+      }
+      guard left >= need else { return }
       let position = eligible[index]
       let available = state[position] - takes[position]
       for extra in stride(from: min(available, need), through: 0, by: -1) {
