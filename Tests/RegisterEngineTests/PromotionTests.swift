@@ -518,6 +518,9 @@ extension Promotion.Scope {
     #expect(text.contains(receiptRow("TOTAL", "64.50")))
     let sale = try #require(lane.register.receipts[1])
     #expect(sale.promotions.map(\.id) == ["TEES-3-FOR-30", "ACC-ANY-2"])
+    let receipt = try #require(done["receipt"]?["receipt"])
+    #expect(receipt["promotion_savings"] == "16.00")
+    #expect(receipt["promotions"]?[1]?["saving"] == "10.00")
 
     // The journal replays to the same receipt and state; so does a snapshot.
     let replayed = try Register.replaying(lane.scan().records)
@@ -573,6 +576,16 @@ extension Promotion.Scope {
     // The other two back: all 10.75.
     let second = try lane.ok(returnRequest(line: 1, qty: 2))
     #expect(second["receipt"]?["total"] == "10.75")
+  }
+
+  @Test func theExportKeepsThePromotionsAndReadsBack() throws {
+    let lane = try JournalLane(catalogJSON: promotionCatalogJSON)
+    try lane.ok(#"{"op":"product_remove","sku":"CAP"}"#)
+    let exported = try #require(try lane.ok(#"{"op":"catalog_export"}"#)["catalog"])
+    let catalog = try Catalog(json: exported)
+    #expect(catalog.promotions.count == 4)
+    // CAP is gone from the list of ACC-ANY-2, so the file reads back.
+    #expect(catalog.promotions[2].scope == .skus(["BELT", "SOCKS"]))
   }
 
   @Test func aCatalogChangeLaterDoesNotChangeTheSaleOrItsReturns() throws {

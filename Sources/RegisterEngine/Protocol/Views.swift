@@ -180,6 +180,9 @@ extension CompletedSale {
       "discount": order.discount.map(\.json),
       "line_discounts": money(totals.lineDiscounts),
       "order_discount": money(totals.orderDiscount),
+      "promotions": totals.promotions.isEmpty
+        ? nil : .array(totals.promotions.map { $0.json(money: money) }),
+      "promotion_savings": totals.promotionDiscounts > 0 ? money(totals.promotionDiscounts) : nil,
       "tax_included": .bool(totals.taxIncluded),
       "taxes": .array(totals.taxLines.map { $0.json(currency: currency) }),
       "tax": money(totals.tax),
