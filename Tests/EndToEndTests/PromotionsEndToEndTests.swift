@@ -89,6 +89,34 @@ struct PromotionsEndToEndTests {
     let ztext = try #require(z["text"]?.stringValue)
     #expect(ztext.contains(row("Promotions", "-16.00")), "\(ztext)")
     #expect(ztext.contains(row("  ACC-ANY-2 (1)", "-10.00")))
+
+    // The promotion dropped from the file and SIGHUP: journaled, so a belt and a cap are
+    // full price now and after a restart.
+    var edited = promotionCatalog
+    if let start = edited.range(of: #",\#n    {"id": "ACC-ANY-2""#),
+      let end = edited.range(of: #""price": "18.00"}"#)
+    {
+      edited.removeSubrange(start.lowerBound..<end.upperBound)
+    }
+    #expect(!edited.contains("ACC-ANY-2"))
+    try edited.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    kill(daemon.process.processIdentifier, SIGHUP)
+    func promotionCount() throws -> Int {
+      let reply = try JSONParser.parse(try daemon.cli(["--json", "catalog"]).stdout)
+      return reply["result"]?["promotions"]?.arrayValue?.count ?? 0
+    }
+    let deadline = Date().addingTimeInterval(10)
+    while try promotionCount() != 1 && Date() < deadline { usleep(50_000) }
+    #expect(try promotionCount() == 1)
+    #expect(try daemon.cli(["add", "BELT"]).status == 0)
+    let full = try JSONParser.parse(try daemon.cli(["--json", "add", "CAP"]).stdout)
+    #expect(full["result"]?["promotions"] == nil, "\(daemon.log)")
+    #expect(full["result"]?["subtotal"] == "28.00")
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    let after = try JSONParser.parse(try daemon.cli(["--json", "order"]).stdout)
+    #expect(after["result"]?["promotions"] == nil)
+    #expect(after["result"]?["total"] == "30.10")
   }
 
   @Test("registerd --check names a bad promotion and its field; a good file counts them")
