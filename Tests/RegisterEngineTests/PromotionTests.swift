@@ -282,6 +282,21 @@ extension String {
     #expect(third["total"] == "32.25")
   }
 
+  @Test func aProductMovedToAnotherCategoryLeavesACategoryPromotion() throws {
+    let lane = try Self.lane(at: winterTime)
+    let order = try lane.ok(#"{"op":"add","sku":"TANK"}"#)
+    #expect(order["promotion_savings"] == "1.60")
+    try lane.ok(#"{"op":"park","note":"later"}"#)
+    // While it is parked the tank moves out of Tops: resumed, it is full price.
+    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Basics"}}"#)
+    let resumed = try lane.ok(#"{"op":"resume","order_id":1}"#)
+    #expect(resumed["promotions"] == nil)
+    #expect(resumed["total"] == "8.60")
+    // And back into Tops with the order open: the open order follows at once.
+    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Tops"}}"#)
+    #expect(lane.register.totals.promotionDiscounts == 160)
+  }
+
   @Test func anAddThatWouldLowerThePaidForTotalIsRefused() throws {
     let cheap =
       #"{"id":"BELT-SOCKS","name":"Belt and socks 12.00","kind":"mix_match","#

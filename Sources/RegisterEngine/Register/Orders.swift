@@ -89,7 +89,8 @@ public struct Orders: Sendable, Equatable {
       order = parked.remove(at: index)
       order.parkedAt = nil
       order.version = max(order.version, replacedVersion) + 1
-      if let kept = parkedTotals.removeValue(forKey: orderID) {
+      // With promotions, a product's category may have changed while it was parked.
+      if let kept = parkedTotals.removeValue(forKey: orderID), catalog.promotions.isEmpty {
         totals = kept
       } else {
         recomputeTotals(catalog: catalog, at: time)
