@@ -228,6 +228,9 @@ enum Output {
         if let discount = line["discount_amount"]?.stringValue {
           notes.append("discount -\(discount) (\(text(line["discount"]?["reason"])))")
         }
+        if let promotion = line["promotion_discount"]?.stringValue {
+          notes.append("promotion -\(promotion)")
+        }
         for note in notes { out += "     \(note)\n" }
       }
     }
@@ -238,6 +241,9 @@ enum Output {
       !discount.allSatisfy({ $0 == "0" || $0 == "." })
     {
       rows.append(("Discounts", "-" + discount))
+    }
+    for promotion in order["promotions"]?.arrayValue ?? [] {
+      rows.append((text(promotion["name"]), "-" + text(promotion["saving"])))
     }
     let taxLabel = order["tax_included"] == .bool(true) ? "Tax (included)" : "Tax"
     rows.append((taxLabel, text(order["tax"])))
@@ -294,6 +300,17 @@ enum Output {
       }
     }
     out += "* sale price (regular price in the JSON output); stock - = not tracked\n"
+    let promotions = result["promotions"]?.arrayValue ?? []
+    if !promotions.isEmpty { out += "Promotions (applied by the register)\n" }
+    for promotion in promotions {
+      var dates = ""
+      if promotion["starts"] != nil || promotion["ends"] != nil {
+        let starts = promotion["starts"]?.stringValue ?? "…"
+        let ends = promotion["ends"]?.stringValue ?? "…"
+        dates = " (\(starts) to \(ends))"
+      }
+      out += "  \(left(text(promotion["id"]), 16)) \(text(promotion["name"]))\(dates)\n"
+    }
     return out
   }
 }

@@ -51,9 +51,10 @@ do {
 if options.checkOnly {
   // For an admin who edited /etc/registerd before `systemctl reload registerd`.
   let store = catalog.store
+  let promotions = catalog.promotions.isEmpty ? "" : ", \(catalog.promotions.count) promotions"
   print(
     """
-    catalog:  \(options.catalogPath) (\(catalog.products.count) products)
+    catalog:  \(options.catalogPath) (\(catalog.products.count) products\(promotions))
     store:    \(store.name), \(store.currency.code) (settings from \(options.storePath ?? options.catalogPath))
     data:     \(options.dataDirectory)
     socket:   \(options.socketPath)

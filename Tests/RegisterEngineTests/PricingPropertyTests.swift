@@ -105,6 +105,29 @@ private func lineDiscount(_ value: DiscountValue?, gross: Int64) -> Int64 {
   }
 }
 
+/// 1–3 random promotions of every kind over the SKUs `randomOrder` uses (P1–P8).
+private func randomPromotions(_ random: inout SplitMix64) -> PromotionContext {
+  let skus = (1...8).map { "P\($0)" }
+  var promotions: [Promotion] = []
+  for index in 0..<Int(random.int(1...3)) {
+    let list = skus.filter { _ in random.chance(40) }
+    let scope: Promotion.Scope = list.isEmpty ? .sku(random.pick(skus)) : .skus(list)
+    let price = usd(random.int(1...200_000))
+    let rule: Promotion.Rule =
+      switch random.int(0...3) {
+      case 0: .quantityPrice(quantity: random.int(1...3), price: price)
+      case 1:
+        .buyGet(
+          buy: random.int(1...2), get: random.int(1...2),
+          percentOff: percent(random.pick(percentChoices)))
+      case 2: .mixMatch(quantity: random.int(2...4), price: price)
+      default: .categoryPercent(percent: percent(random.pick(percentChoices)))
+      }
+    promotions.append(Promotion(id: "R\(index)", name: "R\(index)", rule: rule, scope: scope))
+  }
+  return PromotionContext(promotions: promotions, category: { _ in nil })
+}
+
 /// Every rule the totals must keep, checked against the oracles; the broken ones, described.
 private func violations(
   of totals: OrderTotals, _ order: Order, _ settings: TaxSettings
@@ -115,9 +138,28 @@ private func violations(
   }
   let grosses = order.lines.map { $0.unitPrice.minorUnits * $0.quantity }
   let lineDiscounts = zip(order.lines, grosses).map { lineDiscount($0.discount?.value, gross: $1) }
-  let before = zip(grosses, lineDiscounts).map { $0 - $1 }
+  // Promotions: only lines without a discount take part, no line gives more than it is
+  // worth, and the lines' shares add up to each promotion's saving and to the total.
+  let promotionShares = totals.lines.map(\.promotionDiscount)
+  for (index, line) in order.lines.enumerated() {
+    check(
+      promotionShares[index] >= 0
+        && promotionShares[index] <= grosses[index] - lineDiscounts[index],
+      "line \(line.line) promotion share within its amount")
+    check(line.discount == nil || promotionShares[index] == 0, "a discounted line takes no part")
+  }
+  check(
+    promotionShares.reduce(0, +) == totals.promotionDiscounts
+      && totals.promotions.map(\.saving).reduce(0, +) == totals.promotionDiscounts,
+    "Σ promotion shares = Σ promotion savings")
+  for applied in totals.promotions {
+    check(
+      applied.lines.map(\.saving).reduce(0, +) == applied.saving, "\(applied.id) shares sum")
+  }
+  let before = zip(zip(grosses, lineDiscounts), promotionShares).map { $0.0 - $0.1 - $1 }
   let netSum = before.reduce(0, +)
-  let orderDiscount = lineDiscount(order.discount?.value, gross: netSum)
+  // An amount off the order is at most what the lines leave (`decide` refuses more).
+  let orderDiscount = min(lineDiscount(order.discount?.value, gross: netSum), netSum)
   check(totals.lines.count == order.lines.count, "one LineTotals per line")
   check(totals.subtotal == grosses.reduce(0, +), "subtotal = Σ price × qty")
   check(totals.lines.map(\.gross) == grosses, "line gross = price × qty")
@@ -153,11 +195,12 @@ private func violations(
       check(taxLine.tax == lineTaxes.reduce(0, +), "per line tax of \(taxLine.taxClass)")
     }
   }
-  let owed = totals.subtotal - totals.lineDiscounts - totals.orderDiscount
+  let owed =
+    totals.subtotal - totals.lineDiscounts - totals.promotionDiscounts - totals.orderDiscount
   if included {
-    check(totals.total == owed, "total = Σ amounts − discounts (tax included)")
+    check(totals.total == owed, "total = Σ amounts − discounts − promotions (tax included)")
   } else {
-    check(totals.total == owed + totals.tax, "total = Σ amounts − discounts + tax")
+    check(totals.total == owed + totals.tax, "total = Σ amounts − discounts − promotions + tax")
   }
   return broken
 }
@@ -201,6 +244,7 @@ private func ok(_ lane: TestLane, _ context: String, _ line: String) throws -> J
   func totalsKeepEveryRuleForRandomOrders(mode: Int) throws {
     let (rounding, inclusive) = modes[mode]
     var failures = 0
+    var promoted = 0
     for index in 0..<300 {
       let seed = UInt64(0x5EED_0000 + mode * 1000 + index)
       var random = SplitMix64(seed: seed)
@@ -209,14 +253,19 @@ private func ok(_ lane: TestLane, _ context: String, _ line: String) throws -> J
         classes: classes.map { ($0.name, percent($0.rate)) }, defaultClass: "c0",
         rounding: rounding, pricesIncludeTax: inclusive)
       let order = randomOrder(&random, classes: classes)
-      let totals = try OrderTotals.compute(order, tax: settings)
+      // Promotions on half the orders, drawn apart so the orders stay those of their seeds.
+      var promotionRandom = SplitMix64(seed: seed ^ 0xA5A5)
+      let promotions = index % 2 == 0 ? randomPromotions(&promotionRandom) : .none
+      let totals = try OrderTotals.compute(order, tax: settings, promotions: promotions)
       let broken = violations(of: totals, order, settings)
+      if totals.promotionDiscounts > 0 { promoted += 1 }
       // Per line and per total differ by at most half a cent per line and per class.
       let other = try OrderTotals.compute(
         order,
         tax: TaxSettings(
           classes: settings.classes, defaultClass: "c0",
-          rounding: rounding == .perLine ? .perTotal : .perLine, pricesIncludeTax: inclusive))
+          rounding: rounding == .perLine ? .perTotal : .perLine, pricesIncludeTax: inclusive),
+        promotions: promotions)
       let spread = abs(totals.tax - other.tax) * 2
       let bound = Int64(order.lines.count + totals.taxLines.count)
       let label = "\(rounding.rawValue), inclusive \(inclusive)"
@@ -229,6 +278,7 @@ private func ok(_ lane: TestLane, _ context: String, _ line: String) throws -> J
         if failures >= 3 { break }
       }
     }
+    #expect(promoted >= 30, "promotions saved something on \(promoted) orders")
   }
 
   @Test(arguments: 0..<4, [nil, "0.05", "0.10"] as [String?])

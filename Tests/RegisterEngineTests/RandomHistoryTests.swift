@@ -104,17 +104,20 @@ enum RandomHistory {
   /// gained gift cards, store credit, store tenders and card_present (with the new fields at
   /// their defaults — Tender's nil sources, `giftCard: false`, `openAmount: false`, the zero
   /// gift card totals, `tenders: []` — taken out, the previous digests matched); and again
-  /// when products gained their stock at other stores and the store its price-label prefixes
-  /// (with `stores: []` and `priceBarcodePrefixes: []` taken out, the previous digests matched).
+  /// when totals gained promotions (with `promotionDiscount: 0`, `promotionDiscounts: 0` and
+  /// `promotions: []` taken out, the previous digests matched); and again when products
+  /// gained their stock at other stores and the store its price-label prefixes (with those,
+  /// `stores: []` and `priceBarcodePrefixes: []` taken out too, the digests of before both
+  /// changes matched).
   /// Regenerate (only for a deliberate change of state or receipts) by printing
   /// `SHA256.hex(Array(RandomHistory.digest(live).utf8))` here.
   static let before: [UInt64: String] = [
-    1: "ef72f28417dc7d4d303ea3adc487ca5486b27b01f69e4770e17c8d4b655e1ec4",
-    2: "8e166d08dfbda8d2ca3cedb7cf027d41f41d8f1a490cf0c6a7aeff5a11c1a118",
-    3: "676ae69d29a767843ce95e34c5ad24840b7b4063657b99fce15d4a352289a5d0",
-    4: "f506c10a6377d7725922feb7eff9dca2ff19ef11c3ca985d26efebe884f03548",
-    5: "3385880b330915e43204050307b89ca614f435334d7ead80b9894c704291d427",
-    6: "6ed1366f5227eccfdf64122b0ef108826f19b74c731ff951cc9b893687fa852e",
+    1: "79128b1d79a7a0b29adeea3d5fdfce707626919e117f3121fb7cc9624fafdeb7",
+    2: "26973bc2d80639b4388751b74dbf8eff0b4828b3ae611a8f2059fe5210a416c7",
+    3: "48634adf66ab310427b344eca31ce33ee216999a7f8b298316d42330d14f74bf",
+    4: "fe303243a1f91bddce86f3134f2e7a2f47b48b67bfcdb353b2f111f401c3cb1c",
+    5: "39c4cec5ecb8d5f6cfa70aa0e5d2220e08a2b3bf74329c6d0a36dee9a6b8258f",
+    6: "e6766aa92ddb2e12e836c44d406abf60f952f9a2c6588b89878747ce44ac2d17",
   ]
 
   @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])

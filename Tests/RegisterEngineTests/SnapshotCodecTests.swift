@@ -332,7 +332,8 @@ struct SnapshotCoverage {
   /// register held then.
   static let addedLater: Set<String> = [
     "gift_cards_sold", "gift_cards_sold_amount", "tax_exemption", "gift_card_count", "gift_cards",
-    "others", "stored_value", "wishlists",
+    "others", "stored_value", "promotions", "promotion_discounts", "promotion_discount",
+    "wishlists",
   ]
 
   /// A snapshot an older registerd wrote (without the members added since) still loads, to the

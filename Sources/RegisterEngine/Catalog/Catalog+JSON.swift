@@ -605,8 +605,70 @@ extension Catalog {
       products.append(product)
     }
     try Self.checkBarcodesUnique(products)
+    let promotions = try Self.promotions(fields.raw("promotions"), products: products, store: store)
     try fields.rejectUnknown()
-    self.init(store: store, products: products)
+    self.init(store: store, products: products, promotions: promotions)
+  }
+
+  /// Reads and checks the `promotions` section: each promotion's shape, ids unique, every SKU
+  /// a product of the catalog and every category one a product has. Errors name the
+  /// promotion and the field.
+  static func promotions(
+    _ value: JSONValue?, products: [Product], store: StoreSettings
+  ) throws(JSONShapeError) -> [Promotion] {
+    guard let value else { return [] }
+    guard case .array(let items) = value else {
+      throw JSONShapeError(
+        path: "promotions", message: "must be an array of promotions, got \(value.typeName)")
+    }
+    guard items.count <= Promotion.maximumCount else {
+      throw JSONShapeError(
+        path: "promotions", message: "holds more than \(Promotion.maximumCount) promotions")
+    }
+    let skus = Set(products.map(\.sku))
+    let categories = Set(products.map(\.category))
+    var seen: [String: Int] = [:]
+    var promotions: [Promotion] = []
+    for (index, item) in items.enumerated() {
+      let label: String
+      if case .string(let id) = item["id"] ?? .null {
+        label = "promotion \"\(id)\" (promotions[\(index)])"
+      } else {
+        label = "promotion promotions[\(index)]"
+      }
+      func named(_ field: String, _ message: String) -> JSONShapeError {
+        JSONShapeError(path: "\(label): field \"\(field)\"", message: message)
+      }
+      let promotion: Promotion
+      do {
+        promotion = try Promotion(
+          json: item, path: indexPath("promotions", index), currency: store.currency)
+      } catch {
+        let prefix = "promotions[\(index)]"
+        var field = String(error.path.dropFirst(prefix.count))
+        if field.hasPrefix(".") { field.removeFirst() }
+        throw field.isEmpty
+          ? JSONShapeError(path: label, message: error.message) : named(field, error.message)
+      }
+      if let first = seen[promotion.id] {
+        throw named("id", "duplicate promotion id, also used by promotions[\(first)]")
+      }
+      seen[promotion.id] = index
+      switch promotion.scope {
+      case .sku(let sku):
+        guard skus.contains(sku) else { throw named("sku", "no product has the SKU \"\(sku)\"") }
+      case .skus(let list):
+        for (position, sku) in list.enumerated() where !skus.contains(sku) {
+          throw named("skus[\(position)]", "no product has the SKU \"\(sku)\"")
+        }
+      case .category(let category):
+        guard categories.contains(category) else {
+          throw named("category", "no product is in the category \"\(category)\"")
+        }
+      }
+      promotions.append(promotion)
+    }
+    return promotions
   }
 
   /// No barcode may be on two products (a scan must name one product), nor be another
@@ -653,6 +715,9 @@ extension Catalog {
 
   /// The catalog document, as the catalog file holds it.
   public var json: JSONValue {
-    .object(["store": store.json, "products": .array(products.map(\.json))])
+    .object([
+      "store": store.json, "products": .array(products.map(\.json)),
+      "promotions": promotions.isEmpty ? nil : .array(promotions.map(\.json)),
+    ])
   }
 }

@@ -2,10 +2,13 @@
 public struct Catalog: Sendable, Equatable {
   public var store: StoreSettings
   public var products: [Product]
+  /// The catalog file's `promotions` (see `Promotion`).
+  public var promotions: [Promotion]
 
-  public init(store: StoreSettings, products: [Product]) {
+  public init(store: StoreSettings, products: [Product], promotions: [Promotion] = []) {
     self.store = store
     self.products = products
+    self.promotions = promotions
   }
 }
 

@@ -30,6 +30,9 @@ extension Register {
       "subtotal": money(totals.subtotal),
       "discount": order.discount.map(\.json),
       "discount_total": money(totals.discountTotal),
+      "promotions": totals.promotions.isEmpty
+        ? nil : .array(totals.promotions.map { $0.json(money: money) }),
+      "promotion_savings": totals.promotionDiscounts > 0 ? money(totals.promotionDiscounts) : nil,
       "tax": money(totals.tax),
       "taxes": .array(totals.taxLines.map { $0.json(currency: currency) }),
       "tax_included": .bool(totals.taxIncluded),
@@ -70,6 +73,8 @@ extension Register {
       },
       "discount": line.discount?.json,
       "discount_amount": (totals?.lineDiscount ?? 0) > 0 ? money(totals?.lineDiscount ?? 0) : nil,
+      "promotion_discount": (totals?.promotionDiscount ?? 0) > 0
+        ? money(totals?.promotionDiscount ?? 0) : nil,
       "net": totals.map { money($0.net) },
       "voided": line.voided ? .bool(true) : nil,
       "gift_card": line.giftCard ? .bool(true) : nil,
@@ -84,6 +89,7 @@ extension Register {
         "prices_include_tax": .bool(store.tax.pricesIncludeTax),
       ]),
       "products": .array(products.all.map(productJSON)),
+      "promotions": promotions.isEmpty ? nil : .array(promotions.map(\.json)),
     ])
   }
 
@@ -175,6 +181,9 @@ extension CompletedSale {
       "discount": order.discount.map(\.json),
       "line_discounts": money(totals.lineDiscounts),
       "order_discount": money(totals.orderDiscount),
+      "promotions": totals.promotions.isEmpty
+        ? nil : .array(totals.promotions.map { $0.json(money: money) }),
+      "promotion_savings": totals.promotionDiscounts > 0 ? money(totals.promotionDiscounts) : nil,
       "tax_included": .bool(totals.taxIncluded),
       "taxes": .array(totals.taxLines.map { $0.json(currency: currency) }),
       "tax": money(totals.tax),
@@ -329,6 +338,22 @@ extension Register {
         "issued_at": .string(card.issuedAt.iso8601),
         "last_used_at": card.lastUsedAt.map { .string($0.iso8601) },
       ])
+    ])
+  }
+}
+
+extension AppliedPromotion {
+  /// A promotion as the order reply shows it: what it saved and each line's share.
+  func json(money: (Int64) -> JSONValue) -> JSONValue {
+    .object([
+      "id": .string(id),
+      "name": .string(name),
+      "applications": .int(applications),
+      "saving": money(saving),
+      "lines": .array(
+        lines.map {
+          .object(["line": .int($0.line), "units": .int($0.units), "saving": money($0.saving)])
+        }),
     ])
   }
 }

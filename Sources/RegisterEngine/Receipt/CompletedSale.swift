@@ -36,6 +36,10 @@ public struct CompletedSale: Sendable, Equatable {
   public var customer: CustomerRef?
   /// The gift cards the sale issued (their numbers print on this receipt only).
   public var giftCards: [IssuedGiftCard] = []
+  /// The promotions that applied, as defined when the sale was made (a category resolved to
+  /// the SKUs of the sale's lines in it): a return re-evaluates them on what the customer keeps,
+  /// whatever the catalog says later.
+  public var promotions: [Promotion] = []
 
   /// What the customer paid in the end: total plus the cash rounding.
   public var amountDue: Money {

@@ -25,6 +25,9 @@ public enum ReceiptRenderer {
     }
     out.rule()
     out.columns("Subtotal", money(sale.totals.subtotal))
+    for promotion in sale.totals.promotions {
+      out.columns(promotion.name, "-" + money(promotion.saving))
+    }
     if let discount = sale.order.discount, sale.totals.orderDiscount > 0 {
       out.columns(
         "Order discount \(discount.label) (\(discount.reason))",
@@ -66,8 +69,9 @@ public enum ReceiptRenderer {
     }
     out.rule()
     out.columns("Items", String(sale.totals.itemCount))
-    if sale.totals.savings > 0 {
-      out.columns("You saved", money(sale.totals.savings))
+    let saved = Checked.saturatingAdd(sale.totals.savings, sale.totals.promotionDiscounts)
+    if saved > 0 {
+      out.columns("You saved", money(saved))
     }
     if let footer = sale.header.footer {
       out.blank()

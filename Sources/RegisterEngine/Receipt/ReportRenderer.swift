@@ -74,6 +74,12 @@ public enum ReportRenderer {
     out.columns("Gross sales", money(totals.gross))
     out.columns("Line discounts", money(-totals.lineDiscounts))
     out.columns("Order discounts", money(-totals.orderDiscounts))
+    if totals.promotionDiscounts > 0 {
+      out.columns("Promotions", money(-totals.promotionDiscounts))
+      for promotion in totals.promotions {
+        out.columns("  \(promotion.key) (\(promotion.count))", money(-promotion.amount))
+      }
+    }
     out.columns("Net sales", money(totals.netSales))
     for tax in totals.taxByClass {
       out.columns("Tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
@@ -171,6 +177,16 @@ public enum ReportRenderer {
       "line_discounts": money(totals.lineDiscounts),
       "order_discounts": money(totals.orderDiscounts),
       "discounts": money(totals.discounts),
+      "promotion_discounts": totals.promotionDiscounts > 0
+        ? money(totals.promotionDiscounts) : nil,
+      "promotions": totals.promotions.isEmpty
+        ? nil
+        : .array(
+          totals.promotions.map {
+            .object([
+              "promotion": .string($0.key), "count": .int($0.count), "saving": money($0.amount),
+            ])
+          }),
       "price_overrides": .object([
         "count": .int(totals.overrides), "reduction": money(totals.overrideReduction),
       ]),

@@ -45,6 +45,10 @@ public struct DayTotals: Sendable, Equatable {
   /// Gift cards sold (a liability, not in the sales figures above): how many, and their value.
   public var giftCardsSold: Int64 = 0
   public var giftCardsSoldAmount: Int64 = 0
+  /// What promotions saved on the day's sales, in all and by promotion (its id, how many
+  /// times it applied, what it saved), in first-seen order.
+  public var promotionDiscounts: Int64 = 0
+  public var promotions: [TenderTotal] = []
 
   public init() {}
 
@@ -69,7 +73,9 @@ public struct DayTotals: Sendable, Equatable {
       Checked.saturatingSubtract(0, cashRefunds), paidIn, Checked.saturatingSubtract(0, paidOut),
     ])
   }
-  public var netSales: Int64 { Checked.saturatingSubtract(gross, discounts) }
+  public var netSales: Int64 {
+    Checked.saturatingSubtract(Checked.saturatingSubtract(gross, discounts), promotionDiscounts)
+  }
 
   /// `expectedCash`, `netSales` and `discounts` computed with checked arithmetic: throws when
   /// any of them would not fit.
@@ -79,7 +85,8 @@ public struct DayTotals: Sendable, Equatable {
     cash = try Checked.subtract(cash, cashRefunds)
     cash = try Checked.add(cash, paidIn)
     _ = try Checked.subtract(cash, paidOut)
-    _ = try Checked.subtract(gross, try Checked.add(lineDiscounts, orderDiscounts))
+    _ = try Checked.subtract(
+      gross, try Checked.add(try Checked.add(lineDiscounts, orderDiscounts), promotionDiscounts))
   }
 
   /// Folds one event into the totals, with checked arithmetic (money never wraps). `order` and
@@ -153,6 +160,18 @@ public struct DayTotals: Sendable, Equatable {
     lineDiscounts = try Checked.add(lineDiscounts, sale.totals.lineDiscounts)
     orderDiscounts = try Checked.add(orderDiscounts, sale.totals.orderDiscount)
     savings = try Checked.add(savings, sale.totals.savings)
+    promotionDiscounts = try Checked.add(promotionDiscounts, sale.totals.promotionDiscounts)
+    for promotion in sale.totals.promotions {
+      let key = promotion.id
+      if let index = promotions.firstIndex(where: { $0.key == key }) {
+        promotions[index].count = Int(
+          Checked.saturatingAdd(Int64(promotions[index].count), promotion.applications))
+        promotions[index].amount = try Checked.add(promotions[index].amount, promotion.saving)
+      } else {
+        promotions.append(
+          TenderTotal(key: key, count: Int(promotion.applications), amount: promotion.saving))
+      }
+    }
     for line in sale.order.activeLines {
       guard let override = line.override else { continue }
       overrides += 1

@@ -4,8 +4,9 @@ public enum Event: Sendable, Equatable {
   /// The store settings in force from now on (journaled at start-up when they changed).
   case storeConfigured(StoreSettings)
   /// The catalog's products as read from the catalog file (at first start and when the file
-  /// was edited by hand).
-  case catalogLoaded([Product])
+  /// was edited by hand), with the file's promotions (journaled only when there are some, so
+  /// a record without them means none).
+  case catalogLoaded([Product], promotions: [Promotion] = [])
   case lineAdded(order: Int, line: OrderLine)
   case lineRemoved(order: Int, line: Int)
   case quantitySet(order: Int, line: Int, quantity: Int64)
@@ -117,7 +118,11 @@ public enum Event: Sendable, Equatable {
   public var data: JSONValue {
     switch self {
     case .storeConfigured(let settings): settings.json
-    case .catalogLoaded(let products): .object(["products": .array(products.map(\.json))])
+    case .catalogLoaded(let products, let promotions):
+      .object([
+        "products": .array(products.map(\.json)),
+        "promotions": promotions.isEmpty ? nil : .array(promotions.map(\.json)),
+      ])
     case .lineAdded(let order, let line):
       .object(["order_id": .int(order), "line": line.eventJSON])
     case .lineRemoved(let order, let line):
@@ -210,7 +215,14 @@ public enum Event: Sendable, Equatable {
           try Product(
             json: item, path: "data.products[\(index)]", currency: currency, taxClasses: nil))
       }
-      event = .catalogLoaded(products)
+      var promotions: [Promotion] = []
+      if let list = try fields.optional("promotions", as: [JSONValue].self) {
+        for (index, item) in list.enumerated() {
+          promotions.append(
+            try Promotion(json: item, path: "data.promotions[\(index)]", currency: currency))
+        }
+      }
+      event = .catalogLoaded(products, promotions: promotions)
     case .lineAdded:
       let order = try fields.required("order_id", as: Int.self)
       guard let lineValue = fields.raw("line") else {

@@ -45,29 +45,35 @@ public struct Orders: Sendable, Equatable {
     }
   }
 
-  /// Folds an event the register admits into the orders. `tax` is the store's tax settings
-  /// in force.
-  mutating func apply(_ event: Event, at time: Timestamp, tax: TaxSettings) {
+  /// Folds an event the register admits into the orders. `catalog` is the store's catalog
+  /// with the event applied: its tax settings and promotions are in force.
+  mutating func apply(_ event: Event, at time: Timestamp, catalog: StoreCatalog) {
     switch event {
-    case .storeConfigured(let settings):
-      // New tax settings change every order's totals.
-      recomputeTotals(tax: settings.tax)
+    case .storeConfigured, .catalogLoaded:
+      // New tax settings or promotions change every order's totals.
+      recomputeTotals(catalog: catalog, at: time)
       for parkedOrder in parked {
-        if let computed = try? OrderTotals.compute(parkedOrder, tax: settings.tax) {
+        if let computed = try? OrderTotals.compute(
+          parkedOrder, tax: catalog.store.tax,
+          promotions: catalog.promotionContext(for: parkedOrder, at: time))
+        {
           parkedTotals[parkedOrder.id] = computed
         }
       }
+    case .productAdded, .productUpdated, .productRemoved:
+      // A product's category decides which promotions its lines take part in.
+      if !catalog.promotions.isEmpty { recomputeTotals(catalog: catalog, at: time) }
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
       .lineVoided, .customerAttached, .customerDetached:
       guard order.apply(event, at: time) else { return }
-      recomputeTotals(tax: tax)
+      recomputeTotals(catalog: catalog, at: time)
     case .saleCompleted:
       // The completed sale's receipt holds the order at this version (see
       // `Register.receipts(completedBy:at:operatorID:)`).
       order.version += 1
-      openNextOrder(tax: tax)
+      openNextOrder(catalog: catalog, at: time)
     case .orderVoided:
-      openNextOrder(tax: tax)
+      openNextOrder(catalog: catalog, at: time)
     case .orderParked(_, let note):
       var set = order
       set.note = note
@@ -76,22 +82,23 @@ public struct Orders: Sendable, Equatable {
       parked.append(set)
       // Parking does not change what the order comes to.
       parkedTotals[set.id] = totals
-      openNextOrder(tax: tax)
+      openNextOrder(catalog: catalog, at: time)
     case .orderResumed(let orderID, _):
       guard let index = parked.firstIndex(where: { $0.id == orderID }) else { return }
       let replacedVersion = order.version
       order = parked.remove(at: index)
       order.parkedAt = nil
       order.version = max(order.version, replacedVersion) + 1
-      if let kept = parkedTotals.removeValue(forKey: orderID) {
+      // With promotions, a product's category may have changed while it was parked.
+      if let kept = parkedTotals.removeValue(forKey: orderID), catalog.promotions.isEmpty {
         totals = kept
       } else {
-        recomputeTotals(tax: tax)
+        recomputeTotals(catalog: catalog, at: time)
       }
       assert(order.version > replacedVersion, "a version never means two orders")
-    case .catalogLoaded, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
+    case .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
-      .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
+      .stockAdjusted, .floatSet, .paidIn, .paidOut,
       .noSale, .receiptEmailed, .dayClosed, .wishlistAdded, .wishlistRemoved:
       return
     }
@@ -99,22 +106,24 @@ public struct Orders: Sendable, Equatable {
     assert(order.id < nextOrderID, "order ids are never reused")
   }
 
-  private mutating func recomputeTotals(tax: TaxSettings) {
+  private mutating func recomputeTotals(catalog: StoreCatalog, at time: Timestamp) {
     // `decide` has proven the totals computable; keep the last good totals if a journal that
     // passed its checksums somehow says otherwise.
-    if let computed = try? OrderTotals.compute(order, tax: tax) {
+    if let computed = try? OrderTotals.compute(
+      order, tax: catalog.store.tax, promotions: catalog.promotionContext(for: order, at: time))
+    {
       totals = computed
     }
   }
 
   /// Opens a new order. Its version continues from the last one's, so that a version number
   /// never means two different orders (a stale `expect_version` cannot match by chance).
-  private mutating func openNextOrder(tax: TaxSettings) {
+  private mutating func openNextOrder(catalog: StoreCatalog, at time: Timestamp) {
     let version = order.version
     order = Order(id: nextOrderID)
     order.version = version + 1
     nextOrderID += 1
-    recomputeTotals(tax: tax)
+    recomputeTotals(catalog: catalog, at: time)
     assert(order.isEmpty, "a new order starts empty")
   }
 

@@ -13,7 +13,7 @@ extension Register {
       var approvedBy = try authorize(command, context: context, standing: &standing)
       let events = try decideEvents(command, context: context, standing: &standing)
       guard !events.isEmpty else { return .accepted(events: standing, approvedBy: approvedBy) }
-      let after = try checkOutcome(of: events)
+      let after = try checkOutcome(of: events, at: context.now)
       let drawer = try checkDayTotals(of: events, orderAfter: after)
       // Rules judged on the state after the change: the discount limit (whatever mix of line,
       // order discounts and overrides got there) and the cash in the drawer.
@@ -131,18 +131,19 @@ extension Register {
   /// order it cannot total. Only the order is copied: this runs on every request. Returns the
   /// order and its totals after the events (the current ones when they do not change it).
   @discardableResult
-  func checkOutcome(of events: [Event]) throws(RegisterError) -> (
+  func checkOutcome(of events: [Event], at now: Timestamp) throws(RegisterError) -> (
     order: Order, totals: OrderTotals
   ) {
     var copy = order
     var changed = false
-    for event in events where copy.apply(event, at: Timestamp(epochMilliseconds: 0)) {
+    for event in events where copy.apply(event, at: now) {
       changed = true
     }
     guard changed else { return (order, totals) }
     let totals: OrderTotals
     do {
-      totals = try OrderTotals.compute(copy, tax: store.tax)
+      totals = try OrderTotals.compute(
+        copy, tax: store.tax, promotions: catalog.promotionContext(for: copy, at: now))
     } catch {
       throw RegisterError.overflow()
     }
@@ -165,7 +166,7 @@ extension Register {
       )
     }
     if case .amount(let amount) = copy.discount?.value {
-      let base = totals.subtotal - totals.lineDiscounts
+      let base = totals.subtotal - totals.lineDiscounts - totals.promotionDiscounts
       if amount.minorUnits > base {
         throw RegisterError(
           .invalidDiscount,

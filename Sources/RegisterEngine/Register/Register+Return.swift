@@ -68,6 +68,22 @@ extension Register {
           unitPrice: line.chargedUnitPrice, net: money(net), tax: money(lineTax),
           taxClass: line.taxClass, taxRate: line.taxRate))
     }
+    if !sale.totals.promotions.isEmpty {
+      // Promotions applied: what the customer keeps is priced again under them.
+      let refunds: [Int: (net: Int64, tax: Int64)]
+      do {
+        refunds = try promotionRefunds(
+          sale: sale, receipt: receipt, requested: requested, alreadyReturned: alreadyReturned,
+          taxByLine: taxByLine)
+      } catch {
+        throw RegisterError.overflow("the refund")
+      }
+      for index in returned.indices {
+        let refund = refunds[returned[index].line] ?? (0, 0)
+        returned[index].net = money(refund.net)
+        returned[index].tax = money(refund.tax)
+      }
+    }
     let total: Int64
     do {
       let net = try Checked.sum(returned.map(\.net.minorUnits))
@@ -145,6 +161,98 @@ extension Register {
       if cash > 0 { refunds.append(Tender(type: .cash, amount: money(cash))) }
     }
     return (refunds, rounding)
+  }
+
+  /// Each returned line's refund (net, tax) from a sale promotions applied to. Over the
+  /// sale's returns, the customer gets back what they paid less what the units they keep cost
+  /// when the sale's own promotions (as recorded on it) are evaluated again on them: this
+  /// return refunds that figure less what was refunded before, never less than nothing (a
+  /// return that breaks up a promotion may refund nothing until the rest comes back), and so
+  /// never more than was paid. Line and order discounts are kept per unit, as in any return.
+  /// The refund is spread over the returned lines by how much less their units now cost, and
+  /// split into net and tax in the proportion each line was paid in.
+  private func promotionRefunds(
+    sale: CompletedSale, receipt: Int, requested: [ReturnRequestLine],
+    alreadyReturned: [Int: Int64], taxByLine: [Int: Int64]
+  ) throws(ArithmeticOverflow) -> [Int: (net: Int64, tax: Int64)] {
+    let lines = sale.order.activeLines.filter { !$0.giftCard }
+    let totalsByLine = Dictionary(
+      sale.totals.lines.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
+    var sold: [Int: Int64] = [:]
+    for line in lines { sold[line.line] = line.quantity }
+    var before = sold
+    for (line, count) in alreadyReturned { before[line] = max(0, (before[line] ?? 0) - count) }
+    var after = before
+    for request in requested {
+      after[request.line] = max(0, (after[request.line] ?? 0) - request.quantity)
+    }
+    let included = sale.header.taxIncluded
+    // What the kept units of each line cost, tax included.
+    func amounts(_ kept: [Int: Int64]) throws(ArithmeticOverflow) -> [Int: Int64] {
+      var promotionShares: [Int: Int64] = [:]
+      if kept != sold {
+        let candidates = lines.filter { $0.override == nil && $0.discount == nil }.map {
+          PromotionEngine.Candidate(
+            line: $0.line, sku: $0.sku, category: nil,
+            unitPrice: $0.chargedUnitPrice.minorUnits, quantity: kept[$0.line] ?? 0)
+        }
+        for applied in PromotionEngine.best(candidates, promotions: sale.promotions) {
+          for share in applied.lines {
+            promotionShares[share.line] = try Checked.add(
+              promotionShares[share.line] ?? 0, share.saving)
+          }
+        }
+      }
+      var result: [Int: Int64] = [:]
+      for line in lines {
+        guard let totals = totalsByLine[line.line] else { continue }
+        let net: Int64
+        if kept == sold {
+          net = totals.net
+        } else {
+          let others = try Checked.subtract(
+            totals.gross, try Checked.add(totals.lineDiscount, totals.orderDiscount))
+          net = max(
+            0,
+            try Checked.subtract(
+              try Self.share(others, of: kept[line.line] ?? 0, in: line.quantity),
+              promotionShares[line.line] ?? 0))
+        }
+        let tax = try Self.share(taxByLine[line.line] ?? 0, of: net, in: totals.net)
+        result[line.line] = included ? net : try Checked.add(net, tax)
+      }
+      return result
+    }
+    let paid = try Checked.sum(Array(try amounts(sold).values))
+    let now = try amounts(before)
+    let later = try amounts(after)
+    let state = refunded[receipt] ?? RefundState()
+    let refundedBefore = try Checked.sum(
+      Array(state.cards.values) + Array(state.others.values) + [state.cash])
+    let owed = try Checked.subtract(paid, try Checked.sum(Array(later.values)))
+    let refund = max(0, try Checked.subtract(owed, refundedBefore))
+    var weights = try requested.map { request throws(ArithmeticOverflow) in
+      max(0, try Checked.subtract(now[request.line] ?? 0, later[request.line] ?? 0))
+    }
+    if weights.allSatisfy({ $0 == 0 }) {
+      weights = requested.map { request in
+        let unit = lines.first { $0.line == request.line }?.chargedUnitPrice.minorUnits ?? 0
+        return Checked.saturatingMultiply(unit, request.quantity)
+      }
+    }
+    let parts = try OrderTotals.allocate(refund, proportionallyTo: weights)
+    var result: [Int: (net: Int64, tax: Int64)] = [:]
+    for (request, part) in zip(requested, parts) {
+      let net = totalsByLine[request.line]?.net ?? 0
+      let tax = taxByLine[request.line] ?? 0
+      if included {
+        result[request.line] = (part, try Self.share(tax, of: part, in: net))
+      } else {
+        let taxPart = try Self.share(tax, of: part, in: try Checked.add(net, tax))
+        result[request.line] = (try Checked.subtract(part, taxPart), taxPart)
+      }
+    }
+    return result
   }
 
   /// `total × count / of`, rounded half away from zero. Refunding units one return at a time

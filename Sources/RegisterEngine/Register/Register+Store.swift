@@ -145,6 +145,28 @@ extension Register {
 
   /// The catalog file as the register's state says it should be now.
   public var catalogDocument: Catalog {
-    Catalog(store: store, products: products.all)
+    Catalog(store: store, products: products.all, promotions: exportablePromotions)
+  }
+
+  /// The promotions as a catalog file may hold them with the live products: SKUs removed
+  /// through the protocol since are left out of a list, and a promotion left with no SKU or
+  /// category that a product still has is left out, so that the export reads back.
+  var exportablePromotions: [Promotion] {
+    let skus = Set(products.all.map(\.sku))
+    let categories = Set(products.all.map(\.category))
+    return catalog.promotions.compactMap { promotion in
+      var kept = promotion
+      switch promotion.scope {
+      case .sku(let sku):
+        return skus.contains(sku) ? promotion : nil
+      case .skus(let list):
+        let left = list.filter { skus.contains($0) }
+        guard !left.isEmpty else { return nil }
+        kept.scope = .skus(left)
+        return kept
+      case .category(let category):
+        return categories.contains(category) ? promotion : nil
+      }
+    }
   }
 }

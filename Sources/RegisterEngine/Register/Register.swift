@@ -60,7 +60,9 @@ public struct Register: Sendable {
   public static func startupEvents(for catalog: Catalog, current: Register?) -> [Event] {
     var events: [Event] = []
     if current?.store != catalog.store { events.append(.storeConfigured(catalog.store)) }
-    if current?.catalogBase != catalog.products { events.append(.catalogLoaded(catalog.products)) }
+    if current?.catalogBase != catalog.products || current?.promotions != catalog.promotions {
+      events.append(.catalogLoaded(catalog.products, promotions: catalog.promotions))
+    }
     return events
   }
 
@@ -88,7 +90,7 @@ public struct Register: Sendable {
     customerBook.apply(event)
     storedValue.apply(event, at: time, order: orders.order, sale: sale, refund: refund)
     keys.apply(event)
-    orders.apply(event, at: time, tax: catalog.store.tax)
+    orders.apply(event, at: time, catalog: catalog)
     lastActivity = time
   }
 
@@ -107,7 +109,8 @@ public struct Register: Sendable {
         receiptNumber: receipt, day: day.number, at: time, order: sold, totals: orders.totals,
         cashRounding: rounding, change: change, header: ReceiptHeader(store: store),
         currency: store.currency, operatorName: staff.name(of: operatorID),
-        customer: customer.map { CustomerRef(id: $0.id, name: $0.name) }, giftCards: giftCards)
+        customer: customer.map { CustomerRef(id: $0.id, name: $0.name) }, giftCards: giftCards,
+        promotions: catalog.recordedPromotions(for: sold, applied: orders.totals.promotions))
       return (sale, nil)
     case .returnCompleted(let event):
       let refund = CompletedReturn(
@@ -162,6 +165,8 @@ extension Register {
   public var products: ProductList { catalog.products }
   /// The products as the catalog file had them when it was last imported.
   public var catalogBase: [Product] { catalog.catalogBase }
+  /// The catalog file's promotions, as last imported.
+  public var promotions: [Promotion] { catalog.promotions }
   public var order: Order { orders.order }
   /// Totals of the open order, kept current by `apply`.
   public var totals: OrderTotals { orders.totals }

@@ -6,6 +6,8 @@ public struct StoreCatalog: Sendable, Equatable {
   /// The products as the catalog file had them when it was last imported: what the next
   /// import is compared with, so that only what changed in the file since then is taken.
   public internal(set) var catalogBase: [Product]
+  /// The promotions of the catalog file as last imported (journaled with `catalog_loaded`).
+  public internal(set) var promotions: [Promotion]
 
   init() {
     store = StoreSettings(
@@ -13,6 +15,35 @@ public struct StoreCatalog: Sendable, Equatable {
       tax: TaxSettings(classes: [("standard", .zero)], defaultClass: "standard"))
     products = ProductList()
     catalogBase = []
+    promotions = []
+  }
+
+  /// The promotions that apply to `order` (those in force on the store's local date when it
+  /// was opened, or at `time` when it has not been yet), and the categories of its products.
+  func promotionContext(for order: Order, at time: Timestamp) -> PromotionContext {
+    guard !promotions.isEmpty else { return .none }
+    let day = PromotionDate(order.openedAt ?? time).days
+    let products = products
+    return PromotionContext(
+      promotions: promotions.filter { $0.isActive(onDay: day) },
+      category: { products[$0]?.category })
+  }
+
+  /// The definitions of the promotions that applied to `order`, for its receipt: a category
+  /// becomes the list of the order's SKUs in it, so the record needs no catalog to re-evaluate.
+  func recordedPromotions(for order: Order, applied: [AppliedPromotion]) -> [Promotion] {
+    let ids = Set(applied.map(\.id))
+    return promotions.filter { ids.contains($0.id) }.map { promotion in
+      guard case .category(let category) = promotion.scope else { return promotion }
+      var resolved = promotion
+      var skus: [String] = []
+      for line in order.activeLines
+      where products[line.sku]?.category == category && !skus.contains(line.sku) {
+        skus.append(line.sku)
+      }
+      resolved.scope = .skus(skus)
+      return resolved
+    }
   }
 
   /// Folds an event the register admits into the catalog. `sale` is the sale a
@@ -21,8 +52,9 @@ public struct StoreCatalog: Sendable, Equatable {
     switch event {
     case .storeConfigured(let settings):
       store = settings
-    case .catalogLoaded(let list):
+    case .catalogLoaded(let list, let promotions):
       importCatalog(list)
+      self.promotions = promotions
     case .productAdded(let product), .productUpdated(let product):
       products.upsert(product)
     case .productRemoved(let sku):

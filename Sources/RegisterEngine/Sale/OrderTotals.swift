@@ -6,11 +6,13 @@ public struct LineTotals: Sendable, Equatable {
   public var lineDiscount: Int64
   /// This line's share of the order discount.
   public var orderDiscount: Int64
-  /// gross − lineDiscount − orderDiscount: what the customer pays for the line (before tax
+  /// gross − lineDiscount − promotionDiscount − orderDiscount: what the customer pays for the line (before tax
   /// when prices exclude tax, tax included when they include it).
   public var net: Int64
   /// The line's own tax when the store rounds per line; 0 otherwise.
   public var tax: Int64
+  /// This line's share of the promotions' savings (before the order discount).
+  public var promotionDiscount: Int64 = 0
 }
 
 /// The tax of one class on an order.
@@ -43,6 +45,9 @@ public struct OrderTotals: Sendable, Equatable {
   /// count: a gift card is money held for the customer, not a sale.
   public var giftCardCount: Int64 = 0
   public var giftCards: Int64 = 0
+  /// What the promotions saved in all, and each promotion that applied (catalog order).
+  public var promotionDiscounts: Int64 = 0
+  public var promotions: [AppliedPromotion] = []
 
   public init() {}
 
@@ -53,16 +58,38 @@ public struct OrderTotals: Sendable, Equatable {
   /// Per-total rounding: each class's rate on the class's net amount, rounded half away from
   /// zero. Per-line rounding: each line's tax rounded, then summed. With tax-inclusive prices
   /// the tax is extracted from the gross once (rate / (100 + rate)), never rounded twice.
+  ///
+  /// Promotions (`promotions`) apply to the units of lines without an override or a line
+  /// discount, at their charged unit price, in the combination that saves the most
+  /// (`PromotionEngine`); each promotion's saving is spread over the lines whose units took
+  /// part, and the order discount then applies to what is left.
   public static func compute(
-    _ order: Order, tax settings: TaxSettings
+    _ order: Order, tax settings: TaxSettings, promotions: PromotionContext = .none
   ) throws(ArithmeticOverflow) -> OrderTotals {
     var totals = OrderTotals()
     totals.taxIncluded = settings.pricesIncludeTax
     let lines = order.activeLines.filter { !$0.giftCard }
+    var promotionShares: [Int: Int64] = [:]
+    if !promotions.promotions.isEmpty {
+      let candidates = lines.filter { $0.override == nil && $0.discount == nil }.map {
+        PromotionEngine.Candidate(
+          line: $0.line, sku: $0.sku, category: promotions.category($0.sku),
+          unitPrice: $0.chargedUnitPrice.minorUnits, quantity: $0.quantity)
+      }
+      totals.promotions = PromotionEngine.best(candidates, promotions: promotions.promotions)
+      for applied in totals.promotions {
+        totals.promotionDiscounts = try Checked.add(totals.promotionDiscounts, applied.saving)
+        for share in applied.lines {
+          promotionShares[share.line] = try Checked.add(
+            promotionShares[share.line] ?? 0, share.saving)
+        }
+      }
+    }
     var nets: [Int64] = []
     for line in lines {
       let gross = try Checked.multiply(line.chargedUnitPrice.minorUnits, line.quantity)
       let lineDiscount = try line.discount?.amount(of: gross) ?? 0
+      let promotionDiscount = promotionShares[line.line] ?? 0
       totals.itemCount = try Checked.add(totals.itemCount, line.quantity)
       totals.subtotal = try Checked.add(totals.subtotal, gross)
       totals.lineDiscounts = try Checked.add(totals.lineDiscounts, lineDiscount)
@@ -72,11 +99,12 @@ public struct OrderTotals: Sendable, Equatable {
           line.quantity)
         totals.savings = try Checked.add(totals.savings, saving)
       }
+      let net = try Checked.subtract(try Checked.subtract(gross, lineDiscount), promotionDiscount)
       totals.lines.append(
         LineTotals(
           line: line.line, gross: gross, lineDiscount: lineDiscount, orderDiscount: 0,
-          net: try Checked.subtract(gross, lineDiscount), tax: 0))
-      nets.append(try Checked.subtract(gross, lineDiscount))
+          net: net, tax: 0, promotionDiscount: promotionDiscount))
+      nets.append(net)
     }
     let netSum = try Checked.sum(nets)
     if let discount = order.discount {
@@ -123,7 +151,9 @@ public struct OrderTotals: Sendable, Equatable {
       totals.tax = try Checked.add(totals.tax, classTax)
     }
     let netTotal = try Checked.subtract(
-      try Checked.subtract(totals.subtotal, totals.lineDiscounts), totals.orderDiscount)
+      try Checked.subtract(
+        try Checked.subtract(totals.subtotal, totals.lineDiscounts), totals.promotionDiscounts),
+      totals.orderDiscount)
     totals.total = settings.pricesIncludeTax ? netTotal : try Checked.add(netTotal, totals.tax)
     for line in order.activeLines where line.giftCard {
       let amount = try Checked.multiply(line.chargedUnitPrice.minorUnits, line.quantity)

@@ -128,6 +128,8 @@ extension DayTotals {
       "last_receipt": lastReceipt.snapshot { .int($0) },
       "gift_cards_sold": .int(giftCardsSold),
       "gift_cards_sold_amount": .int(giftCardsSoldAmount),
+      "promotion_discounts": .int(promotionDiscounts),
+      "promotions": .array(promotions.map(\.snapshotValue)),
     ])
   }
 
@@ -181,6 +183,12 @@ extension DayTotals {
     }
     giftCardsSoldAmount = try fields.addedLater("gift_cards_sold_amount", absent: 0) {
       fields throws(JSONShapeError) in try fields.int64("gift_cards_sold_amount", in: amount)
+    }
+    promotionDiscounts = try fields.addedLater("promotion_discounts", absent: 0) {
+      fields throws(JSONShapeError) in try fields.int64("promotion_discounts", in: amount)
+    }
+    promotions = try fields.addedLater("promotions", absent: []) {
+      fields throws(JSONShapeError) in try fields.array("promotions", tenderTotals)
     }
     try fields.rejectUnknown()
   }

@@ -120,6 +120,8 @@ extension OrderTotals {
       "tax_included": .bool(taxIncluded),
       "gift_card_count": .int(giftCardCount),
       "gift_cards": .int(giftCards),
+      "promotion_discounts": .int(promotionDiscounts),
+      "promotions": .array(promotions.map(\.snapshotValue)),
     ])
   }
 
@@ -146,6 +148,15 @@ extension OrderTotals {
     giftCards = try fields.addedLater("gift_cards", absent: 0) { fields throws(JSONShapeError) in
       try fields.int64("gift_cards", in: SnapshotRange.amount)
     }
+    promotionDiscounts = try fields.addedLater("promotion_discounts", absent: 0) {
+      fields throws(JSONShapeError) in
+      try fields.int64("promotion_discounts", in: SnapshotRange.amount)
+    }
+    promotions = try fields.addedLater("promotions", absent: []) { fields throws(JSONShapeError) in
+      try fields.array("promotions") { value, path throws(JSONShapeError) in
+        try AppliedPromotion(snapshot: value, path: path)
+      }
+    }
     try fields.rejectUnknown()
   }
 }
@@ -159,6 +170,7 @@ extension LineTotals {
       "order_discount": .int(orderDiscount),
       "net": .int(net),
       "tax": .int(tax),
+      "promotion_discount": .int(promotionDiscount),
     ])
   }
 
@@ -170,7 +182,45 @@ extension LineTotals {
       lineDiscount: try fields.int64("line_discount", in: SnapshotRange.amount),
       orderDiscount: try fields.int64("order_discount", in: SnapshotRange.amount),
       net: try fields.int64("net", in: SnapshotRange.amount),
-      tax: try fields.int64("tax", in: SnapshotRange.amount))
+      tax: try fields.int64("tax", in: SnapshotRange.amount),
+      promotionDiscount: try fields.addedLater("promotion_discount", absent: 0) {
+        fields throws(JSONShapeError) in
+        try fields.int64("promotion_discount", in: SnapshotRange.amount)
+      })
+    try fields.rejectUnknown()
+  }
+}
+
+extension AppliedPromotion {
+  var snapshotValue: JSONValue {
+    .object([
+      "id": .string(id),
+      "name": .string(name),
+      "applications": .int(applications),
+      "saving": .int(saving),
+      "lines": .array(
+        lines.map {
+          .object(["line": .int($0.line), "units": .int($0.units), "saving": .int($0.saving)])
+        }),
+    ])
+  }
+
+  init(snapshot value: JSONValue, path: String) throws(JSONShapeError) {
+    var fields = try JSONFields(value, path: path)
+    self.init(
+      id: try fields.string("id"),
+      name: try fields.string("name"),
+      applications: try fields.int64("applications", in: SnapshotRange.count),
+      saving: try fields.int64("saving", in: SnapshotRange.amount),
+      lines: try fields.array("lines") { value, path throws(JSONShapeError) in
+        var share = try JSONFields(value, path: path)
+        let result = AppliedPromotion.Share(
+          line: try share.int("line", in: SnapshotRange.positive),
+          units: try share.int64("units", in: SnapshotRange.count),
+          saving: try share.int64("saving", in: SnapshotRange.amount))
+        try share.rejectUnknown()
+        return result
+      })
     try fields.rejectUnknown()
   }
 }

@@ -15,6 +15,7 @@ extension CompletedSale {
       "operator_name": operatorName.snapshot(JSONValue.string),
       "customer": customer.snapshot(\.snapshotValue),
       "gift_cards": .array(giftCards.map(\.json)),
+      "promotions": .array(promotions.map(\.json)),
     ])
   }
 
@@ -45,6 +46,11 @@ extension CompletedSale {
       giftCards: try fields.addedLater("gift_cards", absent: []) { fields throws(JSONShapeError) in
         try fields.array("gift_cards") { value, path throws(JSONShapeError) in
           try IssuedGiftCard(json: value, path: path, currency: currency)
+        }
+      },
+      promotions: try fields.addedLater("promotions", absent: []) { fields throws(JSONShapeError) in
+        try fields.array("promotions") { value, path throws(JSONShapeError) in
+          try Promotion(json: value, path: path, currency: currency)
         }
       })
     try fields.rejectUnknown()

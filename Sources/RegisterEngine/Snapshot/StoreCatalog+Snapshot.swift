@@ -6,6 +6,7 @@ extension StoreCatalog {
       "store": store.json,
       "products": .array(products.all.map(\.json)),
       "catalog_base": .array(catalogBase.map(\.json)),
+      "promotions": .array(promotions.map(\.json)),
     ])
   }
 
@@ -43,6 +44,11 @@ extension StoreCatalog {
     }
     products = ProductList(live)
     catalogBase = try fields.array("catalog_base", decodeProduct)
+    promotions = try fields.addedLater("promotions", absent: []) { fields throws(JSONShapeError) in
+      try fields.array("promotions") { value, path throws(JSONShapeError) in
+        try Promotion(json: value, path: path, currency: currency)
+      }
+    }
     try fields.rejectUnknown()
   }
 }

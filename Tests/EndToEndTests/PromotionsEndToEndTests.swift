@@ -1,0 +1,142 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+/// A catalog with promotions: tees 3 for 30.00, any belt and cap for 18.00.
+private let promotionCatalog = """
+  {
+    "store": {
+      "name": "Promo Lane", "address": [], "currency": "USD",
+      "tax": {"classes": {"standard": "7.5"}, "default_class": "standard"}
+    },
+    "products": [
+      {"sku": "TEE", "name": "T-Shirt", "description": "", "category": "Tops", "price": "12.00"},
+      {"sku": "BELT", "name": "Belt", "description": "", "category": "Accessories",
+       "price": "15.00"},
+      {"sku": "CAP", "name": "Cap", "description": "", "category": "Accessories",
+       "price": "13.00"}
+    ],
+    "promotions": [
+      {"id": "TEES-3-FOR-30", "name": "Tees 3 for 30.00", "kind": "quantity_price",
+       "sku": "TEE", "quantity": 3, "price": "30.00"},
+      {"id": "ACC-ANY-2", "name": "Any 2 accessories 18.00", "kind": "mix_match",
+       "category": "Accessories", "quantity": 2, "price": "18.00"}
+    ]
+  }
+  """
+
+/// `left` and `right` on one 40-column receipt line.
+private func row(_ left: String, _ right: String) -> String {
+  left + String(repeating: " ", count: 40 - left.count - right.count) + right
+}
+
+@Suite("Promotions end to end", .serialized)
+struct PromotionsEndToEndTests {
+  @Test(
+    "promotions apply as lines are added, print on the receipt, survive a restart, refund on return, show on the Z report"
+  )
+  func promotionalSaleAcrossRestarts() throws {
+    let daemon = try Daemon(catalog: promotionCatalog)
+    defer { daemon.cleanup() }
+
+    #expect(try daemon.cli(["add", "TEE", "4"]).status == 0)
+    #expect(try daemon.cli(["add", "BELT"]).status == 0)
+    let cap = try daemon.cli(["add", "CAP"])
+    #expect(cap.status == 0, "\(cap.stderr)")
+    // The order as the cashier sees it: each promotion with what it saves.
+    #expect(cap.stdout.contains("Tees 3 for 30.00"), "\(cap.stdout)")
+    #expect(cap.stdout.contains("-6.00"))
+    #expect(cap.stdout.contains("Any 2 accessories 18.00"))
+    #expect(cap.stdout.contains("-10.00"))
+    #expect(cap.stdout.contains("promotion -5.36"), "the belt's share: \(cap.stdout)")
+    let catalog = try daemon.cli(["catalog"])
+    #expect(catalog.stdout.contains("Promotions (applied by the register)"), "\(catalog.stdout)")
+    #expect(catalog.stdout.contains("ACC-ANY-2        Any 2 accessories 18.00"))
+    let order = try JSONParser.parse(try daemon.cli(["--json", "order"]).stdout)
+    #expect(order["result"]?["total"] == "64.50")
+    #expect(order["result"]?["promotion_savings"] == "16.00")
+
+    let sold = try daemon.cli(["--json", "tender", "cash", "100.00"])
+    #expect(sold.status == 0, "\(sold.stderr)")
+    let text = try #require(
+      try JSONParser.parse(sold.stdout)["result"]?["receipt"]?["text"]?.stringValue)
+    #expect(text.contains(row("Tees 3 for 30.00", "-6.00")), "\(text)")
+    #expect(text.contains(row("Any 2 accessories 18.00", "-10.00")))
+    #expect(text.contains(row("You saved", "16.00")))
+    #expect(text.contains(row("TOTAL", "64.50")))
+
+    // Restarted (the journal replayed): the same receipt, byte for byte.
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    let reprint = try JSONParser.parse(try daemon.cli(["--json", "receipt", "1"]).stdout)
+    let reprinted = try #require(reprint["result"]?["text"]?.stringValue)
+    #expect(reprinted.contains(row("Any 2 accessories 18.00", "-10.00")))
+    #expect(reprinted.contains(row("You saved", "16.00")))
+
+    // The cap back: the belt kept costs 15.00 + 1.12; 3.23 of what was paid comes back.
+    let refund = try daemon.cli(["--json", "return", "1", "3", "--reason", "gift"])
+    #expect(refund.status == 0, "\(refund.stderr)")
+    let returned = try JSONParser.parse(refund.stdout)["result"]?["receipt"]
+    #expect(returned?["total"] == "3.23", "\(refund.stdout)")
+
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    let close = try daemon.cli(["--json", "close-day", "--counted-cash", "61.27"])
+    #expect(close.status == 0, "\(close.stderr)")
+    let z = try #require(try JSONParser.parse(close.stdout)["result"])
+    #expect(z["report"]?["promotion_discounts"] == "16.00")
+    #expect(z["report"]?["net_sales"] == "60.00")
+    let ztext = try #require(z["text"]?.stringValue)
+    #expect(ztext.contains(row("Promotions", "-16.00")), "\(ztext)")
+    #expect(ztext.contains(row("  ACC-ANY-2 (1)", "-10.00")))
+
+    // The promotion dropped from the file and SIGHUP: journaled, so a belt and a cap are
+    // full price now and after a restart.
+    var edited = promotionCatalog
+    if let start = edited.range(of: #",\#n    {"id": "ACC-ANY-2""#),
+      let end = edited.range(of: #""price": "18.00"}"#)
+    {
+      edited.removeSubrange(start.lowerBound..<end.upperBound)
+    }
+    #expect(!edited.contains("ACC-ANY-2"))
+    try edited.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    kill(daemon.process.processIdentifier, SIGHUP)
+    func promotionCount() throws -> Int {
+      let reply = try JSONParser.parse(try daemon.cli(["--json", "catalog"]).stdout)
+      return reply["result"]?["promotions"]?.arrayValue?.count ?? 0
+    }
+    let deadline = Date().addingTimeInterval(10)
+    while try promotionCount() != 1 && Date() < deadline { usleep(50_000) }
+    #expect(try promotionCount() == 1)
+    #expect(try daemon.cli(["add", "BELT"]).status == 0)
+    let full = try JSONParser.parse(try daemon.cli(["--json", "add", "CAP"]).stdout)
+    #expect(full["result"]?["promotions"] == nil, "\(daemon.log)")
+    #expect(full["result"]?["subtotal"] == "28.00")
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    let after = try JSONParser.parse(try daemon.cli(["--json", "order"]).stdout)
+    #expect(after["result"]?["promotions"] == nil)
+    #expect(after["result"]?["total"] == "30.10")
+  }
+
+  @Test("registerd --check names a bad promotion and its field; a good file counts them")
+  func checkNamesABadPromotion() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    let good = directory.path("good.json")
+    try promotionCatalog.write(toFile: good, atomically: true, encoding: .utf8)
+    let checked = try runProgram(Binaries.registerd, ["--check", "--catalog", good])
+    #expect(checked.status == 0, "\(checked.stderr)")
+    #expect(checked.stdout.contains("(3 products, 2 promotions)"), "\(checked.stdout)")
+
+    let bad = directory.path("bad.json")
+    try promotionCatalog.replacingOccurrences(of: #""quantity": 3"#, with: #""quantity": 0"#)
+      .write(toFile: bad, atomically: true, encoding: .utf8)
+    let refused = try runProgram(Binaries.registerd, ["--check", "--catalog", bad])
+    #expect(refused.status == 1)
+    #expect(
+      refused.stderr.contains(
+        #"promotion "TEES-3-FOR-30" (promotions[0]): field "quantity": must be from 1 to 100, got 0"#
+      ), "\(refused.stderr)")
+  }
+}
