@@ -192,6 +192,12 @@ struct CommandHelp {
           "print a day's receipts (sales and returns) exactly\nas printed at the time, then its Z report (X report\nif still open)"
         ),
         CommandHelp(
+          ["export"],
+          "export [--data-dir DIR] [--after SEQ] [--follow] [--format ndjson|csv|sql]\n"
+            + "              [--lane ID] [--to CSVDIR | --table NAME]",
+          "the journal's sales, lines, tenders, returns,\nvoids, drawer moves and Z reports for a back\noffice, keyed by lane and seq; sql: statements\nfor psql that commit the lane's cursor with them\n(see docs/BACKOFFICE.md); --follow keeps going"
+        ),
+        CommandHelp(
           ["backup"], "backup --to BDIR [--data-dir DIR] [--copy]",
           "a consistent copy of the data directory while\nregisterd runs (sealed segments hard-linked unless\n--copy or on another disk); BDIR must be new or\nempty; registerd --data-dir BDIR starts from it"
         ),

@@ -52,6 +52,8 @@ package enum LocalCommand: Equatable {
   case backup(dataDirectory: String?, to: String, copy: Bool)
   /// Moves the sealed segments of days before `beforeDay` out of the data directory.
   case archive(dataDirectory: String?, beforeDay: Int, to: String)
+  /// The journal's business facts for a back office.
+  case export(ExportOptions)
 }
 
 /// A typed request as a client sends it: the op's body in its envelope.
@@ -411,6 +413,8 @@ package enum CommandParser {
         throw UsageError("archive needs --to DIR, where the old segments go")
       }
       invocation = .local(.archive(dataDirectory: directory, beforeDay: day, to: target))
+    case "export":
+      invocation = .local(.export(try exportOptions(&arguments)))
     case "replay":
       let directory = try arguments.option("--data-dir")
       let day = try arguments.option("--day").map { text throws(UsageError) in
@@ -585,6 +589,41 @@ package enum CommandParser {
       // `product SKU`: the product, with its stock here and at other stores.
       return request(Requests.ProductLookup(sku: action), .product)
     }
+  }
+
+  private static func exportOptions(_ arguments: inout ArgumentList) throws(UsageError)
+    -> ExportOptions
+  {
+    let directory = try arguments.option("--data-dir")
+    let after = try arguments.option("--after").map { text throws(UsageError) in
+      guard let value = Int64(text), value >= 0 else {
+        throw UsageError("--after takes a journal sequence number (0 for the start)")
+      }
+      return value
+    }
+    let formatName = try arguments.option("--format") ?? "ndjson"
+    guard let format = BackOfficeFormat(rawValue: formatName) else {
+      throw UsageError("--format is ndjson, csv or sql")
+    }
+    let lane = try arguments.option("--lane")
+    if let lane, lane.isEmpty || lane.count > 64 || lane.contains(where: \.isNewline) {
+      throw UsageError("--lane takes a lane id of 1 to 64 characters")
+    }
+    let to = try arguments.option("--to")
+    let table = try arguments.option("--table").map { text throws(UsageError) in
+      guard let table = BackOfficeTable(rawValue: text) else {
+        let names = BackOfficeTable.allCases.map(\.rawValue).joined(separator: ", ")
+        throw UsageError("--table is one of \(names)")
+      }
+      return table
+    }
+    if to != nil && format != .csv { throw UsageError("--to DIR goes with --format csv") }
+    if format == .csv && to == nil && table == nil {
+      throw UsageError("--format csv needs --to DIR (a file per table) or --table NAME")
+    }
+    return ExportOptions(
+      dataDirectory: directory, after: after ?? 0, follow: arguments.flag("--follow"),
+      format: format, lane: lane, directory: to, table: table)
   }
 
   private static func wishlistCommand(_ arguments: inout ArgumentList) throws(UsageError)

@@ -29,6 +29,8 @@ enum Offline {
     case .archive(let directory, let day, let target):
       return Maintenance.archive(
         directory ?? defaultDataDirectory(environment), beforeDay: day, to: target, json: json)
+    case .export(let options):
+      return Export.run(options, environment: environment)
     }
   }
 

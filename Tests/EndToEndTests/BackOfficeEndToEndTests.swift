@@ -1,0 +1,281 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+/// A PostgreSQL server of its own in a temporary directory (initdb, pg_ctl; as the `postgres`
+/// user when the tests run as root, which initdb refuses), on a Unix socket only.
+final class TemporaryPostgres: @unchecked Sendable {
+  /// Where the server programs are, when PostgreSQL is installed (Debian's layout, or PATH).
+  static let binaries: URL? = {
+    let versions =
+      (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+    for version in versions.sorted(by: >) {
+      let bin = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin")
+      if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) {
+        return bin
+      }
+    }
+    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+      let bin = URL(fileURLWithPath: String(folder))
+      if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) {
+        return bin
+      }
+    }
+    return nil
+  }()
+  static let psql: URL? = {
+    for path in ["/usr/bin/psql", "/usr/local/bin/psql"]
+    where FileManager.default.isExecutableFile(atPath: path) {
+      return URL(fileURLWithPath: path)
+    }
+    return binaries.map { $0.appendingPathComponent("psql") }
+  }()
+  static var isAvailable: Bool { binaries != nil && psql != nil }
+
+  let directory: TemporaryDirectory
+  let url: String
+  private let asUser: [String]
+
+  init() throws {
+    guard let binaries = Self.binaries else { throw HarnessError("PostgreSQL is not installed") }
+    directory = try TemporaryDirectory()
+    asUser = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
+    url = "postgresql:///postgres?host=\(directory.url.path)&user=postgres"
+    if getuid() == 0 {
+      _ = try runProgram(URL(fileURLWithPath: "/bin/chown"), ["postgres", directory.url.path])
+    }
+    let data = directory.path("data")
+    try run(
+      binaries.appendingPathComponent("initdb"), ["-D", data, "--auth=trust", "-U", "postgres"])
+    try run(
+      binaries.appendingPathComponent("pg_ctl"),
+      [
+        "-D", data, "-o", "-k \(directory.url.path) -c listen_addresses=''", "-l",
+        directory.path("log"), "-w", "start",
+      ])
+  }
+
+  /// Runs a server program (as `postgres` when root) with its output to the log: the server
+  /// pg_ctl starts keeps what it inherits open, so no pipe may be handed to it.
+  private func run(_ program: URL, _ arguments: [String]) throws {
+    let log = directory.path("programs.log")
+    let result = try runProgram(
+      URL(fileURLWithPath: "/bin/sh"),
+      ["-c", "exec \"$@\" </dev/null >>'\(log)' 2>&1", "sh"] + asUser + [program.path]
+        + arguments)
+    guard result.status == 0 else {
+      let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+      throw HarnessError("\(program.lastPathComponent) failed: \(output)")
+    }
+  }
+
+  /// Runs `sql` with psql; the rows unaligned, `|`-separated.
+  func query(_ sql: String) throws -> [[String]] {
+    let result = try runProgram(
+      Self.psql!, [url, "-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    guard result.status == 0 else { throw HarnessError("psql: \(result.stderr)") }
+    return result.stdout.split(separator: "\n").map {
+      $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+    }
+  }
+
+  /// Feeds `sql` to psql on standard input, as the feeder's pipe does.
+  func load(_ sql: String) throws -> CLIResult {
+    try runProgram(Self.psql!, [url, "-X", "-q", "-v", "ON_ERROR_STOP=1"], stdin: sql)
+  }
+
+  func stop() {
+    if let binaries = Self.binaries {
+      try? run(
+        binaries.appendingPathComponent("pg_ctl"),
+        ["-D", directory.path("data"), "-m", "immediate", "stop"])
+    }
+    directory.cleanup()
+  }
+}
+
+/// Rings up a day on a lane: sales with cash, a card on a terminal, a store tender, a return,
+/// a void and drawer moves, then closes the day; then a few sales of the next day.
+func ringUpADay(_ daemon: Daemon, sales: Int) throws {
+  var lines = [#"{"op":"float","amount":"150.00"}"#]
+  for index in 0..<sales {
+    lines.append(#"{"op":"add","sku":"SCARF-WOOL","qty":\#(1 + index % 3)}"#)
+    lines.append(#"{"op":"add","sku":"SOCK-3PK"}"#)
+    if index % 2 == 0 {
+      lines.append(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+    } else {
+      lines.append(
+        #"{"op":"tender","type":"card_present","amount":"1000.00","brand":"VISA","last4":"4242","auth_code":"A1"}"#
+      )
+    }
+  }
+  lines.append(
+    #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"too small, it's \"M\""}"#)
+  lines.append(#"{"op":"paid_out","amount":"7.50","reason":"window cleaner, Mon"}"#)
+  lines.append(#"{"op":"add","sku":"CAP-BSB"}"#)
+  lines.append(#"{"op":"void","reason":"changed mind"}"#)
+  lines.append(#"{"op":"close_day","counted":{"cash":"200.00"}}"#)
+  lines.append(#"{"op":"add","sku":"BELT-LTH-M"}"#)
+  lines.append(#"{"op":"tender","type":"cash","amount":"40.00"}"#)
+  let client = try daemon.connect()
+  for line in lines {
+    let reply = try client.send(line)
+    // A card_present tender over the balance is refused: pay the exact balance then.
+    if reply["ok"] != .bool(true), line.contains("card_present") {
+      let order = try client.send(#"{"op":"order"}"#)
+      let due = order["result"]?["balance_due"]?.stringValue ?? "0.00"
+      let paid = try client.send(
+        #"{"op":"tender","type":"card_present","amount":"\#(due)","brand":"VISA","last4":"4242","auth_code":"A1"}"#
+      )
+      #expect(paid["ok"] == .bool(true), "\(paid.serialized)")
+      continue
+    }
+    #expect(reply["ok"] == .bool(true), "\(line) → \(reply.serialized)")
+  }
+}
+
+/// `register-cli export` and the PostgreSQL feeder: every lane's facts loaded exactly once.
+@Suite(.serialized) struct BackOfficeEndToEndTests {
+  @Test func ndjsonAndCSVCarryTheSameFactsAndCSVReadsBackInPython() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    try ringUpADay(daemon, sales: 4)
+    let ndjson = try runCLI([
+      "export", "--data-dir", daemon.dataDirectory, "--lane", "north-1",
+    ])
+    #expect(ndjson.status == 0, "\(ndjson.stderr)")
+    let facts = try ndjson.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+    let counts = Dictionary(grouping: facts) { $0["fact"]?.stringValue ?? "" }.mapValues(\.count)
+    #expect(counts["sales"] == 5)
+    #expect(counts["returns"] == 1)
+    #expect(counts["voids"] == 1)
+    #expect(counts["z_reports"] == 1)
+    #expect(counts["drawer_moves"] == 2)
+    #expect(facts.allSatisfy { $0["lane"] == .string("north-1") })
+    // Money is a decimal string; never a card number.
+    #expect(facts.first { $0["fact"] == .string("sales") }?["total"]?.stringValue != nil)
+    #expect(!ndjson.stdout.contains("4242424242424242"))
+    // --after: only the records after the cursor.
+    let zSeq = try #require(facts.first { $0["fact"] == .string("z_reports") }?["seq"]?.int64Value)
+    let tail = try runCLI([
+      "export", "--data-dir", daemon.dataDirectory, "--lane", "north-1", "--after", "\(zSeq)",
+    ])
+    #expect(tail.stdout.split(separator: "\n").count == 3, "\(tail.stdout)")
+    // CSV: a file per table, RFC 4180, read back by Python's csv module to the same values.
+    let folder = daemon.directory.path("csv")
+    let csv = try runCLI([
+      "export", "--data-dir", daemon.dataDirectory, "--lane", "north-1", "--format", "csv",
+      "--to", folder,
+    ])
+    #expect(csv.status == 0, "\(csv.stderr)")
+    let script = """
+      import csv, json, sys
+      facts = [json.loads(line) for line in open(sys.argv[1])]
+      for table in ["sales", "sale_lines", "tenders", "returns", "return_lines", "voids",
+                    "drawer_moves", "z_reports"]:
+          with open(sys.argv[2] + "/" + table + ".csv", newline="") as f:
+              rows = list(csv.DictReader(f))
+          expected = [f for f in facts if f["fact"] == table]
+          assert len(rows) == len(expected), (table, len(rows), len(expected))
+          for row, fact in zip(rows, expected):
+              for column, value in row.items():
+                  want = fact[column]
+                  want = "" if want is None else str(want)
+                  assert value == want, (table, column, value, want)
+      print("ok")
+      """
+    let factsFile = daemon.directory.path("facts.ndjson")
+    try ndjson.stdout.write(toFile: factsFile, atomically: true, encoding: .utf8)
+    let python = try runProgram(
+      URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, factsFile, folder])
+    #expect(python.status == 0, "\(python.stderr)")
+    #expect(python.stdout == "ok\n")
+    let returns = try String(contentsOfFile: folder + "/returns.csv", encoding: .utf8)
+    #expect(returns.contains(#""too small, it's ""M""""#))
+    #expect(returns.hasPrefix("lane,seq,day,at,receipt,original_receipt,"))
+    // Bad options are usage errors.
+    #expect(
+      try runCLI(["export", "--format", "csv", "--data-dir", daemon.dataDirectory]).status == 2)
+    #expect(try runCLI(["export", "--format", "xml"]).status == 2)
+    #expect(try runCLI(["export", "--after", "-1"]).status == 2)
+  }
+
+  @Test(
+    .enabled(
+      if: TemporaryPostgres.isAvailable,
+      "PostgreSQL is not installed (.ci/run installs it: apt-get install postgresql)"))
+  func twoLanesLoadIntoPostgresExactlyOnceUnderAKilledFeeder() throws {
+    let postgres = try TemporaryPostgres()
+    defer { postgres.stop() }
+    let north = try Daemon()
+    defer { north.cleanup() }
+    let south = try Daemon()
+    defer { south.cleanup() }
+    try ringUpADay(north, sales: 6)
+    try ringUpADay(south, sales: 40)
+    let feeder = Binaries.repository.appendingPathComponent("Scripts/backoffice/feed-postgres.sh")
+    let environment = ["REGISTER_CLI": Binaries.registerCLI.path]
+    let first = try runProgram(
+      feeder, ["north", north.dataDirectory, postgres.url], environment: environment)
+    #expect(first.status == 0, "\(first.stderr)")
+    // The south feeder dies mid-stream: the statements it got through, cut at a byte in the
+    // middle of a transaction, are all psql ever sees.
+    let sql = try runCLI([
+      "export", "--data-dir", south.dataDirectory, "--format", "sql", "--lane", "south",
+    ])
+    #expect(sql.status == 0, "\(sql.stderr)")
+    #expect(sql.stdout.contains("ON CONFLICT DO NOTHING"))
+    let bytes = Array(sql.stdout.utf8)
+    let cut = String(decoding: bytes.prefix(bytes.count * 3 / 5), as: UTF8.self)
+    _ = try postgres.load(cut)
+    let partial = try postgres.query("SELECT count(*) FROM sales WHERE lane = 'south'")
+    // A killed psql commits nothing of the transaction it was in: whole records or none.
+    let cursor = try postgres.query(
+      "SELECT coalesce(max(last_seq), 0) FROM lanes WHERE lane = 'south'")
+    let partialSales = Int(partial.first?.first ?? "") ?? -1
+    #expect(partialSales >= 0 && partialSales <= 41)
+    // A real kill too: the feeder following the journal is killed after a moment with all it
+    // runs (timeout signals its whole process group: register-cli export and psql).
+    let killed = try runProgram(
+      URL(fileURLWithPath: "/usr/bin/timeout"),
+      ["-s", "KILL", "1", feeder.path, "south", south.dataDirectory, postgres.url, "--follow"],
+      environment: environment)
+    #expect(killed.status != 0)
+    // More sales on both lanes while no feeder runs; then both feeders run to the end.
+    #expect(try south.cli(["add", "BELT-LTH-M"]).status == 0)
+    #expect(try south.cli(["tender", "cash", "40"]).status == 0)
+    for lane in [("north", north), ("south", south)] {
+      let again = try runProgram(
+        feeder, [lane.0, lane.1.dataDirectory, postgres.url], environment: environment)
+      #expect(again.status == 0, "\(again.stderr)")
+    }
+    #expect(Int(cursor.first?.first ?? "") != nil)
+    // One row per record, no gap: every receipt number of each lane once, in sales or returns.
+    // north: 6 sales, a return, a sale on day 2; south: 40, a return, two on day 2.
+    for (lane, daemon, receipts) in [("north", north, 8), ("south", south, 43)] {
+      let rows = try postgres.query(
+        """
+        SELECT count(*), count(DISTINCT receipt), min(receipt), max(receipt) FROM
+          (SELECT receipt FROM sales WHERE lane = '\(lane)'
+           UNION ALL SELECT receipt FROM returns WHERE lane = '\(lane)') r
+        """)
+      #expect(rows.first == ["\(receipts)", "\(receipts)", "1", "\(receipts)"], "\(lane)")
+      let last = try daemon.connect().send(#"{"op":"hello"}"#)["result"]?["journal_seq"]
+      let cursorNow = try postgres.query("SELECT last_seq FROM lanes WHERE lane = '\(lane)'")
+      #expect(cursorNow.first?.first == last?.int64Value.map { String($0) }, "\(lane)")
+    }
+    // The views agree with the lanes' own Z reports, to the cent.
+    let check = try postgres.query(
+      "SELECT lane, day, z_total, loaded_total, agrees FROM z_check ORDER BY lane")
+    #expect(check.count == 2)
+    #expect(check.allSatisfy { $0.last == "t" }, "\(check)")
+    for (lane, daemon) in [("north", north), ("south", south)] {
+      let z = try daemon.connect().send(#"{"op":"report","kind":"z","day":1}"#)
+      let total = try postgres.query(
+        "SELECT sum(total) FROM sales WHERE lane = '\(lane)' AND day = 1")
+      #expect(total.first?.first == z["result"]?["report"]?["total"]?.stringValue, "\(lane)")
+    }
+    let byDay = try postgres.query("SELECT lanes, sales FROM z_totals_by_day WHERE day = 1")
+    #expect(byDay.first == ["2", "\(6 + 40)"])
+  }
+}
