@@ -35,9 +35,13 @@ final class TemporaryPostgres: @unchecked Sendable {
   let directory: TemporaryDirectory
   let url: String
   private let asUser: [String]
+  private let psql: URL
 
   init() throws {
-    guard let binaries = Self.binaries else { throw HarnessError("PostgreSQL is not installed") }
+    guard let binaries = Self.binaries, let psql = Self.psql else {
+      throw HarnessError("PostgreSQL is not installed")
+    }
+    self.psql = psql
     directory = try TemporaryDirectory()
     asUser = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
     url = "postgresql:///postgres?host=\(directory.url.path)&user=postgres"
@@ -72,7 +76,7 @@ final class TemporaryPostgres: @unchecked Sendable {
   /// Runs `sql` with psql; the rows unaligned, `|`-separated.
   func query(_ sql: String) throws -> [[String]] {
     let result = try runProgram(
-      Self.psql!, [url, "-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-c", sql])
+      psql, [url, "-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-c", sql])
     guard result.status == 0 else { throw HarnessError("psql: \(result.stderr)") }
     return result.stdout.split(separator: "\n").map {
       $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
@@ -81,7 +85,7 @@ final class TemporaryPostgres: @unchecked Sendable {
 
   /// Feeds `sql` to psql on standard input, as the feeder's pipe does.
   func load(_ sql: String) throws -> CLIResult {
-    try runProgram(Self.psql!, [url, "-X", "-q", "-v", "ON_ERROR_STOP=1"], stdin: sql)
+    try runProgram(psql, [url, "-X", "-q", "-v", "ON_ERROR_STOP=1"], stdin: sql)
   }
 
   func stop() {
