@@ -35,6 +35,8 @@ package enum OutputStyle: Equatable {
   case giftCard
   case message(String)
   case plain(String)
+  /// The reply's `escpos` bytes, written to standard output as they are (for a printer).
+  case escpos
 }
 
 /// Commands that read the data directory directly, without a daemon.
@@ -233,6 +235,8 @@ package enum CommandParser {
           throw UsageError("receipt --email needs the receipt NUMBER")
         }
         invocation = request(Requests.EmailReceipt(receipt: number, to: address), .emailQueued)
+      } else if arguments.flag("--escpos") {
+        invocation = request(Requests.Receipt(number: number, escpos: true), .escpos)
       } else {
         invocation = request(Requests.Receipt(number: number), .receipt)
       }
@@ -367,7 +371,9 @@ package enum CommandParser {
       let day = try arguments.option("--day").map { text throws(UsageError) in
         try integer(text, name: "--day", as: Int.self)
       }
-      invocation = request(Requests.Report(kind: kind, day: day), .report)
+      let escpos = arguments.flag("--escpos")
+      invocation = request(
+        Requests.Report(kind: kind, day: day, escpos: escpos), escpos ? .escpos : .report)
     case "close-day", "close_day":
       let counted = try arguments.option("--counted-cash").map {
         arguments.money($0, path: "counted.cash")
@@ -714,6 +720,7 @@ struct ArgumentList {
   /// Options that take no value.
   static let booleanFlags: Set<String> = [
     "--json", "--reprint", "--progress", "--no-progress", "--keep-going", "--to-store-credit",
+    "--escpos",
   ]
 
   /// The next positional argument, if any. A word that follows a `--name` option is that

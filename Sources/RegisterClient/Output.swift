@@ -33,7 +33,7 @@ enum Output {
       guard let hello = try? HelloView(json: result) else { return result.pretty + "\n" }
       return
         "registerd \(hello.version) serving \(hello.store) (protocol \(hello.protocolVersion))\n"
-    case .report:
+    case .report, .escpos:
       return result["text"]?.stringValue ?? result.pretty + "\n"
     case .parked:
       let orders = result["parked"]?.arrayValue ?? []

@@ -210,6 +210,18 @@ extension StoreSettings {
         )
       }
     }
+    let codePageName = try fields.optional("printer_code_page", as: String.self) ?? "cp437"
+    guard let codePage = CodePage(rawValue: codePageName) else {
+      throw JSONShapeError(
+        path: fields.pathOf("printer_code_page"),
+        message: "must be \"cp437\" or \"cp858\", got \"\(codePageName)\"")
+    }
+    let barcodeName = try fields.optional("receipt_barcode", as: String.self) ?? "code128"
+    guard let barcode = ReceiptBarcode(rawValue: barcodeName) else {
+      throw JSONShapeError(
+        path: fields.pathOf("receipt_barcode"),
+        message: "must be \"code128\" or \"qr\", got \"\(barcodeName)\"")
+    }
     try fields.rejectUnknown()
     self.init(
       name: name, address: address, phone: phone, currency: currency, tax: tax,
@@ -217,6 +229,8 @@ extension StoreSettings {
       discountApprovalLimit: approvalLimit, autoSignOut: autoSignOut, pinIterations: iterations,
       lockoutMinutes: lockout, emailFrom: emailFrom)
     self.tenders = tenders
+    printerCodePage = codePage
+    receiptBarcode = barcode
   }
 
   /// The `store` section as JSON, in the catalog file's shape.
@@ -236,6 +250,8 @@ extension StoreSettings {
       "lockout_minutes": lockoutMinutes == Self.defaultLockoutMinutes ? nil : .int(lockoutMinutes),
       "email_from": emailFrom == "receipts@localhost" ? nil : .string(emailFrom),
       "tenders": tenders.isEmpty ? nil : .array(tenders.map(JSONValue.string)),
+      "printer_code_page": printerCodePage == .cp437 ? nil : .string(printerCodePage.rawValue),
+      "receipt_barcode": receiptBarcode == .code128 ? nil : .string(receiptBarcode.rawValue),
     ])
   }
 }

@@ -62,6 +62,11 @@ public struct StoreSettings: Sendable, Equatable {
   /// The store's own tenders, by name (`check`, `voucher`): taken with `{"type": "other",
   /// "name": …}`, never giving change.
   public var tenders: [String] = []
+  /// The receipt printer's code page (`printer_code_page`): what characters outside ASCII
+  /// print as (see `CodePage`).
+  public var printerCodePage = CodePage.cp437
+  /// What the receipt's code prints as (`receipt_barcode`): Code 128 or QR.
+  public var receiptBarcode = ReceiptBarcode.code128
 
   public init(
     name: String, address: [String], phone: String? = nil, currency: Currency,

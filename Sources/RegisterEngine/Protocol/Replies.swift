@@ -65,15 +65,22 @@ struct Replies {
       let rendered = source.register.orderJSON.serializedBytes
       renderedOrder = rendered
       return .encoded(rendered)
-    case .receipt(let number):
+    case .receipt(let number, let escpos):
       guard let wanted = number ?? source.register.lastReceiptNumber else {
         throw RegisterError(.receiptNotFound, "no sale has been completed yet")
       }
+      let options = EscPosOptions(store: source.register.store)
       if let sale = source.register.receipts[wanted] {
-        return .value(sale.receiptReply(reprint: true))
+        return .value(
+          Self.withBytes(
+            sale.receiptReply(reprint: true),
+            escpos ? ReceiptRenderer.escpos(sale, reprint: true, options: options) : nil))
       }
       if let refund = source.register.returns[wanted] {
-        return .value(refund.receiptReply(reprint: true))
+        return .value(
+          Self.withBytes(
+            refund.receiptReply(reprint: true),
+            escpos ? ReceiptRenderer.escpos(refund, reprint: true, options: options) : nil))
       }
       throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
     case .listParked:
@@ -104,9 +111,15 @@ struct Replies {
           "topics": topics.map { .array($0.sorted().map(JSONValue.string)) } ?? .string("all"),
           "after": .int(start),
         ]))
-    case .report(.x, _):
-      return .value(ReportRenderer.reply(DayReport(openDayOf: source.register, at: clock.now())))
-    case .report(.z, let day):
+    case .report(.x, _, let escpos):
+      let report = DayReport(openDayOf: source.register, at: clock.now())
+      return .value(
+        Self.withBytes(
+          ReportRenderer.reply(report),
+          escpos
+            ? ReportRenderer.escpos(report, options: EscPosOptions(store: source.register.store))
+            : nil))
+    case .report(.z, let day, let escpos):
       guard let number = day ?? source.register.closedDays.keys.max() else {
         throw RegisterError(.dayNotFound, "no day has been closed yet")
       }
@@ -115,7 +128,13 @@ struct Replies {
           .dayNotFound,
           "day \(number) has not been closed (the open day is \(source.register.day.number))")
       }
-      return .value(ReportRenderer.reply(DayReport(closed: closed, reprint: true)))
+      let report = DayReport(closed: closed, reprint: true)
+      return .value(
+        Self.withBytes(
+          ReportRenderer.reply(report),
+          escpos
+            ? ReportRenderer.escpos(report, options: EscPosOptions(store: source.register.store))
+            : nil))
     case .add, .scan, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine,
       .park,
       .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
@@ -125,6 +144,13 @@ struct Replies {
       // Not a read: changes go through decide and apply, never here.
       return .value(source.register.orderJSON)
     }
+  }
+
+  /// A reply with the printer's bytes added as `escpos` (base64), when there are any.
+  static func withBytes(_ reply: JSONValue, _ bytes: [UInt8]?) -> JSONValue {
+    guard let bytes, case .object(var object) = reply else { return reply }
+    object["escpos"] = .string(Base64.encode(bytes))
+    return .object(object)
   }
 
   /// `hello`'s result, written straight to bytes: it is the most frequent request there is
