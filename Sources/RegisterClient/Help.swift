@@ -102,6 +102,9 @@ struct CommandHelp {
           ["receipt", "reprint"], "receipt [NUMBER] [--email ADDRESS]",
           "reprint a receipt (default: the last one)"),
         CommandHelp(
+          ["print"], "print [NUMBER]",
+          "print a receipt again on the receipt printer\n(default: the last one)"),
+        CommandHelp(
           ["receipt", "reprint"], "receipt [NUMBER] --escpos > FILE",
           "the receipt as ESC/POS bytes for a receipt printer\n(cat FILE > /dev/usb/lp0)"),
         CommandHelp(["hello", "status"], "hello", "check the daemon is there"),

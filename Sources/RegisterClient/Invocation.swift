@@ -35,6 +35,8 @@ package enum OutputStyle: Equatable {
   case giftCard
   case message(String)
   case plain(String)
+  /// A print job queued for the receipt printer, on one line.
+  case printQueued
   /// The reply's `escpos` bytes, written to standard output as they are (for a printer).
   case escpos
 }
@@ -226,6 +228,11 @@ package enum CommandParser {
       }
     case "void":
       invocation = request(Requests.Void(reason: try arguments.option("--reason")), .order)
+    case "print":
+      let number = try arguments.optionalPositional().map { text throws(UsageError) in
+        try receiptNumber(text, name: "NUMBER")
+      }
+      invocation = request(Requests.Print(receipt: number), .printQueued)
     case "receipt", "reprint":
       let number = try arguments.optionalPositional().map { text throws(UsageError) in
         try receiptNumber(text, name: "NUMBER")

@@ -33,6 +33,9 @@ enum Output {
       guard let hello = try? HelloView(json: result) else { return result.pretty + "\n" }
       return
         "registerd \(hello.version) serving \(hello.store) (protocol \(hello.protocolVersion))\n"
+    case .printQueued:
+      let job = result["print_job"]
+      return "Queued for the printer: receipt \(text(job?["receipt"])) (job \(text(job?["job"])))\n"
     case .report, .escpos:
       return result["text"]?.stringValue ?? result.pretty + "\n"
     case .parked:

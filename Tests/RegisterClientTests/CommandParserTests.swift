@@ -131,6 +131,8 @@ import Testing
     (["remove", "2"], Requests.Remove(line: 2)),
     (["qty", "1", "3"], Requests.SetQty(line: 1, quantity: 3)),
     (["receipt"], Requests.Receipt()),
+    (["print"], Requests.Print()),
+    (["print", "R7"], Requests.Print(receipt: 7)),
     (["receipt", "R42", "--escpos"], Requests.Receipt(number: 42, escpos: true)),
     (["report", "z", "--escpos", "--day", "2"], Requests.Report(kind: .z, day: 2, escpos: true)),
     (

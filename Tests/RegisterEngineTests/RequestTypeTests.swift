@@ -110,6 +110,7 @@ import Testing
     case .noSale: [Requests.NoSale(), Requests.NoSale(reason: "change for a 20")]
     case .emailReceipt:
       [Requests.EmailReceipt(receipt: 1), Requests.EmailReceipt(receipt: 1, to: "a@example.com")]
+    case .print: [Requests.Print(), Requests.Print(receipt: 42)]
     case .report:
       [
         Requests.Report(kind: .x), Requests.Report(kind: .z, day: 3),

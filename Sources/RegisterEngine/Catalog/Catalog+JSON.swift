@@ -222,6 +222,14 @@ extension StoreSettings {
         path: fields.pathOf("receipt_barcode"),
         message: "must be \"code128\" or \"qr\", got \"\(barcodeName)\"")
     }
+    let printerText = try fields.optional("printer", as: String.self)
+    let printer = try printerText.map { text throws(JSONShapeError) in
+      guard let address = DeviceAddress(text) else {
+        throw JSONShapeError(
+          path: fields.pathOf("printer"), message: "must be \(DeviceAddress.expected)")
+      }
+      return address
+    }
     try fields.rejectUnknown()
     self.init(
       name: name, address: address, phone: phone, currency: currency, tax: tax,
@@ -231,6 +239,7 @@ extension StoreSettings {
     self.tenders = tenders
     printerCodePage = codePage
     receiptBarcode = barcode
+    self.printer = printer
   }
 
   /// The `store` section as JSON, in the catalog file's shape.
@@ -252,6 +261,7 @@ extension StoreSettings {
       "tenders": tenders.isEmpty ? nil : .array(tenders.map(JSONValue.string)),
       "printer_code_page": printerCodePage == .cp437 ? nil : .string(printerCodePage.rawValue),
       "receipt_barcode": receiptBarcode == .code128 ? nil : .string(receiptBarcode.rawValue),
+      "printer": printer.map { .string($0.description) },
     ])
   }
 }

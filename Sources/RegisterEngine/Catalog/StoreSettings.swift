@@ -67,6 +67,9 @@ public struct StoreSettings: Sendable, Equatable {
   public var printerCodePage = CodePage.cp437
   /// What the receipt's code prints as (`receipt_barcode`): Code 128 or QR.
   public var receiptBarcode = ReceiptBarcode.code128
+  /// The receipt printer (`printer`; registerd's `--printer` overrides it): receipts print
+  /// there as sales and returns complete, and the cash drawer on its port opens. Nil: none.
+  public var printer: DeviceAddress?
 
   public init(
     name: String, address: [String], phone: String? = nil, currency: Currency,

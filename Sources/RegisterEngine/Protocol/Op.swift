@@ -43,6 +43,7 @@ public enum Op: String, CaseIterable, Sendable {
   case paidOut = "paid_out"
   case noSale = "no_sale"
   case emailReceipt = "email_receipt"
+  case print
   case report
   case closeDay = "close_day"
 
@@ -56,7 +57,7 @@ public enum Op: String, CaseIterable, Sendable {
       .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,
       .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd, .productUpdate,
       .productRemove,
-      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay, .print:
       true
     }
   }

@@ -7,6 +7,9 @@ protocol ReplySource: AnyObject {
   var register: Register { get }
   /// Why the register stopped taking changes, when storage has failed.
   var storageFailure: String? { get }
+  /// What the receipt printer said last (`ok`, `offline`, `paper_out`), set by the daemon;
+  /// nil before it tried.
+  var printerStatus: PrinterStatus? { get }
 }
 
 /// The protocol's answers, read from a register: the reply to each read-only command, and a
@@ -30,6 +33,8 @@ struct Replies {
     var records: Int
     var fsyncs: Int
     var lastSequence: Int64
+    var printer: PrinterStatus?
+    var printJobs: Int
   }
 
   init(clock: any RegisterClock, journal: Journal?) {
@@ -51,7 +56,8 @@ struct Replies {
     case .hello:
       let stamp = HelloStamp(
         readOnly: source.storageFailure != nil, records: journal?.recordsWritten ?? -1,
-        fsyncs: journal?.batchesWritten ?? -1, lastSequence: journal?.lastSequence ?? -1)
+        fsyncs: journal?.batchesWritten ?? -1, lastSequence: journal?.lastSequence ?? -1,
+        printer: source.printerStatus, printJobs: source.register.printQueue.pending.count)
       if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
       let rendered = hello(from: source)
       renderedHello = (rendered, stamp)
@@ -140,7 +146,7 @@ struct Replies {
       .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
       .signIn, .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd,
       .productUpdate, .productRemove,
-      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay, .print:
       // Not a read: changes go through decide and apply, never here.
       return .value(source.register.orderJSON)
     }
@@ -170,6 +176,13 @@ struct Replies {
         counts.int("records", journal.recordsWritten)
         counts.int("fsyncs", journal.batchesWritten)
         counts.int("last_seq", journal.lastSequence)
+      }
+    }
+    if let printer = source.register.store.printer {
+      object.object("printer") { fields in
+        fields.string("device", printer.description)
+        fields.string("status", (source.printerStatus ?? .unknown).rawValue)
+        fields.int("pending", source.register.printQueue.pending.count)
       }
     }
     object.encoded("ops", Self.opNamesJSON)
@@ -235,6 +248,8 @@ struct Replies {
           ?? .null
       case .floatSet, .paidIn, .paidOut, .noSale:
         return .object(["drawer": source.register.drawerJSON])
+      case .printQueued(let job):
+        return .object(["print_job": job.json])
       case .receiptEmailed(let number, let to, let messageID):
         let sequence = source.register.lastSequence
         return .object([
@@ -251,7 +266,7 @@ struct Replies {
         return .object(object)
       case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
         .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,
-        .customerAttached, .customerDetached:
+        .customerAttached, .customerDetached, .printDone:
         // The open order, as it stands after the change, answers these.
         continue
       }

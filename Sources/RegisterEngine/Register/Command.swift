@@ -55,6 +55,8 @@ public enum Command: Sendable {
   case paidOut(Money, reason: String)
   case noSale(reason: String?)
   case emailReceipt(receipt: Int, to: String?)
+  /// A receipt printed again on the receipt printer (the last one when nil).
+  case print(receipt: Int?)
   case closeDay(countedCash: Money?)
 
   /// The op this command was sent as.
@@ -102,6 +104,7 @@ public enum Command: Sendable {
     case .paidOut: .paidOut
     case .noSale: .noSale
     case .emailReceipt: .emailReceipt
+    case .print: .print
     case .closeDay: .closeDay
     }
   }

@@ -22,7 +22,7 @@ public struct DayBook: Sendable, Equatable {
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .customerAttached, .customerDetached, .productAdded, .productUpdated, .productRemoved,
       .stockAdjusted, .floatSet,
-      .paidIn, .paidOut, .noSale, .receiptEmailed:
+      .paidIn, .paidOut, .noSale, .receiptEmailed, .printQueued, .printDone:
       return true
     }
   }
@@ -54,7 +54,7 @@ public struct DayBook: Sendable, Equatable {
     case .storeConfigured, .catalogLoaded, .orderParked, .orderResumed, .operatorAdded,
       .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn,
       .signedOut, .customerAdded, .productAdded, .productUpdated, .productRemoved, .stockAdjusted,
-      .receiptEmailed:
+      .receiptEmailed, .printQueued, .printDone:
       return
     }
   }

@@ -127,7 +127,7 @@ public struct DayTotals: Sendable, Equatable {
       .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut,
       .customerAdded, .customerAttached, .customerDetached, .productAdded, .productUpdated,
       .productRemoved,
-      .stockAdjusted, .receiptEmailed, .dayClosed:
+      .stockAdjusted, .receiptEmailed, .dayClosed, .printQueued, .printDone:
       // Not a change to the day's totals (lines rung up count when their sale completes).
       return
     }

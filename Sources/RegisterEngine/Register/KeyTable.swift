@@ -51,7 +51,7 @@ public struct KeyTable: Sendable, Equatable {
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .customerAttached, .customerDetached, .productAdded, .productUpdated, .productRemoved,
       .stockAdjusted, .floatSet,
-      .paidIn, .paidOut, .noSale, .receiptEmailed:
+      .paidIn, .paidOut, .noSale, .receiptEmailed, .printQueued, .printDone:
       return
     }
   }

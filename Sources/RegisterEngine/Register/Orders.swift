@@ -40,7 +40,7 @@ public struct Orders: Sendable, Equatable {
     case .storeConfigured, .catalogLoaded, .returnCompleted, .operatorAdded, .operatorRemoved,
       .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut,
       .customerAdded, .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet,
-      .paidIn, .paidOut, .noSale, .receiptEmailed, .dayClosed:
+      .paidIn, .paidOut, .noSale, .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return true
     }
   }
@@ -92,7 +92,7 @@ public struct Orders: Sendable, Equatable {
     case .catalogLoaded, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed:
+      .noSale, .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return
     }
     assert(parked.count == parkedTotals.count, "every parked order has its totals")

@@ -72,7 +72,7 @@ public struct ReceiptLedger: Sendable, Equatable {
       .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
       .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-      .receiptEmailed, .dayClosed:
+      .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return
     }
   }

@@ -23,7 +23,8 @@ extension Register {
         approvedBy = try approve(
           rule.reason, refusal: rule.refusal, context: context, standing: &standing)
       }
-      return .accepted(events: standing + events, approvedBy: approvedBy)
+      return .accepted(
+        events: standing + events + printJobs(for: events), approvedBy: approvedBy)
     } catch {
       return .rejected(error, events: standing)
     }
@@ -41,7 +42,7 @@ extension Register {
       .customerAdd, .attachCustomer, .detachCustomer:
       events = try decidePeople(command, context: context, standing: &standing)
     case .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
-      .noSale, .emailReceipt:
+      .noSale, .emailReceipt, .print:
       events = try decideStore(command, context: context)
     case .voidLine(let number):
       _ = try activeLine(number)
@@ -197,7 +198,7 @@ extension Register {
           .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
           .productAdded,
           .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-          .receiptEmailed, .dayClosed:
+          .receiptEmailed, .dayClosed, .printQueued, .printDone:
           break
         }
         try projected.apply(

@@ -84,7 +84,7 @@ extension Register {
       .detachCustomer,
       .customerHistory, .giftCardBalance, .productAdd, .productUpdate, .productRemove, .stockAdjust,
       .setFloat,
-      .paidIn, .paidOut, .emailReceipt, .closeDay:
+      .paidIn, .paidOut, .emailReceipt, .closeDay, .print:
       // Discounts and cash paid out are judged on the state after the change (Register+Rules).
       return nil
     }
@@ -165,7 +165,8 @@ extension Register {
       .customerAdd, .customerFind, .attachCustomer, .detachCustomer, .customerHistory,
       .giftCardBalance, .productAdd,
       .productUpdate,
-      .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay:
+      .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
+      .print:
       break
     }
     return work
@@ -260,7 +261,7 @@ extension Register {
       .returnItems, .subscribe, .report, .operatorList, .customerFind, .customerHistory,
       .giftCardBalance,
       .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
-      .noSale, .emailReceipt, .closeDay:
+      .noSale, .emailReceipt, .closeDay, .print:
       // Not a people command: decideEvents routes only those here.
       return []
     }

@@ -25,6 +25,8 @@ public struct Register: Sendable {
   public internal(set) var dayBook: DayBook
   /// Idempotency keys of the current and the previous business day.
   public internal(set) var keys: KeyTable
+  /// The receipt printer's jobs not yet printed.
+  public internal(set) var printQueue: PrintQueue
   /// The sequence number of the last journal record applied (0 before any).
   public internal(set) var lastSequence: Int64
   /// The time of the last event applied.
@@ -40,6 +42,7 @@ public struct Register: Sendable {
     storedValue = StoredValue()
     dayBook = DayBook()
     keys = KeyTable()
+    printQueue = PrintQueue()
     lastSequence = 0
   }
 
@@ -88,6 +91,7 @@ public struct Register: Sendable {
     customerBook.apply(event)
     storedValue.apply(event, at: time, order: orders.order, sale: sale, refund: refund)
     keys.apply(event)
+    printQueue.apply(event)
     orders.apply(event, at: time, tax: catalog.store.tax)
     lastActivity = time
   }
@@ -123,7 +127,7 @@ public struct Register: Sendable {
       .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
       .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-      .receiptEmailed, .dayClosed:
+      .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return (nil, nil)
     }
   }

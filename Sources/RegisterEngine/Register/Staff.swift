@@ -58,7 +58,7 @@ public struct Staff: Sendable, Equatable {
       .returnCompleted, .customerAdded, .customerAttached, .customerDetached, .productAdded,
       .productUpdated,
       .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale, .receiptEmailed,
-      .dayClosed:
+      .dayClosed, .printQueued, .printDone:
       return
     }
   }

@@ -43,7 +43,7 @@ public struct StoreCatalog: Sendable, Equatable {
       .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut,
       .customerAdded, .customerAttached, .customerDetached, .floatSet, .paidIn, .paidOut, .noSale,
       .receiptEmailed,
-      .dayClosed:
+      .dayClosed, .printQueued, .printDone:
       return
     }
     assert(products.count == products.all.count)

@@ -42,7 +42,7 @@ public struct StoredValue: Sendable, Equatable {
       .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn,
       .signedOut, .customerAdded, .customerAttached, .customerDetached, .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-      .receiptEmailed, .dayClosed:
+      .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return
     }
   }

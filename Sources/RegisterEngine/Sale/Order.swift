@@ -77,7 +77,7 @@ extension Order {
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed:
+      .noSale, .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return false
     }
   }
@@ -121,7 +121,7 @@ extension Order {
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed:
+      .noSale, .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return false
     }
     version += 1

@@ -22,6 +22,21 @@ extension Requests {
     }
   }
 
+  /// `print`: a receipt printed again on the receipt printer (the last one when `receipt` is
+  /// nil), queued after the jobs already waiting.
+  public struct Print: RequestBody, DecodableRequestBody {
+    public static let op = Op.print
+    public var receipt: Int?
+    public init(receipt: Int? = nil) { self.receipt = receipt }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      receipt = try fields.receiptNumber("receipt")
+    }
+    public var command: Command { .print(receipt: receipt) }
+    public func encode(to object: inout JSONObject) {
+      if let receipt { object["receipt"] = .int(receipt) }
+    }
+  }
+
   /// `return`: units of a receipt's lines brought back, refunded to the original tenders.
   public struct Return: RequestBody, DecodableRequestBody {
     public static let op = Op.`return`
