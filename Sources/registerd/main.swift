@@ -301,6 +301,10 @@ server.snapshotDue = recovery.recordsRead > 20_000
 server.subscriberLimit = options.subscriberBacklog
 server.maximumConnections = options.maximumConnections ?? Server.defaultMaximumConnections()
 server.idleTimeout = options.idleTimeoutMilliseconds
+if let address = options.display {
+  server.display = PoleDisplay(address: address)
+  Log.info("showing the order on the customer display \(address)")
+}
 if let address = service.register.store.printer {
   // A printer named later (SIGHUP) is used from the next start.
   server.printer = ReceiptPrinter(address: address)

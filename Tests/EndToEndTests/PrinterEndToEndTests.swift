@@ -196,3 +196,35 @@ struct PrinterEndToEndTests {
       })
   }
 }
+
+@Suite("The customer's pole display", .serialized)
+struct PoleDisplayEndToEndTests {
+  @Test(
+    "--display shows the last item and the total, then the change; a display that is away does not hold up a sale"
+  )
+  func poleDisplay() throws {
+    let pole = try TestPrinter()
+    defer { pole.stop() }
+    let daemon = try Daemon(arguments: ["--display", "tcp:127.0.0.1:\(pole.port)"])
+    defer { daemon.cleanup() }
+    func shown(_ lines: [String]) -> Bool {
+      pole.jobs.contains { Array($0.lines.suffix(2)) == lines }
+    }
+    #expect(
+      pole.wait { shown(["      Welcome!      ", "Lane & Thread Outfit"]) },
+      "\(pole.jobs.map(\.transcript))")
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    // 29.99 + 7.5 % (2.25) = 32.24.
+    #expect(
+      pole.wait { shown(["Oxford Button- 29.99", "TOTAL          32.24"]) },
+      "\(pole.jobs.map(\.transcript))")
+    #expect(try daemon.cli(["tender", "cash", "40"]).status == 0)
+    #expect(
+      pole.wait { shown(["     Thank you!     ", "Change          7.76"]) },
+      "\(pole.jobs.map(\.transcript))")
+    // Away: the sale goes on.
+    pole.stop()
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "40"]).status == 0)
+  }
+}

@@ -310,3 +310,49 @@ private func expectGolden(
     #expect(EscPos.paperOut(status: 0x92) == nil)
   }
 }
+
+/// The customer's pole display: the view `register-cli watch` shows, on two lines of 20.
+@Suite struct PoleDisplayTests {
+  @Test func theScreensFitTwoLinesOfTwenty() throws {
+    let lane = try TestLane()
+    var display = CustomerDisplay(store: "Test Lane")
+    display.apply(event: nil, order: lane.register.orderJSON)
+    #expect(display.poleLines() == ["      Welcome!      ", "     Test Lane      "])
+    let added = try lane.ok(#"{"op":"add","sku":"JEANS","qty":2}"#)
+    display.apply(
+      event: .object([
+        "event": "line_added",
+        "data": .object(["order_id": .int(1), "line": added["lines"]?.arrayValue?.first ?? .null]),
+      ]), order: lane.register.orderJSON)
+    // 2 × 49.99 = 99.98, tax 7.5 % = 7.4985 → 7.50: 107.48.
+    #expect(display.poleLines() == ["2 x Jeans      99.98", "TOTAL         107.48"])
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"120.00"}"#)
+    display.apply(
+      event: .object([
+        "event": "sale_completed",
+        "data": .object(["order_id": .int(1), "receipt": .int(1), "change": "12.52"]),
+      ]), order: lane.register.orderJSON)
+    #expect(display.poleLines() == ["     Thank you!     ", "Change         12.52"])
+    for lines in [display.poleLines()] { #expect(lines.allSatisfy { $0.count == 20 }) }
+  }
+
+  @Test func aLongNameIsCutAndTheAmountKept() {
+    var display = CustomerDisplay()
+    display.screen = .order
+    display.lastItem = CustomerDisplay.Item(
+      name: "Oxford Button-Down Shirt", quantity: "1", amount: "1234.56")
+    display.total = "1327.15"
+    #expect(display.poleLines() == ["Oxford Butto 1234.56", "TOTAL        1327.15"])
+  }
+
+  @Test func theBytesClearWriteAndMoveToTheSecondLine() {
+    let bytes = EscPos.poleDisplay(["Café", "TOTAL €"], codePage: .cp858)
+    let decoded = EscPosDecoder(bytes)
+    #expect(decoded.unknown.isEmpty)
+    #expect(
+      decoded.items == [
+        .initialize, .codePage(19), .clearScreen, .line("Café", style: .init()),
+        .cursor(x: 1, y: 2), .line("TOTAL €", style: .init()),
+      ])
+  }
+}

@@ -30,6 +30,10 @@ package struct EscPosDecoder {
     /// GS V: 0/48 full, 1/49 partial, 65/66 with a feed first.
     case cut(mode: UInt8, feed: UInt8?)
     case statusRequest(UInt8)
+    /// FF on a customer display: clear, cursor home.
+    case clearScreen
+    /// US $ x y on a customer display: the cursor to column x of row y.
+    case cursor(x: UInt8, y: UInt8)
     /// A printed line (ended by LF), in the style in force.
     case line(String, style: Style)
     case unknown([UInt8])
@@ -37,7 +41,28 @@ package struct EscPosDecoder {
     package var description: String {
       switch self {
       case .line(let text, let style): "line \"\(text)\"\(style.isPlain ? "" : " \(style)")"
-      default: "\(self)"
+      case .initialize: "initialize"
+      case .codePage(let n): "code page \(n)"
+      case .font(let n): "font \(n)"
+      case .drawerKick(let pin, let on, let off): "drawer kick pin \(pin) \(on)/\(off)"
+      case .align(let n): "align \(n)"
+      case .emphasis(let on): "emphasis \(on)"
+      case .feed(let n): "feed \(n)"
+      case .size(let n): "size \(n)"
+      case .barcodeHeight(let n): "barcode height \(n)"
+      case .barcodeWidth(let n): "barcode width \(n)"
+      case .barcodeText(let n): "barcode text \(n)"
+      case .code128(let code): "code128 \(code)"
+      case .qrModel(let n): "qr model \(n)"
+      case .qrSize(let n): "qr size \(n)"
+      case .qrErrorCorrection(let n): "qr error correction \(n)"
+      case .qrStore(let code): "qr \(code)"
+      case .qrPrint: "qr print"
+      case .cut(let mode, let feed): "cut \(mode) \(feed.map(String.init) ?? "")"
+      case .statusRequest(let n): "status request \(n)"
+      case .clearScreen: "clear screen"
+      case .cursor(let x, let y): "cursor \(x),\(y)"
+      case .unknown(let bytes): "unknown \(bytes)"
       }
     }
   }
@@ -75,10 +100,25 @@ package struct EscPosDecoder {
     while index < bytes.count {
       let current = bytes[index]
       switch current {
-      case 0x0A:
+      case 0x0A, 0x0D:
+        // LF ends a printed line; CR ends a customer display's.
         items.append(.line(text, style: style))
         text = ""
         index += 1
+      case 0x0C:
+        items.append(.clearScreen)
+        index += 1
+      case 0x1F:
+        guard byte(1) == 0x24, let x = byte(2), let y = byte(3) else {
+          items.append(.unknown([current]))
+          index += 1
+          continue
+        }
+        // The text so far was the line the cursor leaves.
+        items.append(.line(text, style: style))
+        text = ""
+        items.append(.cursor(x: x, y: y))
+        index += 4
       case 0x1B:
         guard let command = byte(1) else {
           items.append(.unknown([current]))

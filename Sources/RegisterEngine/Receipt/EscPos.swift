@@ -117,6 +117,19 @@ public enum EscPos {
     }
   }
 
+  /// A screen for a two-line ESC/POS customer display (Epson DM-D and its kin, 20 columns):
+  /// initialise, the code page, clear (FF, cursor home), the first line, the cursor to the
+  /// start of the second (US $ 1 2), the second line, CR.
+  public static func poleDisplay(_ lines: [String], codePage: CodePage) -> [UInt8] {
+    var out = initialize + [esc, 0x74, codePage.escPosNumber, 0x0C]
+    for (index, line) in lines.prefix(2).enumerated() {
+      if index == 1 { out += [0x1F, 0x24, 1, 2] }
+      out += codePage.encode(line)
+    }
+    out.append(0x0D)
+    return out
+  }
+
   /// A job that only opens the cash drawer (a no-sale, a float, a paid in or out).
   public static var drawerOnly: [UInt8] { initialize + drawerKick }
 }

@@ -83,6 +83,9 @@ package final class Server {
   /// Print jobs whose `print_queued` is durable and that are not yet printed, oldest first
   /// (a job is printed only once it is on disk, so a rolled-back group prints nothing).
   private var printable: [PrintJob] = []
+  /// The customer's pole display (`--display`), and what it shows.
+  package var display: PoleDisplay?
+  private var screen = CustomerDisplay()
   /// The service manager (systemd) told of readiness, reloads, stopping and liveness.
   package var notifier: ServiceNotifier?
   /// The one-line status sent with `READY=1`.
@@ -117,6 +120,12 @@ package final class Server {
   package func run() {
     UnixSocket.setNonBlocking(listenFD)
     spareFD = openSpare()
+    if let display {
+      screen = CustomerDisplay(store: service.register.store.name)
+      screen.apply(event: nil, order: service.register.orderJSON)
+      display.show(
+        EscPos.poleDisplay(screen.poleLines(), codePage: service.register.store.printerCodePage))
+    }
     // Jobs queued before a restart and never printed come first, in their order.
     if printer != nil {
       printable = service.register.printQueue.pending
@@ -598,6 +607,17 @@ package final class Server {
     for event in result.events {
       logBusinessEvent(event)
       if printer != nil, case .printQueued(let job) = event.event { printable.append(job) }
+    }
+    if let display, !result.events.isEmpty {
+      // The same view as `register-cli watch`: each event, then the order after it.
+      let before = screen.poleLines()
+      for event in result.events {
+        screen.apply(event: Topics.line(for: event), order: service.register.orderJSON)
+      }
+      let after = screen.poleLines()
+      if after != before {
+        display.show(EscPos.poleDisplay(after, codePage: service.register.store.printerCodePage))
+      }
     }
     if draining { drainAnswered += result.replies.count }
     if !result.events.isEmpty {
