@@ -157,6 +157,10 @@ struct PrinterEndToEndTests {
     #expect(sale.stdout.contains("Receipt 2"))
     #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "offline" })
     #expect(try printerStatus(daemon)?["pending"] == .int(1))
+    let status = try daemon.cli(["status"])
+    #expect(
+      status.stdout.hasSuffix("Printer tcp:127.0.0.1:\(printer.port): offline, 1 job waiting\n"),
+      "\(status.stdout)")
 
     // A restart while it is off: the job is still pending, from the journal.
     #expect(daemon.stop() == 0)
