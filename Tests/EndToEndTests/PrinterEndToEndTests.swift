@@ -16,6 +16,15 @@ final class TestPrinter: @unchecked Sendable {
   private let lock = NSLock()
   private var received: [[UInt8]] = []
   private var generation = 0
+  /// What the printer answers to DLE EOT 4 (nil: it does not answer).
+  private var status: UInt8?
+
+  /// Answers the paper status request with `byte` from now on (0x72: paper out, 0x12: ok).
+  func answerStatus(_ byte: UInt8?) {
+    lock.lock()
+    status = byte
+    lock.unlock()
+  }
 
   init() throws { try start() }
 
@@ -82,10 +91,18 @@ final class TestPrinter: @unchecked Sendable {
   private func read(_ client: Int32) {
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
+    var answered = false
     while true {
       let count = Glibc.read(client, &buffer, buffer.count)
       if count <= 0 { break }
       bytes += buffer[0..<count]
+      lock.lock()
+      let answer = status
+      lock.unlock()
+      if !answered, var answer, bytes.starts(with: EscPos.paperStatusRequest) {
+        answered = true
+        _ = Glibc.write(client, &answer, 1)
+      }
     }
     close(client)
     lock.lock()
@@ -198,6 +215,29 @@ struct PrinterEndToEndTests {
           $0.items == [.statusRequest(4), .initialize, .drawerKick(pin: 0, on: 25, off: 250)]
         }
       })
+  }
+}
+
+extension PrinterEndToEndTests {
+  @Test(
+    "a printer out of paper says so (DLE EOT 4): the sale completes, the job waits and prints once paper is in"
+  )
+  func paperOut() throws {
+    let printer = try TestPrinter()
+    defer { printer.stop() }
+    printer.answerStatus(0x72)
+    let daemon = try Daemon(arguments: ["--printer", "tcp:127.0.0.1:\(printer.port)"])
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "paper_out" })
+    #expect(printer.printed("R1") == 0)
+    #expect(try daemon.cli(["status"]).stdout.contains(": paper out, 1 job waiting"))
+    printer.answerStatus(0x12)
+    #expect(printer.wait { printer.printed("R1") == 1 })
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "ok" })
+    usleep(1_000_000)
+    #expect(printer.printed("R1") == 1)
   }
 }
 
