@@ -167,3 +167,30 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
     #expect(DeviceAddress(text) == nil)
   }
 }
+
+@Suite struct PrintQueueJournalTests {
+  @Test func jobsAreJournaledWithTheirSaleAndReplayToTheSameQueue() throws {
+    var catalog = try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "test-catalog.json")
+    catalog.store.printer = DeviceAddress("/dev/usb/lp0")
+    let storage = MemoryJournalStorage()
+    let journal = Journal(storage: storage, lastSum: JournalRecord.genesis, lastSequence: 0)
+    let service = RegisterService(
+      register: Register(), clock: ManualClock(testTime), journal: journal)
+    try service.commit(Register.startupEvents(for: catalog, current: nil))
+    try service.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    try service.ok(#"{"op":"no_sale"}"#)
+    service.stageSystemEvents([.printDone(job: 1)])
+    service.flush()
+    let records = JournalScanner.scan(storage.bytes).records
+    let types = records.map(\.type)
+    // The job is in the sale's own request (one group, all or nothing on recovery).
+    let sale = try #require(types.firstIndex(of: "sale_completed"))
+    #expect(types[sale + 1] == "print_queued")
+    #expect(records[sale].more == true)
+    #expect(types.suffix(3) == ["no_sale", "print_queued", "print_done"])
+    let replayed = try Register.replaying(records)
+    #expect(replayed.printQueue == service.register.printQueue)
+    #expect(replayed.printQueue.pending == [PrintJob(id: 2, document: .drawer, drawer: true)])
+  }
+}
