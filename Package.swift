@@ -30,7 +30,8 @@ let package = Package(
     ),
     .testTarget(
       name: "RegisterEngineTests",
-      dependencies: ["RegisterEngine", "RegisterServer", "RegisterTestSupport"]),
+      dependencies: ["RegisterEngine", "RegisterServer", "RegisterTestSupport"],
+      exclude: ["Golden"]),
     .testTarget(name: "RegisterClientTests", dependencies: ["RegisterClient", "RegisterEngine"]),
     .testTarget(
       name: "EndToEndTests",

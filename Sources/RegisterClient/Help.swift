@@ -101,6 +101,12 @@ struct CommandHelp {
         CommandHelp(
           ["receipt", "reprint"], "receipt [NUMBER] [--email ADDRESS]",
           "reprint a receipt (default: the last one)"),
+        CommandHelp(
+          ["print"], "print [NUMBER]",
+          "print a receipt again on the receipt printer\n(default: the last one)"),
+        CommandHelp(
+          ["receipt", "reprint"], "receipt [NUMBER] --escpos > FILE",
+          "the receipt as ESC/POS bytes for a receipt printer\n(cat FILE > /dev/usb/lp0)"),
         CommandHelp(["hello", "status"], "hello", "check the daemon is there"),
       ]
     ),
@@ -109,6 +115,9 @@ struct CommandHelp {
       [
         CommandHelp(["report"], "report [x]", "X report: the day's totals so far"),
         CommandHelp(["report"], "report z [--day N]", "reprint the Z report of a closed day"),
+        CommandHelp(
+          ["report"], "report [x|z] [--day N] --escpos > FILE",
+          "the report as ESC/POS bytes for a receipt printer"),
         CommandHelp(
           ["close-day", "close_day"], "close-day [--counted-cash AMOUNT]",
           "Z report: print the totals and close the day"),

@@ -36,6 +36,10 @@ package enum OutputStyle: Equatable {
   case giftCard
   case message(String)
   case plain(String)
+  /// A print job queued for the receipt printer, on one line.
+  case printQueued
+  /// The reply's `escpos` bytes, written to standard output as they are (for a printer).
+  case escpos
 }
 
 /// Commands that read the data directory directly, without a daemon.
@@ -227,6 +231,11 @@ package enum CommandParser {
       }
     case "void":
       invocation = request(Requests.Void(reason: try arguments.option("--reason")), .order)
+    case "print":
+      let number = try arguments.optionalPositional().map { text throws(UsageError) in
+        try receiptNumber(text, name: "NUMBER")
+      }
+      invocation = request(Requests.Print(receipt: number), .printQueued)
     case "receipt", "reprint":
       let number = try arguments.optionalPositional().map { text throws(UsageError) in
         try receiptNumber(text, name: "NUMBER")
@@ -236,6 +245,8 @@ package enum CommandParser {
           throw UsageError("receipt --email needs the receipt NUMBER")
         }
         invocation = request(Requests.EmailReceipt(receipt: number, to: address), .emailQueued)
+      } else if arguments.flag("--escpos") {
+        invocation = request(Requests.Receipt(number: number, escpos: true), .escpos)
       } else {
         invocation = request(Requests.Receipt(number: number), .receipt)
       }
@@ -372,7 +383,9 @@ package enum CommandParser {
       let day = try arguments.option("--day").map { text throws(UsageError) in
         try integer(text, name: "--day", as: Int.self)
       }
-      invocation = request(Requests.Report(kind: kind, day: day), .report)
+      let escpos = arguments.flag("--escpos")
+      invocation = request(
+        Requests.Report(kind: kind, day: day, escpos: escpos), escpos ? .escpos : .report)
     case "close-day", "close_day":
       let counted = try arguments.option("--counted-cash").map {
         arguments.money($0, path: "counted.cash")
@@ -781,6 +794,7 @@ struct ArgumentList {
   /// Options that take no value.
   static let booleanFlags: Set<String> = [
     "--json", "--reprint", "--progress", "--no-progress", "--keep-going", "--to-store-credit",
+    "--escpos",
   ]
 
   /// The next positional argument, if any. A word that follows a `--name` option is that

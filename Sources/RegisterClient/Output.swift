@@ -1,5 +1,12 @@
 import RegisterEngine
 
+extension String {
+  /// `paper_out` → `paper out`.
+  fileprivate var replacingUnderscores: String {
+    String(map { $0 == "_" ? " " : $0 })
+  }
+}
+
 /// Human-readable output of replies.
 enum Output {
   static func render(_ result: JSONValue, style: OutputStyle) -> String {
@@ -31,9 +38,19 @@ enum Output {
       return catalog(result)
     case .hello:
       guard let hello = try? HelloView(json: result) else { return result.pretty + "\n" }
-      return
+      var out =
         "registerd \(hello.version) serving \(hello.store) (protocol \(hello.protocolVersion))\n"
-    case .report:
+      if let printer = result["printer"] {
+        // The receipt printer, so a cashier sees why receipts are not coming out.
+        out +=
+          "Printer \(text(printer["device"])): \(text(printer["status"]).replacingUnderscores)"
+          + ", \(Words.count(printer["pending"]?.int64Value ?? 0, "job")) waiting\n"
+      }
+      return out
+    case .printQueued:
+      let job = result["print_job"]
+      return "Queued for the printer: receipt \(text(job?["receipt"])) (job \(text(job?["job"])))\n"
+    case .report, .escpos:
       return result["text"]?.stringValue ?? result.pretty + "\n"
     case .parked:
       let orders = result["parked"]?.arrayValue ?? []

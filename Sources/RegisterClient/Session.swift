@@ -231,7 +231,15 @@ final class Session {
     if json { writeStandardOutput(line + "\n") }
     switch reply {
     case .success(_, let result):
-      if !json { writeStandardOutput(Output.render(result, style: style)) }
+      if json { return .done }
+      if style == .escpos {
+        guard let text = result["escpos"]?.stringValue, let bytes = Base64.decode(text) else {
+          return CLI.fail(.unreachable, "registerd sent no ESC/POS bytes (an older registerd?)")
+        }
+        try? FileIO.writeAll(1, bytes)
+        return .done
+      }
+      writeStandardOutput(Output.render(result, style: style))
       return .done
     case .failure(_, let error):
       return CLI.fail(.refused, "\(error.codeName): \(Phrasebook.translate(error.message))")

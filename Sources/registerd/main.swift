@@ -40,9 +40,18 @@ if let level = options.logLevel {
   }
 }
 
+/// The catalog file as registerd serves it: `--printer` names the receipt printer over the
+/// store setting (so it is journaled with the store settings, and a restart without it goes
+/// back to the setting).
+func servedCatalog(_ loaded: Catalog) -> Catalog {
+  var catalog = loaded
+  if let printer = options.printer { catalog.store.printer = printer }
+  return catalog
+}
+
 let catalog: Catalog
 do {
-  catalog = try CatalogFile.load(options.catalogPath, storePath: options.storePath)
+  catalog = servedCatalog(try CatalogFile.load(options.catalogPath, storePath: options.storePath))
 } catch {
   Log.error(options.checkOnly ? "\(error)" : "cannot start: \(error)")
   exit(1)
@@ -293,10 +302,20 @@ server.snapshotDue = recovery.recordsRead > 20_000
 server.subscriberLimit = options.subscriberBacklog
 server.maximumConnections = options.maximumConnections ?? Server.defaultMaximumConnections()
 server.idleTimeout = options.idleTimeoutMilliseconds
+if let address = options.display {
+  server.display = PoleDisplay(address: address)
+  Log.info("showing the order on the customer display \(address)")
+}
+if let address = service.register.store.printer {
+  // A printer named later (SIGHUP) is used from the next start.
+  server.printer = ReceiptPrinter(address: address)
+  Log.info("printing receipts on \(address)")
+}
 server.onHangup = {
   // Reload the catalog file if it was edited by hand; a bad file is refused, the old one kept.
   do {
-    let reloaded = try CatalogFile.load(options.catalogPath, storePath: options.storePath)
+    let reloaded = servedCatalog(
+      try CatalogFile.load(options.catalogPath, storePath: options.storePath))
     let events = catalogChanges(reloaded, current: service.register)
     if events.isEmpty { Log.info("SIGHUP: \(options.catalogPath) has no changes") }
     service.stageSystemEvents(events)

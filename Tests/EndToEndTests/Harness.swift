@@ -212,6 +212,8 @@ struct CLIResult {
   var status: Int32
   var stdout: String
   var stderr: String
+  /// Standard output as bytes (for output that is not text, such as ESC/POS).
+  var stdoutBytes: [UInt8] = []
 }
 
 /// Runs register-cli with `arguments`, feeding `stdin`.
@@ -258,7 +260,7 @@ func runProgram(
   }
   return CLIResult(
     status: status, stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData, as: UTF8.self))
+    stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: [UInt8](outData))
 }
 
 extension JSONValue {

@@ -154,6 +154,10 @@ import Testing
     (["remove", "2"], Requests.Remove(line: 2)),
     (["qty", "1", "3"], Requests.SetQty(line: 1, quantity: 3)),
     (["receipt"], Requests.Receipt()),
+    (["print"], Requests.Print()),
+    (["print", "R7"], Requests.Print(receipt: 7)),
+    (["receipt", "R42", "--escpos"], Requests.Receipt(number: 42, escpos: true)),
+    (["report", "z", "--escpos", "--day", "2"], Requests.Report(kind: .z, day: 2, escpos: true)),
     (
       ["receipt", "4", "--email", "a@example.com"],
       Requests.EmailReceipt(receipt: 4, to: "a@example.com")

@@ -48,6 +48,7 @@ import Testing
     #"{"op":"paid_out","amount":"1.00","reason":"r"}"#,
     #"{"op":"no_sale"}"#,
     #"{"op":"email_receipt","receipt":1,"to":"a@example.com"}"#,
+    #"{"op":"print","receipt":"R1"}"#,
     #"{"op":"report","kind":"x"}"#,
     #"{"op":"close_day"}"#,
     #"{"op":"gift_card_balance","number":"6001234567890128"}"#,
@@ -107,6 +108,7 @@ import Testing
           "pin_failed", "pin_accepted", "signed_in", "signed_out", "customer_added",
           "wishlist_added", "wishlist_removed",
         ],
+        "printer": ["print_queued", "print_done"],
       ])
     #expect(Topics.eventTypes == Set(EventType.allCases.map(\.rawValue)))
   }

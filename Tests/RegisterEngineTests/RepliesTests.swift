@@ -9,6 +9,7 @@ import Testing
   final class Source: ReplySource {
     var register: Register
     var storageFailure: String?
+    var printerStatus: PrinterStatus?
     init(_ register: Register) { self.register = register }
   }
 

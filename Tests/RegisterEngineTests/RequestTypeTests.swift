@@ -23,7 +23,8 @@ import Testing
     case .catalog: [Requests.Catalog()]
     case .catalogExport: [Requests.CatalogExport()]
     case .order: [Requests.Order()]
-    case .receipt: [Requests.Receipt(), Requests.Receipt(number: 12)]
+    case .receipt:
+      [Requests.Receipt(), Requests.Receipt(number: 12), Requests.Receipt(number: 3, escpos: true)]
     case .add:
       [
         Requests.Add(sku: "TEE"),
@@ -114,7 +115,12 @@ import Testing
     case .noSale: [Requests.NoSale(), Requests.NoSale(reason: "change for a 20")]
     case .emailReceipt:
       [Requests.EmailReceipt(receipt: 1), Requests.EmailReceipt(receipt: 1, to: "a@example.com")]
-    case .report: [Requests.Report(kind: .x), Requests.Report(kind: .z, day: 3)]
+    case .print: [Requests.Print(), Requests.Print(receipt: 42)]
+    case .report:
+      [
+        Requests.Report(kind: .x), Requests.Report(kind: .z, day: 3),
+        Requests.Report(kind: .z, day: 3, escpos: true),
+      ]
     case .closeDay: [Requests.CloseDay(), Requests.CloseDay(countedCash: usd(41_235))]
     }
   }

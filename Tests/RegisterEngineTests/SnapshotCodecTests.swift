@@ -333,7 +333,7 @@ struct SnapshotCoverage {
   static let addedLater: Set<String> = [
     "gift_cards_sold", "gift_cards_sold_amount", "tax_exemption", "gift_card_count", "gift_cards",
     "others", "stored_value", "promotions", "promotion_discounts", "promotion_discount",
-    "wishlists",
+    "wishlists", "print_queue",
   ]
 
   /// A snapshot an older registerd wrote (without the members added since) still loads, to the
@@ -477,6 +477,7 @@ struct SnapshotCoverage {
       (closed.totals, closed.totals.snapshotValue, []),
       (tenderTotal, tenderTotal.snapshotValue, []),
       (register.keys, register.keys.snapshotValue, []),
+      (register.printQueue, register.printQueue.snapshotValue, []),
       (stored, stored.snapshotValue, []),
       (closed.closedAt, closed.closedAt.snapshotValue, []),
     ]

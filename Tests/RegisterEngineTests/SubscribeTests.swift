@@ -170,6 +170,8 @@ import Testing
       .lineVoided(order: 1, line: 1), .orderVoided(order: 1, reason: nil, reversed: []),
       .orderParked(order: 1, note: nil), .orderResumed(order: 1, replacing: 2),
       .returnCompleted(refund), .dayClosed(day: 1, countedCash: nil),
+      .printQueued(PrintJob(id: 1, document: .receipt(1, reprint: false), drawer: true)),
+      .printDone(job: 1),
     ]
     for event in events {
       #expect(Topics.eventTypes.contains(event.type), "\(event.type)")

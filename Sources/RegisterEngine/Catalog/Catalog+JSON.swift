@@ -222,6 +222,26 @@ extension StoreSettings {
         throw JSONShapeError(path: prefixPath, message: "\"\(prefix)\" is listed twice")
       }
     }
+    let codePageName = try fields.optional("printer_code_page", as: String.self) ?? "cp437"
+    guard let codePage = CodePage(rawValue: codePageName) else {
+      throw JSONShapeError(
+        path: fields.pathOf("printer_code_page"),
+        message: "must be \"cp437\" or \"cp858\", got \"\(codePageName)\"")
+    }
+    let barcodeName = try fields.optional("receipt_barcode", as: String.self) ?? "code128"
+    guard let barcode = ReceiptBarcode(rawValue: barcodeName) else {
+      throw JSONShapeError(
+        path: fields.pathOf("receipt_barcode"),
+        message: "must be \"code128\" or \"qr\", got \"\(barcodeName)\"")
+    }
+    let printerText = try fields.optional("printer", as: String.self)
+    let printer = try printerText.map { text throws(JSONShapeError) in
+      guard let address = DeviceAddress(text) else {
+        throw JSONShapeError(
+          path: fields.pathOf("printer"), message: "must be \(DeviceAddress.expected)")
+      }
+      return address
+    }
     try fields.rejectUnknown()
     self.init(
       name: name, address: address, phone: phone, currency: currency, tax: tax,
@@ -230,6 +250,9 @@ extension StoreSettings {
       lockoutMinutes: lockout, emailFrom: emailFrom)
     self.tenders = tenders
     self.priceBarcodePrefixes = prefixes
+    printerCodePage = codePage
+    receiptBarcode = barcode
+    self.printer = printer
   }
 
   /// The `store` section as JSON, in the catalog file's shape.
@@ -251,6 +274,9 @@ extension StoreSettings {
       "tenders": tenders.isEmpty ? nil : .array(tenders.map(JSONValue.string)),
       "price_barcode_prefixes": priceBarcodePrefixes.isEmpty
         ? nil : .array(priceBarcodePrefixes.map(JSONValue.string)),
+      "printer_code_page": printerCodePage == .cp437 ? nil : .string(printerCodePage.rawValue),
+      "receipt_barcode": receiptBarcode == .code128 ? nil : .string(receiptBarcode.rawValue),
+      "printer": printer.map { .string($0.description) },
     ])
   }
 }

@@ -66,6 +66,14 @@ public struct StoreSettings: Sendable, Equatable {
   /// item in IIIII and the price in minor units in VVVVV (see `Barcode.priceEmbedded`). Empty:
   /// every code is looked up as it is.
   public var priceBarcodePrefixes: [String] = []
+  /// The receipt printer's code page (`printer_code_page`): what characters outside ASCII
+  /// print as (see `CodePage`).
+  public var printerCodePage = CodePage.cp437
+  /// What the receipt's code prints as (`receipt_barcode`): Code 128 or QR.
+  public var receiptBarcode = ReceiptBarcode.code128
+  /// The receipt printer (`printer`; registerd's `--printer` overrides it): receipts print
+  /// there as sales and returns complete, and the cash drawer on its port opens. Nil: none.
+  public var printer: DeviceAddress?
 
   public init(
     name: String, address: [String], phone: String? = nil, currency: Currency,

@@ -170,7 +170,7 @@ public struct BackOfficeExporter: Sendable {
       .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn,
       .signedOut, .customerAdded, .customerAttached, .customerDetached, .wishlistAdded,
       .wishlistRemoved, .productAdded, .productUpdated, .productRemoved, .stockAdjusted,
-      .receiptEmailed:
+      .receiptEmailed, .printQueued, .printDone:
       // Steps on the way to a sale, or not business facts: the sale's row has their outcome.
       return []
     }

@@ -48,6 +48,7 @@ public enum Op: String, CaseIterable, Sendable {
   case paidOut = "paid_out"
   case noSale = "no_sale"
   case emailReceipt = "email_receipt"
+  case print
   case report
   case closeDay = "close_day"
 
@@ -61,8 +62,8 @@ public enum Op: String, CaseIterable, Sendable {
       .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,
       .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd, .productUpdate,
       .productRemove,
-      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay, .wishlistAdd,
-      .wishlistRemove, .wishlistToOrder:
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
+      .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print:
       true
     }
   }

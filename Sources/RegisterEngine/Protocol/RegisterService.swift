@@ -31,6 +31,8 @@ public final class RegisterService {
   let journal: Journal?
   /// Why the register stopped taking mutations, when storage has failed.
   public private(set) var storageFailure: String?
+  /// What the receipt printer said last; the daemon's printer thread reports it.
+  public var printerStatus: PrinterStatus?
   /// Called with a message when storage fails (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }
   /// Where e-mailed receipts are written (nil: e-mail is refused).

@@ -7,6 +7,9 @@ protocol ReplySource: AnyObject {
   var register: Register { get }
   /// Why the register stopped taking changes, when storage has failed.
   var storageFailure: String? { get }
+  /// What the receipt printer said last (`ok`, `offline`, `paper_out`), set by the daemon;
+  /// nil before it tried.
+  var printerStatus: PrinterStatus? { get }
 }
 
 /// The protocol's answers, read from a register: the reply to each read-only command, and a
@@ -30,6 +33,8 @@ struct Replies {
     var records: Int
     var fsyncs: Int
     var lastSequence: Int64
+    var printer: PrinterStatus?
+    var printJobs: Int
   }
 
   init(clock: any RegisterClock, journal: Journal?) {
@@ -51,7 +56,8 @@ struct Replies {
     case .hello:
       let stamp = HelloStamp(
         readOnly: source.storageFailure != nil, records: journal?.recordsWritten ?? -1,
-        fsyncs: journal?.batchesWritten ?? -1, lastSequence: journal?.lastSequence ?? -1)
+        fsyncs: journal?.batchesWritten ?? -1, lastSequence: journal?.lastSequence ?? -1,
+        printer: source.printerStatus, printJobs: source.register.printQueue.pending.count)
       if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
       let rendered = hello(from: source)
       renderedHello = (rendered, stamp)
@@ -65,15 +71,22 @@ struct Replies {
       let rendered = source.register.orderJSON.serializedBytes
       renderedOrder = rendered
       return .encoded(rendered)
-    case .receipt(let number):
+    case .receipt(let number, let escpos):
       guard let wanted = number ?? source.register.lastReceiptNumber else {
         throw RegisterError(.receiptNotFound, "no sale has been completed yet")
       }
+      let options = EscPosOptions(store: source.register.store)
       if let sale = source.register.receipts[wanted] {
-        return .value(sale.receiptReply(reprint: true))
+        return .value(
+          Self.withBytes(
+            sale.receiptReply(reprint: true),
+            escpos ? ReceiptRenderer.escpos(sale, reprint: true, options: options) : nil))
       }
       if let refund = source.register.returns[wanted] {
-        return .value(refund.receiptReply(reprint: true))
+        return .value(
+          Self.withBytes(
+            refund.receiptReply(reprint: true),
+            escpos ? ReceiptRenderer.escpos(refund, reprint: true, options: options) : nil))
       }
       throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
     case .listParked:
@@ -108,9 +121,15 @@ struct Replies {
           "topics": topics.map { .array($0.sorted().map(JSONValue.string)) } ?? .string("all"),
           "after": .int(start),
         ]))
-    case .report(.x, _):
-      return .value(ReportRenderer.reply(DayReport(openDayOf: source.register, at: clock.now())))
-    case .report(.z, let day):
+    case .report(.x, _, let escpos):
+      let report = DayReport(openDayOf: source.register, at: clock.now())
+      return .value(
+        Self.withBytes(
+          ReportRenderer.reply(report),
+          escpos
+            ? ReportRenderer.escpos(report, options: EscPosOptions(store: source.register.store))
+            : nil))
+    case .report(.z, let day, let escpos):
       guard let number = day ?? source.register.closedDays.keys.max() else {
         throw RegisterError(.dayNotFound, "no day has been closed yet")
       }
@@ -119,17 +138,30 @@ struct Replies {
           .dayNotFound,
           "day \(number) has not been closed (the open day is \(source.register.day.number))")
       }
-      return .value(ReportRenderer.reply(DayReport(closed: closed, reprint: true)))
+      let report = DayReport(closed: closed, reprint: true)
+      return .value(
+        Self.withBytes(
+          ReportRenderer.reply(report),
+          escpos
+            ? ReportRenderer.escpos(report, options: EscPosOptions(store: source.register.store))
+            : nil))
     case .add, .scan, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine,
       .park,
       .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
       .signIn, .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd,
       .productUpdate, .productRemove,
-      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay, .wishlistAdd,
-      .wishlistRemove, .wishlistToOrder:
+      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
+      .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print:
       // Not a read: changes go through decide and apply, never here.
       return .value(source.register.orderJSON)
     }
+  }
+
+  /// A reply with the printer's bytes added as `escpos` (base64), when there are any.
+  static func withBytes(_ reply: JSONValue, _ bytes: [UInt8]?) -> JSONValue {
+    guard let bytes, case .object(var object) = reply else { return reply }
+    object["escpos"] = .string(Base64.encode(bytes))
+    return .object(object)
   }
 
   /// `hello`'s result, written straight to bytes: it is the most frequent request there is
@@ -149,6 +181,13 @@ struct Replies {
         counts.int("records", journal.recordsWritten)
         counts.int("fsyncs", journal.batchesWritten)
         counts.int("last_seq", journal.lastSequence)
+      }
+    }
+    if let printer = source.register.store.printer {
+      object.object("printer") { fields in
+        fields.string("device", printer.description)
+        fields.string("status", (source.printerStatus ?? .unknown).rawValue)
+        fields.int("pending", source.register.printQueue.pending.count)
       }
     }
     object.encoded("ops", Self.opNamesJSON)
@@ -214,6 +253,8 @@ struct Replies {
           ?? .null
       case .floatSet, .paidIn, .paidOut, .noSale:
         return .object(["drawer": source.register.drawerJSON])
+      case .printQueued(let job):
+        return .object(["print_job": job.json])
       case .receiptEmailed(let number, let to, let messageID):
         let sequence = source.register.lastSequence
         return .object([
@@ -239,7 +280,7 @@ struct Replies {
         return .object(object)
       case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
         .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,
-        .customerAttached, .customerDetached:
+        .customerAttached, .customerDetached, .printDone:
         // The open order, as it stands after the change, answers these.
         continue
       }

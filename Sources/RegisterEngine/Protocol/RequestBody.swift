@@ -74,6 +74,7 @@ extension Op {
     case .paidOut: Requests.PaidOut.self
     case .noSale: Requests.NoSale.self
     case .emailReceipt: Requests.EmailReceipt.self
+    case .print: Requests.Print.self
     case .report: Requests.Report.self
     case .closeDay: Requests.CloseDay.self
     }

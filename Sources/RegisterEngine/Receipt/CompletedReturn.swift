@@ -72,6 +72,19 @@ public struct CompletedReturn: Sendable, Equatable, Numbered {
 extension ReceiptRenderer {
   /// The text of a return receipt.
   public static func text(_ refund: CompletedReturn, reprint: Bool = false) -> String {
+    layout(refund, reprint: reprint).text
+  }
+
+  /// The return receipt as ESC/POS bytes (see `escpos(_:reprint:options:)` for a sale's).
+  public static func escpos(
+    _ refund: CompletedReturn, reprint: Bool = false, options: EscPosOptions = EscPosOptions()
+  ) -> [UInt8] {
+    EscPos.document(
+      layout(refund, reprint: reprint), options: options,
+      code: ReceiptCode.text(for: refund.receiptNumber))
+  }
+
+  static func layout(_ refund: CompletedReturn, reprint: Bool) -> TextLayout {
     let money = { (units: Int64) in
       Money(minorUnits: units, currency: refund.currency).decimalString
     }
@@ -79,7 +92,7 @@ extension ReceiptRenderer {
     header(&out, refund.header)
     if reprint { out.center("*** REPRINT ***") }
     out.rule("=")
-    out.center("RETURN")
+    out.styled(.emphasized) { $0.center("RETURN") }
     let local = refund.at.local
     out.columns("Receipt \(refund.receiptNumber)", "\(local.dateString) \(local.timeString)")
     out.columns("Refund for receipt \(refund.originalReceipt)", "Day \(refund.day)")
@@ -107,7 +120,7 @@ extension ReceiptRenderer {
       }
     }
     if refund.header.taxIncluded {
-      out.columns("REFUND", money(-refund.total.minorUnits))
+      out.styled(.large) { $0.columns("REFUND", money(-refund.total.minorUnits)) }
       for (name, rate, tax) in classes {
         out.columns("  incl. tax \(name) \(rate.decimalString)%", money(-tax))
       }
@@ -115,7 +128,7 @@ extension ReceiptRenderer {
       for (name, rate, tax) in classes {
         out.columns("Tax \(name) \(rate.decimalString)%", money(-tax))
       }
-      out.columns("REFUND", money(-refund.total.minorUnits))
+      out.styled(.large) { $0.columns("REFUND", money(-refund.total.minorUnits)) }
     }
     if refund.cashRounding.minorUnits != 0 {
       out.columns("Cash rounding", money(-refund.cashRounding.minorUnits))
@@ -130,7 +143,7 @@ extension ReceiptRenderer {
       out.blank()
       out.center(footer)
     }
-    return out.text
+    return out
   }
 }
 

@@ -52,25 +52,7 @@ public enum EmailMessage {
     "=?utf-8?B?\(base64(Array(text.utf8)))?="
   }
 
-  private static let alphabet = Array(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-  static func base64(_ bytes: [UInt8]) -> String {
-    var out: [UInt8] = []
-    var index = 0
-    while index < bytes.count {
-      let b0 = bytes[index]
-      let b1 = index + 1 < bytes.count ? bytes[index + 1] : 0
-      let b2 = index + 2 < bytes.count ? bytes[index + 2] : 0
-      out.append(alphabet[Int(b0 >> 2)])
-      out.append(alphabet[Int((b0 & 0x03) << 4 | b1 >> 4)])
-      out.append(
-        index + 1 < bytes.count ? alphabet[Int((b1 & 0x0F) << 2 | b2 >> 6)] : UInt8(ascii: "="))
-      out.append(index + 2 < bytes.count ? alphabet[Int(b2 & 0x3F)] : UInt8(ascii: "="))
-      index += 3
-    }
-    return String(decoding: out, as: UTF8.self)
-  }
+  static func base64(_ bytes: [UInt8]) -> String { Base64.encode(bytes) }
 
   /// "Sun, 22 Nov 2026 14:03:05 -0500"
   static func rfc5322Date(_ time: Timestamp) -> String {

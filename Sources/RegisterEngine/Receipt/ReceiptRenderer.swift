@@ -4,6 +4,21 @@
 public enum ReceiptRenderer {
   /// The receipt text. `reprint` adds a REPRINT banner (never used at the moment of sale).
   public static func text(_ sale: CompletedSale, reprint: Bool = false) -> String {
+    layout(sale, reprint: reprint).text
+  }
+
+  /// The receipt as ESC/POS bytes for a receipt printer: the same lines as `text`, the store's
+  /// name emphasised, the total in double height, the receipt's code as a barcode (or QR
+  /// code) a return can be scanned from, and a partial cut.
+  public static func escpos(
+    _ sale: CompletedSale, reprint: Bool = false, options: EscPosOptions = EscPosOptions()
+  ) -> [UInt8] {
+    EscPos.document(
+      layout(sale, reprint: reprint), options: options,
+      code: ReceiptCode.text(for: sale.receiptNumber))
+  }
+
+  static func layout(_ sale: CompletedSale, reprint: Bool) -> TextLayout {
     let money = { (units: Int64) in Money(minorUnits: units, currency: sale.currency).decimalString
     }
     var out = TextLayout(width: sale.header.width)
@@ -44,7 +59,7 @@ public enum ReceiptRenderer {
     if sale.totals.giftCards > 0 {
       out.columns("Gift cards (no tax)", money(sale.totals.giftCards))
     }
-    out.columns("TOTAL", money(sale.totals.total))
+    out.styled(.large) { $0.columns("TOTAL", money(sale.totals.total)) }
     if sale.header.taxIncluded {
       for tax in sale.totals.taxLines {
         out.columns("  incl. tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
@@ -77,11 +92,11 @@ public enum ReceiptRenderer {
       out.blank()
       out.center(footer)
     }
-    return out.text
+    return out
   }
 
   static func header(_ out: inout TextLayout, _ header: ReceiptHeader) {
-    out.center(header.storeName)
+    out.styled(.emphasized) { $0.center(header.storeName) }
     for line in header.address { out.center(line) }
     if let phone = header.phone { out.center(phone) }
   }

@@ -52,14 +52,28 @@ public struct DayReport: Sendable, Equatable {
 /// Prints X and Z reports at receipt width, and as JSON.
 public enum ReportRenderer {
   public static func text(_ report: DayReport) -> String {
+    layout(report).text
+  }
+
+  /// The report as ESC/POS bytes: the same lines as `text`, the title emphasised, the total
+  /// in double height, a partial cut (no barcode: a report is not scanned back).
+  public static func escpos(_ report: DayReport, options: EscPosOptions = EscPosOptions())
+    -> [UInt8]
+  {
+    EscPos.document(layout(report), options: options, code: nil)
+  }
+
+  static func layout(_ report: DayReport) -> TextLayout {
     let money = { (units: Int64) in
       Money(minorUnits: units, currency: report.currency).decimalString
     }
     let totals = report.totals
     var out = TextLayout(width: report.header.width)
-    out.center(report.header.storeName)
-    out.rule("=")
-    out.center("\(report.kind == .z ? "Z" : "X") REPORT - DAY \(report.day)")
+    out.styled(.emphasized) {
+      $0.center(report.header.storeName)
+      $0.rule("=")
+      $0.center("\(report.kind == .z ? "Z" : "X") REPORT - DAY \(report.day)")
+    }
     if report.kind == .x { out.center("(day still open)") }
     if report.reprint { out.center("*** REPRINT ***") }
     if let opened = report.openedAt {
@@ -85,7 +99,7 @@ public enum ReportRenderer {
       out.columns("Tax \(tax.taxClass) \(tax.rate.decimalString)%", money(tax.tax))
     }
     out.columns("Tax total", money(totals.tax))
-    out.columns("Total sales", money(totals.total))
+    out.styled(.large) { $0.columns("Total sales", money(totals.total)) }
     out.columns("Cash rounding", money(totals.cashRounding))
     // Gift cards are money held for customers, not sales: on their own lines, outside the
     // sales totals above (their redemptions are also among the tenders below).
@@ -157,7 +171,7 @@ public enum ReportRenderer {
         label = "      "
       }
     }
-    return out.text
+    return out
   }
 
   public static func json(_ report: DayReport) -> JSONValue {

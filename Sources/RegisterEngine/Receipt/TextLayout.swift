@@ -1,7 +1,26 @@
+/// How a printer that can (ESC/POS) sets a line apart; plain text ignores it.
+struct LineStyle: Equatable, Sendable {
+  /// Bold (ESC E).
+  var emphasized = false
+  /// Twice as tall, same width (GS !), so the columns stay where they are.
+  var doubleHeight = false
+
+  static let plain = LineStyle()
+  static let emphasized = LineStyle(emphasized: true)
+  static let large = LineStyle(emphasized: true, doubleHeight: true)
+}
+
 /// Fixed-width text for receipts and reports: every line exactly fits `width` characters.
+///
+/// Each line also keeps its style and whether it was centred, so the same layout prints as
+/// plain text and as ESC/POS (`EscPos.document`) with the same line breaks.
 struct TextLayout {
   let width: Int
   private(set) var lines: [String] = []
+  /// Per line: its style, and whether `center` made it (ESC/POS centres it with ESC a 1).
+  private(set) var styles: [(style: LineStyle, centered: Bool)] = []
+  /// The style of the lines appended next.
+  var style = LineStyle.plain
 
   init(width: Int) {
     self.width = width
@@ -10,21 +29,34 @@ struct TextLayout {
   /// The finished text, one `\n` after every line.
   var text: String { lines.map { $0 + "\n" }.joined() }
 
-  /// A line of text; if it is too long it wraps, continuation lines indented by `indent`.
-  mutating func line(_ text: String, indent: String = "") {
-    for piece in wrap(text, indent: indent) { lines.append(piece) }
+  /// Appends lines in `style`, then goes back to the style before.
+  mutating func styled(_ style: LineStyle, _ body: (inout TextLayout) -> Void) {
+    let before = self.style
+    self.style = style
+    body(&self)
+    self.style = before
   }
 
-  mutating func blank() { lines.append("") }
+  private mutating func append(_ line: String, centered: Bool = false) {
+    lines.append(line)
+    styles.append((style, centered))
+  }
+
+  /// A line of text; if it is too long it wraps, continuation lines indented by `indent`.
+  mutating func line(_ text: String, indent: String = "") {
+    for piece in wrap(text, indent: indent) { append(piece) }
+  }
+
+  mutating func blank() { append("") }
 
   mutating func rule(_ character: Character = "-") {
-    lines.append(String(repeating: character, count: width))
+    append(String(repeating: character, count: width))
   }
 
   mutating func center(_ text: String) {
     for piece in wrap(text, indent: "") {
       let padding = max(0, (width - piece.count) / 2)
-      lines.append(String(repeating: " ", count: padding) + piece)
+      append(String(repeating: " ", count: padding) + piece, centered: true)
     }
   }
 
@@ -34,13 +66,13 @@ struct TextLayout {
     let room = width - right.count - 1
     guard room > 0 else {
       line(left)
-      lines.append(String(repeating: " ", count: max(0, width - right.count)) + right)
+      append(String(repeating: " ", count: max(0, width - right.count)) + right)
       return
     }
     var pieces = wrap(left, indent: indent, firstWidth: room, restWidth: room)
     let last = pieces.removeLast()
-    lines.append(contentsOf: pieces)
-    lines.append(last + String(repeating: " ", count: width - last.count - right.count) + right)
+    for piece in pieces { append(piece) }
+    append(last + String(repeating: " ", count: width - last.count - right.count) + right)
   }
 
   /// Splits text into lines of at most the given widths, breaking at spaces where it can.

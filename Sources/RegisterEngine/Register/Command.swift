@@ -5,7 +5,8 @@ public enum Command: Sendable {
   /// The live catalog as a catalog file document (store settings, products, current stock).
   case catalogExport
   case showOrder
-  case receipt(number: Int?)
+  /// `escpos`: the reply also carries the receipt as ESC/POS bytes.
+  case receipt(number: Int?, escpos: Bool = false)
   /// `amount`: what an open-amount gift card is loaded with (nil for every other product).
   case add(sku: String, quantity: Int64, options: [String: String], amount: Money? = nil)
   /// One unit of the product a scanner read: a barcode, or a SKU typed as a scanner types.
@@ -29,7 +30,7 @@ public enum Command: Sendable {
   case giftCardBalance(number: String)
   /// Turn the connection into a listener for events (handled by the daemon's connection).
   case subscribe(topics: Set<String>?, after: Int64?)
-  case report(DayReport.Kind, day: Int?)
+  case report(DayReport.Kind, day: Int?, escpos: Bool = false)
   case operatorAdd(id: String, name: String, role: OperatorRole, pin: String)
   case operatorList
   case operatorRemove(id: String)
@@ -62,6 +63,8 @@ public enum Command: Sendable {
   case paidOut(Money, reason: String)
   case noSale(reason: String?)
   case emailReceipt(receipt: Int, to: String?)
+  /// A receipt printed again on the receipt printer (the last one when nil).
+  case print(receipt: Int?)
   case closeDay(countedCash: Money?)
 
   /// The op this command was sent as.
@@ -114,6 +117,7 @@ public enum Command: Sendable {
     case .paidOut: .paidOut
     case .noSale: .noSale
     case .emailReceipt: .emailReceipt
+    case .print: .print
     case .closeDay: .closeDay
     }
   }

@@ -45,7 +45,7 @@ public struct CustomerBook: Sendable, Equatable {
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAttached,
       .customerDetached,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed:
+      .noSale, .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return
     }
   }

@@ -23,7 +23,7 @@ public struct DayBook: Sendable, Equatable {
       .customerAttached, .customerDetached, .wishlistAdded, .wishlistRemoved, .productAdded,
       .productUpdated, .productRemoved,
       .stockAdjusted, .floatSet,
-      .paidIn, .paidOut, .noSale, .receiptEmailed:
+      .paidIn, .paidOut, .noSale, .receiptEmailed, .printQueued, .printDone:
       return true
     }
   }
@@ -55,7 +55,7 @@ public struct DayBook: Sendable, Equatable {
     case .storeConfigured, .catalogLoaded, .orderParked, .orderResumed, .operatorAdded,
       .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn,
       .signedOut, .customerAdded, .productAdded, .productUpdated, .productRemoved, .stockAdjusted,
-      .receiptEmailed, .wishlistAdded, .wishlistRemoved:
+      .receiptEmailed, .wishlistAdded, .wishlistRemoved, .printQueued, .printDone:
       return
     }
   }

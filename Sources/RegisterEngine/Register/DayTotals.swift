@@ -135,7 +135,7 @@ public struct DayTotals: Sendable, Equatable {
       .customerAdded, .customerAttached, .customerDetached, .wishlistAdded, .wishlistRemoved,
       .productAdded, .productUpdated,
       .productRemoved,
-      .stockAdjusted, .receiptEmailed, .dayClosed:
+      .stockAdjusted, .receiptEmailed, .dayClosed, .printQueued, .printDone:
       // Not a change to the day's totals (lines rung up count when their sale completes).
       return
     }

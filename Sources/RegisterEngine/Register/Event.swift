@@ -67,6 +67,10 @@ public enum Event: Sendable, Equatable {
   /// `journalHead` is the last journal record before this one, printed on the Z report to
   /// anchor the chain (nil in journals written before it was recorded, and without a journal).
   case dayClosed(day: Int, countedCash: Money?, journalHead: JournalHead? = nil)
+  /// A job for the receipt printer (a receipt, the drawer kick), queued to print in order.
+  case printQueued(PrintJob)
+  /// The printer took the job's bytes (journaled by registerd after writing them).
+  case printDone(job: Int)
 
   /// The event's type name, as journaled and sent to subscribers.
   public var type: String { eventType.rawValue }
@@ -111,6 +115,8 @@ public enum Event: Sendable, Equatable {
     case .noSale: .noSale
     case .receiptEmailed: .receiptEmailed
     case .dayClosed: .dayClosed
+    case .printQueued: .printQueued
+    case .printDone: .printDone
     }
   }
 
@@ -191,6 +197,8 @@ public enum Event: Sendable, Equatable {
       .object(["receipt": .int(receipt), "to": .string(to), "message_id": .string(messageID)])
     case .dayClosed(let day, let counted, let head):
       .object(["day": .int(day), "counted_cash": counted?.json, "journal_head": head?.json])
+    case .printQueued(let job): job.json
+    case .printDone(let job): .object(["job": .int(job)])
     }
   }
 
@@ -357,6 +365,10 @@ public enum Event: Sendable, Equatable {
       event = .receiptEmailed(
         receipt: try fields.required("receipt"), to: try fields.required("to"),
         messageID: try fields.required("message_id"))
+    case .printQueued:
+      return .printQueued(try PrintJob(json: data, path: "data"))
+    case .printDone:
+      event = .printDone(job: try fields.required("job"))
     case .dayClosed:
       event = .dayClosed(
         day: try fields.required("day"),

@@ -39,6 +39,8 @@ public enum EventType: String, CaseIterable, Sendable {
   case noSale = "no_sale"
   case receiptEmailed = "receipt_emailed"
   case dayClosed = "day_closed"
+  case printQueued = "print_queued"
+  case printDone = "print_done"
 
   /// The topic groups a subscriber can name to get this type of event.
   public var topics: [String] {
@@ -60,6 +62,8 @@ public enum EventType: String, CaseIterable, Sendable {
       ["drawer"]
     case .dayClosed:
       ["day", "drawer"]
+    case .printQueued, .printDone:
+      ["printer"]
     }
   }
 }

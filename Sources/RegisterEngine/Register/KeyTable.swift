@@ -52,7 +52,7 @@ public struct KeyTable: Sendable, Equatable {
       .customerAttached, .customerDetached, .wishlistAdded, .wishlistRemoved, .productAdded,
       .productUpdated, .productRemoved,
       .stockAdjusted, .floatSet,
-      .paidIn, .paidOut, .noSale, .receiptEmailed:
+      .paidIn, .paidOut, .noSale, .receiptEmailed, .printQueued, .printDone:
       return
     }
   }

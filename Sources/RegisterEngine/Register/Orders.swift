@@ -40,7 +40,8 @@ public struct Orders: Sendable, Equatable {
     case .storeConfigured, .catalogLoaded, .returnCompleted, .operatorAdded, .operatorRemoved,
       .operatorPINSet, .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut,
       .customerAdded, .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet,
-      .paidIn, .paidOut, .noSale, .receiptEmailed, .dayClosed, .wishlistAdded, .wishlistRemoved:
+      .paidIn, .paidOut, .noSale, .receiptEmailed, .dayClosed, .wishlistAdded, .wishlistRemoved,
+      .printQueued, .printDone:
       return true
     }
   }
@@ -98,8 +99,9 @@ public struct Orders: Sendable, Equatable {
       assert(order.version > replacedVersion, "a version never means two orders")
     case .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
-      .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed, .wishlistAdded, .wishlistRemoved:
+      .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale, .receiptEmailed, .dayClosed,
+      .wishlistAdded, .wishlistRemoved,
+      .printQueued, .printDone:
       return
     }
     assert(parked.count == parkedTotals.count, "every parked order has its totals")

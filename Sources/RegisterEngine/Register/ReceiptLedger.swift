@@ -73,7 +73,7 @@ public struct ReceiptLedger: Sendable, Equatable {
       .wishlistAdded, .wishlistRemoved,
       .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-      .receiptEmailed, .dayClosed:
+      .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return
     }
   }

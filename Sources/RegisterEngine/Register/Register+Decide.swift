@@ -23,7 +23,8 @@ extension Register {
         approvedBy = try approve(
           rule.reason, refusal: rule.refusal, context: context, standing: &standing)
       }
-      return .accepted(events: standing + events, approvedBy: approvedBy)
+      return .accepted(
+        events: standing + events + printJobs(for: events), approvedBy: approvedBy)
     } catch {
       return .rejected(error, events: standing)
     }
@@ -51,7 +52,7 @@ extension Register {
           error.code, error.message + "; it stays on \(customerID)'s wishlist", data: error.data)
       }
     case .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
-      .noSale, .emailReceipt:
+      .noSale, .emailReceipt, .print:
       events = try decideStore(command, context: context)
     case .voidLine(let number):
       _ = try activeLine(number)
@@ -210,7 +211,7 @@ extension Register {
           .wishlistAdded, .wishlistRemoved,
           .productAdded,
           .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-          .receiptEmailed, .dayClosed:
+          .receiptEmailed, .dayClosed, .printQueued, .printDone:
           break
         }
         try projected.apply(

@@ -85,7 +85,7 @@ extension Register {
       .customerHistory, .giftCardBalance, .productAdd, .productUpdate, .productRemove, .stockAdjust,
       .setFloat,
       .paidIn, .paidOut, .emailReceipt, .closeDay, .product, .wishlist, .wishlistAdd,
-      .wishlistRemove, .wishlistToOrder:
+      .wishlistRemove, .wishlistToOrder, .print:
       // Discounts and cash paid out are judged on the state after the change (Register+Rules).
       return nil
     }
@@ -167,7 +167,7 @@ extension Register {
       .giftCardBalance, .productAdd,
       .productUpdate,
       .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
-      .product, .wishlist, .wishlistAdd, .wishlistRemove, .wishlistToOrder:
+      .product, .wishlist, .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print:
       break
     }
     return work
@@ -284,7 +284,7 @@ extension Register {
       .returnItems, .subscribe, .report, .operatorList, .customerFind, .customerHistory,
       .giftCardBalance,
       .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
-      .noSale, .emailReceipt, .closeDay, .product, .wishlist, .wishlistToOrder:
+      .noSale, .emailReceipt, .closeDay, .product, .wishlist, .wishlistToOrder, .print:
       // Not a people command: decideEvents routes only those here.
       return []
     }

@@ -59,7 +59,7 @@ extension Register {
         .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached,
         .customerDetached, .wishlistAdded, .wishlistRemoved,
         .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn,
-        .noSale, .receiptEmailed, .dayClosed:
+        .noSale, .receiptEmailed, .dayClosed, .printQueued, .printDone:
         // No cash leaves the drawer.
         continue
       }

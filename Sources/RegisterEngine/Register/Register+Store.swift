@@ -106,6 +106,30 @@ extension Register {
       try ContactValidation.validateEmail(address)
       let messageID = "receipt-\(number)-\(hexString(context.random(8)))@registerd"
       return [.receiptEmailed(receipt: number, to: address, messageID: messageID)]
+    case .print(let wanted):
+      guard let printer = store.printer else {
+        throw RegisterError(
+          .noPrinter,
+          "the store has no receipt printer: set \"printer\" in the store settings or start registerd with --printer"
+        )
+      }
+      guard let number = wanted ?? lastReceiptNumber else {
+        throw RegisterError(.receiptNotFound, "no sale has been completed yet")
+      }
+      guard receipts[number] != nil || returns[number] != nil else {
+        throw RegisterError(.receiptNotFound, "there is no receipt \(number)")
+      }
+      guard printQueue.pending.count < PrintQueue.maximumPending else {
+        throw RegisterError(
+          .printQueueFull,
+          "\(printQueue.pending.count) jobs are waiting for the printer at \(printer); bring it back (power, paper, cable) and try again"
+        )
+      }
+      return [
+        .printQueued(
+          PrintJob(id: printQueue.nextJob, document: .receipt(number, reprint: true), drawer: false)
+        )
+      ]
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorAdd, .operatorList, .operatorRemove,

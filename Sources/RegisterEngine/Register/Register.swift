@@ -25,6 +25,8 @@ public struct Register: Sendable {
   public internal(set) var dayBook: DayBook
   /// Idempotency keys of the current and the previous business day.
   public internal(set) var keys: KeyTable
+  /// The receipt printer's jobs not yet printed.
+  public internal(set) var printQueue: PrintQueue
   /// The sequence number of the last journal record applied (0 before any).
   public internal(set) var lastSequence: Int64
   /// The time of the last event applied.
@@ -40,6 +42,7 @@ public struct Register: Sendable {
     storedValue = StoredValue()
     dayBook = DayBook()
     keys = KeyTable()
+    printQueue = PrintQueue()
     lastSequence = 0
   }
 
@@ -90,6 +93,7 @@ public struct Register: Sendable {
     customerBook.apply(event)
     storedValue.apply(event, at: time, order: orders.order, sale: sale, refund: refund)
     keys.apply(event)
+    printQueue.apply(event)
     orders.apply(event, at: time, catalog: catalog)
     lastActivity = time
   }
@@ -127,7 +131,7 @@ public struct Register: Sendable {
       .wishlistAdded, .wishlistRemoved,
       .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-      .receiptEmailed, .dayClosed:
+      .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return (nil, nil)
     }
   }

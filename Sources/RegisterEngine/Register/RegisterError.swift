@@ -34,6 +34,10 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case notReturnable = "not_returnable"
   // Receipts, days, storage.
   case receiptNotFound = "receipt_not_found"
+  /// `print` while the store has no receipt printer (neither `printer` nor `--printer`).
+  case noPrinter = "no_printer"
+  /// `print` while the printer's queue is full (`PrintQueue.maximumPending` jobs wait).
+  case printQueueFull = "print_queue_full"
   case dayNotFound = "day_not_found"
   case storageFailed = "storage_failed"
   case readOnly = "read_only"

@@ -59,7 +59,7 @@ public struct Staff: Sendable, Equatable {
       .wishlistRemoved, .productAdded,
       .productUpdated,
       .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale, .receiptEmailed,
-      .dayClosed:
+      .dayClosed, .printQueued, .printDone:
       return
     }
   }

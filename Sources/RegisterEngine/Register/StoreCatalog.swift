@@ -76,7 +76,7 @@ public struct StoreCatalog: Sendable, Equatable {
       .customerAdded, .customerAttached, .customerDetached, .wishlistAdded, .wishlistRemoved,
       .floatSet, .paidIn, .paidOut, .noSale,
       .receiptEmailed,
-      .dayClosed:
+      .dayClosed, .printQueued, .printDone:
       return
     }
     assert(products.count == products.all.count)

@@ -43,7 +43,7 @@ public struct StoredValue: Sendable, Equatable {
       .signedOut, .customerAdded, .customerAttached, .customerDetached, .wishlistAdded,
       .wishlistRemoved, .productAdded,
       .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-      .receiptEmailed, .dayClosed:
+      .receiptEmailed, .dayClosed, .printQueued, .printDone:
       return
     }
   }

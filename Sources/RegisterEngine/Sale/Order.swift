@@ -77,8 +77,8 @@ extension Order {
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed, .wishlistAdded,
-      .wishlistRemoved:
+      .noSale, .receiptEmailed, .dayClosed, .wishlistAdded, .wishlistRemoved, .printQueued,
+      .printDone:
       return false
     }
   }
@@ -122,8 +122,8 @@ extension Order {
       .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut,
-      .noSale, .receiptEmailed, .dayClosed, .wishlistAdded,
-      .wishlistRemoved:
+      .noSale, .receiptEmailed, .dayClosed, .wishlistAdded, .wishlistRemoved, .printQueued,
+      .printDone:
       return false
     }
     version += 1

@@ -24,6 +24,7 @@ extension Register {
       "stored_value": storedValue.snapshotValue,
       "day_book": dayBook.snapshotValue,
       "keys": keys.snapshotValue,
+      "print_queue": printQueue.snapshotValue,
       "last_sequence": .int(lastSequence),
       "last_activity": lastActivity.snapshot(\.snapshotValue),
     ])
@@ -81,6 +82,13 @@ extension Register {
     keys = try fields.decoded("keys") { value, path throws(JSONShapeError) in
       try KeyTable(snapshot: value, path: path)
     }
+    // Snapshots written before the receipt printer have no print queue: none was queued.
+    printQueue = try fields.addedLater("print_queue", absent: PrintQueue()) {
+      fields throws(JSONShapeError) in
+      try fields.decoded("print_queue") { value, path throws(JSONShapeError) in
+        try PrintQueue(snapshot: value, path: path)
+      }
+    }
     _ = try fields.member("catalog")
     catalog = try decodeCatalog()
     let currency = catalog.store.currency
@@ -99,7 +107,7 @@ extension Register: Equatable {
     lhs.catalog == rhs.catalog && lhs.orders == rhs.orders && lhs.ledger == rhs.ledger
       && lhs.staff == rhs.staff && lhs.customerBook == rhs.customerBook
       && lhs.storedValue == rhs.storedValue
-      && lhs.dayBook == rhs.dayBook && lhs.keys == rhs.keys
+      && lhs.dayBook == rhs.dayBook && lhs.keys == rhs.keys && lhs.printQueue == rhs.printQueue
       && lhs.lastSequence == rhs.lastSequence && lhs.lastActivity == rhs.lastActivity
   }
 }

@@ -22,6 +22,10 @@ package struct Options {
   package var idleTimeoutMilliseconds: Int64 = 30_000
   /// The least severe messages logged (`--log-level`; nil: `$REGISTERD_LOG_LEVEL`, else info).
   package var logLevel: LogLevel?
+  /// The receipt printer (`--printer`), over the store setting `printer`.
+  package var printer: DeviceAddress?
+  /// The customer's pole display (`--display`).
+  package var display: DeviceAddress?
 
   package static let usage = """
     usage: registerd [--socket PATH] [--catalog FILE] [--store FILE] [--data-dir DIR]
@@ -64,6 +68,13 @@ package struct Options {
       --journal-key FILE  a secret kept outside the data directory (mode 600): every
                           journal record also carries its HMAC-SHA256 under it, which
                           `register-cli verify --journal-key FILE` checks
+      --printer PATH|tcp:HOST:PORT
+                          the ESC/POS receipt printer (and the cash drawer on it): a
+                          device such as /dev/usb/lp0, or a network printer such as
+                          tcp:192.168.1.50:9100 (default: the store setting "printer")
+      --display PATH|tcp:HOST:PORT
+                          a two-line, 20-column ESC/POS customer display (pole
+                          display): the last item and the total, then the change
       --check             check the catalog and store files, print what would be served
                           and where, and exit (0 when they are good); nothing is written
       --log-level LEVEL   log error, warning, info or debug messages and the more
@@ -178,6 +189,18 @@ package struct Options {
         options.socketMode = mode
       case "--socket-group": options.socketGroup = try value(for: flag)
       case "--journal-key": options.journalKeyPath = try value(for: flag)
+      case "--display":
+        let text = try value(for: flag)
+        guard let address = DeviceAddress(text) else {
+          throw OptionsError("--display must be \(DeviceAddress.expected), got \"\(text)\"")
+        }
+        options.display = address
+      case "--printer":
+        let text = try value(for: flag)
+        guard let address = DeviceAddress(text) else {
+          throw OptionsError("--printer must be \(DeviceAddress.expected), got \"\(text)\"")
+        }
+        options.printer = address
       case "--max-subscriber-backlog":
         let text = try value(for: flag)
         guard let bytes = Int(text), bytes >= 4096 else {

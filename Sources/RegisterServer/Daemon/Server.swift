@@ -78,6 +78,14 @@ package final class Server {
   /// Why new clients are being refused (logged once when it starts), and how many were.
   private var refusing: String?
   private var refusedCount = 0
+  /// The receipt printer, when the store has one: jobs go to it one at a time, in order.
+  package var printer: ReceiptPrinter?
+  /// Print jobs whose `print_queued` is durable and that are not yet printed, oldest first
+  /// (a job is printed only once it is on disk, so a rolled-back group prints nothing).
+  private var printable: [PrintJob] = []
+  /// The customer's pole display (`--display`), and what it shows.
+  package var display: PoleDisplay?
+  private var screen = CustomerDisplay()
   /// The service manager (systemd) told of readiness, reloads, stopping and liveness.
   package var notifier: ServiceNotifier?
   /// The one-line status sent with `READY=1`.
@@ -112,6 +120,19 @@ package final class Server {
   package func run() {
     UnixSocket.setNonBlocking(listenFD)
     spareFD = openSpare()
+    if let display {
+      screen = CustomerDisplay(store: service.register.store.name)
+      screen.apply(event: nil, order: service.register.orderJSON)
+      display.show(
+        EscPos.poleDisplay(screen.poleLines(), codePage: service.register.store.printerCodePage))
+    }
+    // Jobs queued before a restart and never printed come first, in their order.
+    if printer != nil {
+      printable = service.register.printQueue.pending
+      if !printable.isEmpty {
+        Log.info("\(printable.count) print job(s) from before the restart are waiting to print")
+      }
+    }
     // The socket listens and the loop starts serving now: a client that connects the moment
     // READY=1 arrives is accepted on the first pass.
     notifier?.ready(status: readyStatus)
@@ -155,6 +176,8 @@ package final class Server {
       // Last, so the connections' offsets stay as they are.
       fds.append(pollfd(fd: pinChecks?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
       fds.append(pollfd(fd: snapshots?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
+      let printerIndex = fds.count
+      fds.append(pollfd(fd: printer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
       let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : pollTimeout(now: now))
       if ready < 0 {
         if errno == EINTR { continue }
@@ -176,10 +199,13 @@ package final class Server {
           read(connection, now: afterPoll)
         }
       }
-      if let last = fds.last, last.fd >= 0, last.revents != 0 { collectSnapshots() }
+      let snapshotPoll = fds[printerIndex - 1]
+      if snapshotPoll.fd >= 0, snapshotPoll.revents != 0 { collectSnapshots() }
+      if fds[printerIndex].fd >= 0, fds[printerIndex].revents != 0 { collectPrints() }
       handleQueuedLines()
       startWrite()
       release()
+      startPrint()
       startSnapshot()
       for connection in connections where connection.pendingOutput > 0 { connection.flush() }
       closeIdle(now: afterPoll)
@@ -551,10 +577,48 @@ package final class Server {
     }
   }
 
+  /// Hands the oldest durable job to the printer when it is idle. Its bytes are rendered here,
+  /// from the register (the journal keeps only the job); the worker does the I/O.
+  private func startPrint() {
+    guard let printer, !printer.isBusy, let job = printable.first else { return }
+    guard let bytes = service.register.printBytes(for: job) else {
+      Log.warning("print job \(job.id): its receipt is not there; dropped")
+      printable.removeFirst()
+      service.stageSystemEvents([.printDone(job: job.id)])
+      return
+    }
+    printer.start(job: job.id, bytes: bytes)
+  }
+
+  /// Takes what the printer did: each job printed is journaled (`print_done`), so it is not
+  /// printed again after a restart; its status goes to `hello`.
+  private func collectPrints() {
+    guard let printer else { return }
+    let (printed, status) = printer.takeResults()
+    if let status { service.printerStatus = status }
+    guard !printed.isEmpty else { return }
+    printable.removeAll { printed.contains($0.id) }
+    service.stageSystemEvents(printed.map { .printDone(job: $0) })
+  }
+
   /// Sends newly durable events to subscribers, then every reply whose changes are durable.
   private func release() {
     let result = service.takeReleasable()
-    for event in result.events { logBusinessEvent(event) }
+    for event in result.events {
+      logBusinessEvent(event)
+      if printer != nil, case .printQueued(let job) = event.event { printable.append(job) }
+    }
+    if let display, !result.events.isEmpty {
+      // The same view as `register-cli watch`: each event, then the order after it.
+      let before = screen.poleLines()
+      for event in result.events {
+        screen.apply(event: Topics.line(for: event), order: service.register.orderJSON)
+      }
+      let after = screen.poleLines()
+      if after != before {
+        display.show(EscPos.poleDisplay(after, codePage: service.register.store.printerCodePage))
+      }
+    }
     if draining { drainAnswered += result.replies.count }
     if !result.events.isEmpty {
       for connection in connections where connection.subscription != nil && !connection.broken {
@@ -727,6 +791,10 @@ package final class Server {
       pinChecks.waitUntilIdle()
       service.submit(pinChecks.takeFinished())
     }
+    // A job the printer finished is journaled as printed; one still trying stays pending and
+    // prints at the next start.
+    printer?.stop()
+    collectPrints()
     writer?.waitUntilIdle()
     collectWrites(startNext: false)
     snapshots?.waitUntilIdle()

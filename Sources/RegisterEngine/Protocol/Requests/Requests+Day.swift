@@ -94,10 +94,13 @@ extension Requests {
     public static let op = Op.report
     public var kind: DayReport.Kind
     public var day: Int?
+    /// Also the report as ESC/POS bytes (`escpos` in the reply, base64).
+    public var escpos: Bool
 
-    public init(kind: DayReport.Kind, day: Int? = nil) {
+    public init(kind: DayReport.Kind, day: Int? = nil, escpos: Bool = false) {
       self.kind = kind
       self.day = day
+      self.escpos = escpos
     }
 
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -112,13 +115,15 @@ extension Requests {
         throw RegisterError(
           .badRequest, "an X report is always of the open day; use kind \"z\" with day")
       }
+      escpos = try fields.optional("escpos", as: Bool.self) ?? false
     }
 
-    public var command: Command { .report(kind, day: day) }
+    public var command: Command { .report(kind, day: day, escpos: escpos) }
 
     public func encode(to object: inout JSONObject) {
       object["kind"] = .string(kind.rawValue)
       if let day { object["day"] = .int(day) }
+      if escpos { object["escpos"] = .bool(true) }
     }
   }
 

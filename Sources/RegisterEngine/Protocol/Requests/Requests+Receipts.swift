@@ -1,17 +1,39 @@
 // Receipts: reprinting, returns against them, e-mailing them.
 
 extension Requests {
-  /// `receipt`: a receipt again (the last one when `number` is nil).
+  /// `receipt`: a receipt again (the last one when `number` is nil); with `escpos`, also as
+  /// the bytes a receipt printer takes.
   public struct Receipt: RequestBody, DecodableRequestBody {
     public static let op = Op.receipt
     public var number: Int?
-    public init(number: Int? = nil) { self.number = number }
+    public var escpos: Bool
+    public init(number: Int? = nil, escpos: Bool = false) {
+      self.number = number
+      self.escpos = escpos
+    }
     init(from fields: inout RequestFields) throws(RegisterError) {
       number = try fields.receiptNumber("number")
+      escpos = try fields.optional("escpos", as: Bool.self) ?? false
     }
-    public var command: Command { .receipt(number: number) }
+    public var command: Command { .receipt(number: number, escpos: escpos) }
     public func encode(to object: inout JSONObject) {
       if let number { object["number"] = .int(number) }
+      if escpos { object["escpos"] = .bool(true) }
+    }
+  }
+
+  /// `print`: a receipt printed again on the receipt printer (the last one when `receipt` is
+  /// nil), queued after the jobs already waiting.
+  public struct Print: RequestBody, DecodableRequestBody {
+    public static let op = Op.print
+    public var receipt: Int?
+    public init(receipt: Int? = nil) { self.receipt = receipt }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      receipt = try fields.receiptNumber("receipt")
+    }
+    public var command: Command { .print(receipt: receipt) }
+    public func encode(to object: inout JSONObject) {
+      if let receipt { object["receipt"] = .int(receipt) }
     }
   }
 

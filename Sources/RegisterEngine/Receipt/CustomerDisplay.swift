@@ -1,6 +1,5 @@
-import RegisterEngine
-
-/// What the customer display of `register-cli watch` shows, as a pure function of the live
+/// What the customer display shows — `register-cli watch` on a terminal, and the pole display
+/// registerd drives (`--display`, `poleLines`) — as a pure function of the live
 /// events and the order after each (no terminal, no socket): a welcome screen while no order
 /// is open, then the last item rung up and the total in big digits, what is paid and due, and
 /// after the sale a thank-you with the change — until the next order starts or the display
@@ -59,7 +58,7 @@ package struct CustomerDisplay: Equatable {
     let data = event?["data"]
     if type == EventType.saleCompleted.rawValue {
       screen = .thanks
-      receipt = data?["receipt"].map(Output.describe)
+      receipt = data?["receipt"].map(CustomerDisplay.describe)
       change = data?["change"]?.stringValue ?? "0.00"
       balanceDue = nil
       return
@@ -83,10 +82,10 @@ package struct CustomerDisplay: Equatable {
     screen = .order
     receipt = nil
     change = nil
-    total = Output.text(order["total"])
+    total = CustomerDisplay.text(order["total"])
     let tendered = !(order["tenders"]?.arrayValue ?? []).isEmpty
-    paid = tendered ? Output.text(order["paid"]) : nil
-    balanceDue = tendered ? Output.text(order["balance_due"]) : nil
+    paid = tendered ? CustomerDisplay.text(order["paid"]) : nil
+    balanceDue = tendered ? CustomerDisplay.text(order["balance_due"]) : nil
     // The line the event is about, else the newest one left.
     let number = data?["line"]?["line"] ?? data?["line"]
     let line =
@@ -97,8 +96,56 @@ package struct CustomerDisplay: Equatable {
       ? lines.first { number != nil && $0["line"] == number } ?? lines.last : lines.last
     lastItem = line.map {
       Item(
-        name: Output.text($0["name"]), quantity: Output.text($0["qty"]),
-        amount: Output.text($0["amount"]))
+        name: CustomerDisplay.text($0["name"]), quantity: CustomerDisplay.text($0["qty"]),
+        amount: CustomerDisplay.text($0["amount"]))
+    }
+  }
+
+  /// A JSON value as a display shows it (a string without its quotes).
+  static func describe(_ value: JSONValue) -> String {
+    switch value {
+    case .string(let text): text
+    case .number(let text): text
+    case .bool(let flag): flag ? "yes" : "no"
+    case .null: "-"
+    default: value.serialized
+    }
+  }
+
+  static func text(_ value: JSONValue?) -> String { value.map(describe) ?? "" }
+
+  /// The columns of a pole display's line.
+  package static let poleWidth = 20
+
+  /// The screen on a two-line, 20-column pole display: the last item and its amount over the
+  /// total while ringing up, the change after the sale, a welcome in between. Each line is
+  /// exactly `poleWidth` characters (a long name is cut, the amount is kept whole).
+  package func poleLines() -> [String] {
+    let width = Self.poleWidth
+    func fit(_ left: String, _ right: String) -> String {
+      let room = max(0, width - right.count - (right.isEmpty ? 0 : 1))
+      let cut = String(left.prefix(room))
+      let space = max(0, width - cut.count - right.count)
+      return String((cut + String(repeating: " ", count: space) + right).prefix(width))
+    }
+    func centered(_ text: String) -> String {
+      let cut = String(text.prefix(width))
+      let left = (width - cut.count) / 2
+      return String(repeating: " ", count: left) + cut
+        + String(repeating: " ", count: width - left - cut.count)
+    }
+    switch screen {
+    case .welcome:
+      return [centered("Welcome!"), centered(store ?? "")]
+    case .order:
+      let item = lastItem.map { item in
+        fit(
+          item.quantity == "1" || item.quantity.isEmpty
+            ? item.name : "\(item.quantity) x \(item.name)", item.amount)
+      }
+      return [item ?? fit("", ""), fit("TOTAL", total)]
+    case .thanks:
+      return [centered("Thank you!"), fit("Change", change ?? "0.00")]
     }
   }
 
@@ -126,7 +173,7 @@ package struct CustomerDisplay: Equatable {
       }
       out.append(String(repeating: "-", count: width))
       out += amount("TOTAL", total, big: big, width: width)
-      out.append(columns(Words.count(itemCount, "item"), "", width))
+      out.append(columns("\(itemCount) item\(itemCount == 1 ? "" : "s")", "", width))
       if let paid, let balanceDue {
         out.append(columns("Paid \(paid)", "Due \(balanceDue)", width))
       }

@@ -1,0 +1,54 @@
+import Dispatch
+import RegisterEngine
+
+/// The customer's pole display, driven off the event loop: the loop hands it each new screen
+/// (`show`), a worker writes the newest one (screens the worker had no time for are skipped:
+/// only the last matters). A display that cannot be reached is logged once and tried again
+/// with the next screen; nothing waits for it and nothing is journaled (the screen is a view
+/// of the register, not a fact).
+package final class PoleDisplay: @unchecked Sendable {
+  package let address: DeviceAddress
+  private let lock = Lock()
+  private var latest: [UInt8]?
+  private var running = false
+  private var failing = false
+
+  package init(address: DeviceAddress) {
+    self.address = address
+  }
+
+  /// Shows `bytes` (from the loop thread), replacing any screen not yet written.
+  package func show(_ bytes: [UInt8]) {
+    let start = lock.withLock {
+      latest = bytes
+      guard !running else { return false }
+      running = true
+      return true
+    }
+    if start { DispatchQueue.global().async { [self] in drain() } }
+  }
+
+  private func drain() {
+    while let bytes = lock.withLock({ () -> [UInt8]? in
+      guard let next = latest else {
+        running = false
+        return nil
+      }
+      latest = nil
+      return next
+    }) {
+      do {
+        try DeviceConnection(address).write(bytes)
+        if failing {
+          failing = false
+          Log.info("customer display \(address) is back")
+        }
+      } catch {
+        if !failing {
+          failing = true
+          Log.warning("customer display \(address) cannot be reached (\(error)); sales go on")
+        }
+      }
+    }
+  }
+}

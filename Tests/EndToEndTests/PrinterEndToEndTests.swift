@@ -1,0 +1,274 @@
+import Foundation
+import RegisterEngine
+import RegisterTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A network receipt printer stood in for by a TCP listener on 127.0.0.1: it keeps the bytes of
+/// each connection (registerd opens one per job) and never answers the status request, like
+/// many printers. `stop()` and `start()` take it off and put it back on the same port.
+final class TestPrinter: @unchecked Sendable {
+  private(set) var port: UInt16 = 0
+  private var listener: Int32 = -1
+  private let lock = NSLock()
+  private var received: [[UInt8]] = []
+  private var generation = 0
+  /// What the printer answers to DLE EOT 4 (nil: it does not answer).
+  private var status: UInt8?
+
+  /// Answers the paper status request with `byte` from now on (0x72: paper out, 0x12: ok).
+  func answerStatus(_ byte: UInt8?) {
+    lock.lock()
+    status = byte
+    lock.unlock()
+  }
+
+  init() throws { try start() }
+
+  deinit { stop() }
+
+  func start() throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
+    var on: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, listen(fd, 8) == 0 else {
+      close(fd)
+      throw HarnessError("bind/listen on port \(port): \(errno)")
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    port = UInt16(bigEndian: address.sin_port)
+    lock.lock()
+    listener = fd
+    generation += 1
+    let current = generation
+    lock.unlock()
+    Thread.detachNewThread { [self] in accept(on: fd, generation: current) }
+  }
+
+  func stop() {
+    lock.lock()
+    let fd = listener
+    listener = -1
+    generation += 1
+    lock.unlock()
+    if fd >= 0 {
+      shutdown(fd, Int32(SHUT_RDWR))
+      close(fd)
+    }
+  }
+
+  private func accept(on fd: Int32, generation current: Int) {
+    while true {
+      let client = Glibc.accept(fd, nil, nil)
+      if client < 0 { return }
+      lock.lock()
+      let live = generation == current
+      lock.unlock()
+      guard live else {
+        close(client)
+        return
+      }
+      Thread.detachNewThread { [self] in read(client) }
+    }
+  }
+
+  private func read(_ client: Int32) {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var answered = false
+    while true {
+      let count = Glibc.read(client, &buffer, buffer.count)
+      if count <= 0 { break }
+      bytes += buffer[0..<count]
+      lock.lock()
+      let answer = status
+      lock.unlock()
+      if !answered, var answer, bytes.starts(with: EscPos.paperStatusRequest) {
+        answered = true
+        _ = Glibc.write(client, &answer, 1)
+      }
+    }
+    close(client)
+    lock.lock()
+    received.append(bytes)
+    lock.unlock()
+  }
+
+  /// Every connection's bytes so far, decoded.
+  var jobs: [EscPosDecoder] {
+    lock.lock()
+    defer { lock.unlock() }
+    return received.map { EscPosDecoder($0) }
+  }
+
+  /// How many jobs carried the receipt code `code`.
+  func printed(_ code: String) -> Int { jobs.filter { $0.codes.contains(code) }.count }
+
+  /// Waits up to `seconds` until `condition` holds.
+  func wait(seconds: Double = 20, until condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if condition() { return true }
+      usleep(50_000)
+    }
+    return condition()
+  }
+}
+
+@Suite("The receipt printer: printed once, in order, never in the way of a sale", .serialized)
+struct PrinterEndToEndTests {
+  func printerStatus(_ daemon: Daemon) throws -> JSONValue? {
+    let hello = try daemon.cli(["--json", "hello"])
+    return try JSONParser.parse(Array(hello.stdout.utf8.dropLast())).result["printer"]
+  }
+
+  @Test(
+    "a sale prints; a printer that is down never fails a sale; its job prints once when it is back, also across restarts"
+  )
+  func printsOnceInOrder() throws {
+    let printer = try TestPrinter()
+    defer { printer.stop() }
+    let daemon = try Daemon(arguments: ["--printer", "tcp:127.0.0.1:\(printer.port)"])
+    defer { daemon.cleanup() }
+
+    // Printer up: a cash sale prints, the drawer kick first.
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(printer.wait { printer.printed("R1") == 1 }, "\(daemon.log)")
+    let first = try #require(printer.jobs.first { $0.codes == ["R1"] })
+    #expect(first.unknown.isEmpty, "\(first.transcript)")
+    #expect(first.items.first == .statusRequest(4))
+    let kick = try #require(first.position { if case .drawerKick = $0 { true } else { false } })
+    let line = try #require(first.position { if case .line = $0 { true } else { false } })
+    #expect(kick < line, "drawer kick before the receipt")
+    #expect(first.items.last == .cut(mode: 66, feed: 3))
+    #expect(
+      printer.wait { (try? self.printerStatus(daemon))??["status"] == "ok" },
+      "\(String(describing: try? printerStatus(daemon)))")
+
+    // Printer off: the sale completes at once all the same, and the job waits.
+    printer.stop()
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    let started = Date()
+    let sale = try daemon.cli([
+      "tender", "card", "4242 4242 4242 4242", "--exp", "12/30", "--cvv", "123",
+    ])
+    #expect(sale.status == 0, "\(sale.stderr)")
+    #expect(Date().timeIntervalSince(started) < 5, "a sale does not wait for the printer")
+    #expect(sale.stdout.contains("Receipt 2"))
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "offline" })
+    #expect(try printerStatus(daemon)?["pending"] == .int(1))
+    let status = try daemon.cli(["status"])
+    #expect(
+      status.stdout.hasSuffix("Printer tcp:127.0.0.1:\(printer.port): offline, 1 job waiting\n"),
+      "\(status.stdout)")
+
+    // A restart while it is off: the job is still pending, from the journal.
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    #expect(try printerStatus(daemon)?["pending"] == .int(1))
+
+    // Back on: receipt 2 prints, once; receipt 1 is not printed again.
+    try printer.start()
+    #expect(printer.wait { printer.printed("R2") == 1 }, "\(daemon.log)")
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["pending"] == .int(0) })
+    let second = try #require(printer.jobs.first { $0.codes == ["R2"] })
+    #expect(
+      !second.items.contains { if case .drawerKick = $0 { true } else { false } },
+      "a card sale does not open the drawer")
+    usleep(1_500_000)
+    #expect(printer.printed("R1") == 1)
+    #expect(printer.printed("R2") == 1)
+
+    // Another restart: nothing printed twice.
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    usleep(1_500_000)
+    #expect(printer.printed("R1") == 1)
+    #expect(printer.printed("R2") == 1)
+
+    // register-cli print reprints, marked as a reprint; no_sale only kicks the drawer.
+    let reprint = try daemon.cli(["print", "1"])
+    #expect(reprint.status == 0, "\(reprint.stderr)")
+    #expect(printer.wait { printer.printed("R1") == 2 })
+    #expect(printer.jobs.last { $0.codes == ["R1"] }?.lines.contains("*** REPRINT ***") == true)
+    #expect(try daemon.cli(["no-sale"]).status == 0)
+    #expect(
+      printer.wait {
+        printer.jobs.contains {
+          $0.items == [.statusRequest(4), .initialize, .drawerKick(pin: 0, on: 25, off: 250)]
+        }
+      })
+  }
+}
+
+extension PrinterEndToEndTests {
+  @Test(
+    "a printer out of paper says so (DLE EOT 4): the sale completes, the job waits and prints once paper is in"
+  )
+  func paperOut() throws {
+    let printer = try TestPrinter()
+    defer { printer.stop() }
+    printer.answerStatus(0x72)
+    let daemon = try Daemon(arguments: ["--printer", "tcp:127.0.0.1:\(printer.port)"])
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "paper_out" })
+    #expect(printer.printed("R1") == 0)
+    #expect(try daemon.cli(["status"]).stdout.contains(": paper out, 1 job waiting"))
+    printer.answerStatus(0x12)
+    #expect(printer.wait { printer.printed("R1") == 1 })
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "ok" })
+    usleep(1_000_000)
+    #expect(printer.printed("R1") == 1)
+  }
+}
+
+@Suite("The customer's pole display", .serialized)
+struct PoleDisplayEndToEndTests {
+  @Test(
+    "--display shows the last item and the total, then the change; a display that is away does not hold up a sale"
+  )
+  func poleDisplay() throws {
+    let pole = try TestPrinter()
+    defer { pole.stop() }
+    let daemon = try Daemon(arguments: ["--display", "tcp:127.0.0.1:\(pole.port)"])
+    defer { daemon.cleanup() }
+    func shown(_ lines: [String]) -> Bool {
+      pole.jobs.contains { Array($0.lines.suffix(2)) == lines }
+    }
+    #expect(
+      pole.wait { shown(["      Welcome!      ", "Lane & Thread Outfit"]) },
+      "\(pole.jobs.map(\.transcript))")
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    // 29.99 + 7.5 % (2.25) = 32.24.
+    #expect(
+      pole.wait { shown(["Oxford Button- 29.99", "TOTAL          32.24"]) },
+      "\(pole.jobs.map(\.transcript))")
+    #expect(try daemon.cli(["tender", "cash", "40"]).status == 0)
+    #expect(
+      pole.wait { shown(["     Thank you!     ", "Change          7.76"]) },
+      "\(pole.jobs.map(\.transcript))")
+    // Away: the sale goes on.
+    pole.stop()
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "40"]).status == 0)
+  }
+}
