@@ -163,17 +163,9 @@ enum Output {
     }
   }
 
-  static func describe(_ value: JSONValue) -> String {
-    switch value {
-    case .string(let text): text
-    case .number(let text): text
-    case .bool(let flag): flag ? "yes" : "no"
-    case .null: "-"
-    default: value.serialized
-    }
-  }
+  static func describe(_ value: JSONValue) -> String { value.displayText }
 
-  static func text(_ value: JSONValue?) -> String { value.map(describe) ?? "" }
+  static func text(_ value: JSONValue?) -> String { value?.displayText ?? "" }
 
   /// An item count as it reads: `1 item`, `2 items`.
   static func items(_ value: JSONValue?) -> String {

@@ -58,7 +58,7 @@ package struct CustomerDisplay: Equatable {
     let data = event?["data"]
     if type == EventType.saleCompleted.rawValue {
       screen = .thanks
-      receipt = data?["receipt"].map(CustomerDisplay.describe)
+      receipt = data?["receipt"]?.displayText
       change = data?["change"]?.stringValue ?? "0.00"
       balanceDue = nil
       return
@@ -101,18 +101,8 @@ package struct CustomerDisplay: Equatable {
     }
   }
 
-  /// A JSON value as a display shows it (a string without its quotes).
-  static func describe(_ value: JSONValue) -> String {
-    switch value {
-    case .string(let text): text
-    case .number(let text): text
-    case .bool(let flag): flag ? "yes" : "no"
-    case .null: "-"
-    default: value.serialized
-    }
-  }
-
-  static func text(_ value: JSONValue?) -> String { value.map(describe) ?? "" }
+  /// A JSON value as a display shows it (see `JSONValue.displayText`).
+  static func text(_ value: JSONValue?) -> String { value?.displayText ?? "" }
 
   /// The columns of a pole display's line.
   package static let poleWidth = 20
@@ -233,5 +223,19 @@ package enum BigDigits {
       for row in 0..<3 { rows[row] += glyph[row] }
     }
     return rows
+  }
+}
+
+extension JSONValue {
+  /// The value as people read it on a display or a terminal: a string without its quotes, a
+  /// number as written, yes/no, `-` for null, anything else as JSON.
+  package var displayText: String {
+    switch self {
+    case .string(let text): text
+    case .number(let text): text
+    case .bool(let flag): flag ? "yes" : "no"
+    case .null: "-"
+    case .array, .object: serialized
+    }
   }
 }
