@@ -97,7 +97,6 @@ import Testing
     Self.change(groups, owner)
     Self.change(groups, owner)
     Self.request(groups, owner, 4)
-    #expect(groups.nextWrite(for: owner) == nil, "one group is written at a time")
     #expect(groups.takeReleasable().replies.isEmpty)
 
     let firstError = journal.write(&first)

@@ -150,4 +150,36 @@ import Testing
     #expect(afterWrite["journal"]?["records"] == .int(lane.journal.recordsWritten))
     #expect(afterWrite["journal"]?["fsyncs"] == .int(lane.journal.batchesWritten))
   }
+
+  /// The drawer moves answer with bytes written directly (no tree) unless the request has a
+  /// key, whose stored reply is a tree: both forms carry the same members, in the documented
+  /// order, with the drawer's real figures, and a keyed retry gets the same result again.
+  @Test func drawerRepliesWrittenDirectlyMatchTheKeyedTreeAndTheFigures() throws {
+    let lane = try JournalLane()
+    let direct = lane.service.handle(line: #"{"op":"paid_in","amount":"12.34","reason":"float"}"#)
+    let keyedRequest = #"{"op":"paid_out","amount":"0.34","reason":"milk","key":"k-1"}"#
+    let keyed = lane.service.handle(line: keyedRequest)
+    let again = lane.service.handle(line: keyedRequest)
+    let noSale = lane.service.handle(line: #"{"op":"no_sale","reason":"change"}"#)
+    for text in [direct, keyed, again, noSale] {
+      let parsed = try JSONParser.parse(text)
+      #expect(text == parsed.serialized, "the bytes are what writing the tree gives")
+      #expect(parsed["ok"] == true)
+      let drawer = try #require(parsed["result"]?["drawer"]?.objectValue)
+      #expect(
+        drawer.keys == [
+          "float", "cash_taken", "change_given", "cash_refunds", "paid_in", "paid_in_count",
+          "paid_out", "paid_out_count", "no_sales", "day", "expected_cash",
+        ])
+    }
+    let first = try JSONParser.parse(direct)["result"]?["drawer"]
+    #expect(first?["paid_in"] == "12.34" && first?["paid_in_count"] == .int(1))
+    #expect(first?["expected_cash"] == "12.34" && first?["paid_out"] == "0.00")
+    let out = try JSONParser.parse(keyed)["result"]?["drawer"]
+    #expect(out?["paid_out"] == "0.34" && out?["expected_cash"] == "12.00")
+    #expect(again == keyed, "a keyed retry gets the stored reply")
+    let last = try JSONParser.parse(noSale)["result"]?["drawer"]
+    #expect(last?["no_sales"] == .int(1) && last?["day"] == .int(lane.register.day.number))
+    #expect(last?["paid_out_count"] == .int(1), "the retry changed nothing")
+  }
 }

@@ -37,6 +37,18 @@ struct JSONObjectWriter {
     int(key, Int64(value))
   }
 
+  /// An amount as the wire writes it: a decimal string with the currency's minor digits.
+  mutating func money(_ key: StaticString, _ minorUnits: Int64, _ currency: Currency) {
+    self.key(key)
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalText.capacity) { buffer in
+      let start = DecimalText.write(
+        minorUnits, fractionDigits: currency.minorDigits, endingAt: buffer)
+      bytes.append(UInt8(ascii: "\""))
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+      bytes.append(UInt8(ascii: "\""))
+    }
+  }
+
   mutating func bool(_ key: StaticString, _ value: Bool) {
     self.key(key)
     bytes.append(contentsOf: (value ? "true" : "false").utf8)
@@ -65,5 +77,14 @@ struct JSONObjectWriter {
   consuming func finished() -> [UInt8] {
     bytes.append(UInt8(ascii: "}"))
     return bytes
+  }
+}
+
+extension JSONValue {
+  /// The value of JSON text this module wrote itself (a `JSONObjectWriter`'s output), for the
+  /// callers that need a tree of what the hot path writes as bytes. Such text always parses;
+  /// were it ever not to, the value would be null rather than a trap.
+  static func parsingOwnOutput(_ bytes: [UInt8]) -> JSONValue {
+    (try? JSONParser.parse(bytes)) ?? .null
   }
 }

@@ -137,6 +137,10 @@ public final class Journal: @unchecked Sendable {
   public private(set) var batchesWritten = 0
   /// The journal key: with one, every record written carries its HMAC (`"mac"`).
   public var macKey: HMACSHA256?
+  /// The chain after the last group `write` put on disk. Only the writer touches it (the
+  /// writer thread, or `append` before the daemon's writer starts); nil until the first write,
+  /// when a group's sealed chain is taken as it is.
+  private var writtenHead: (sum: String, sequence: Int64)?
 
   public init(storage: any JournalStorage, lastSum: String, lastSequence: Int64) {
     self.storage = storage
@@ -177,30 +181,69 @@ public final class Journal: @unchecked Sendable {
 
   /// Encodes a sealed group (unless it is already) and writes it durably. On failure the
   /// storage is cut back to where it was, if it can be, and the error is returned. Touches
-  /// only `work` and the storage: safe to call from the writer thread.
+  /// only `work`, the storage and the writer's own chain: safe to call from the writer thread.
   public func write(_ work: inout JournalWrite) -> SystemError? {
-    do {
-      try work.encode()
-    } catch {
-      return error
+    var works = [work]
+    defer { work = works[0] }
+    return write(batch: &works)
+  }
+
+  /// Writes sealed groups, in order, with one append and one fsync: the writer thread takes
+  /// every group the loop sealed while it was busy in one go. Each group is chained from the
+  /// one before it as written here (a group sealed while the one before it was still being
+  /// written carries a stale chain, which is replaced). Only the last group may end with a
+  /// close of day. All or nothing: on failure no group of the batch counts, the storage is cut
+  /// back, and the error is returned.
+  public func write(batch works: inout [JournalWrite]) -> SystemError? {
+    var bytes: [UInt8] = []
+    var head = writtenHead
+    for index in works.indices {
+      if let head,
+        works[index].previousSequence != head.sequence || works[index].previousSum != head.sum
+      {
+        works[index].previousSum = head.sum
+        works[index].previousSequence = head.sequence
+        works[index].sum = nil
+      }
+      do {
+        try works[index].encode()
+      } catch {
+        return error
+      }
+      if let sum = works[index].sum, let last = works[index].pending.last {
+        head = (sum, last.sequence)
+      }
+      if works.count == 1 {
+        bytes = works[index].bytes
+      } else {
+        bytes.append(contentsOf: works[index].bytes)
+      }
     }
     let lengthBefore = storage.length
     do {
-      try storage.appendDurably(work.bytes)
+      try storage.appendDurably(bytes)
     } catch {
       try? storage.truncate(to: lengthBefore)
       return error
     }
+    writtenHead = head
     // The changes are durable; now the files that follow from them. A failure here does not
     // undo anything (the journal is the record; the file is rewritten on the next edit or
     // start), it is reported.
-    for effect in work.effects {
+    for effect in works.lazy.flatMap(\.effects) {
       do {
         try storage.write(effect)
       } catch {
         onEffectFailure(effect.path, error)
       }
     }
+    guard !works.isEmpty else { return nil }
+    endSegmentIfDue(after: &works[works.count - 1])
+    return nil
+  }
+
+  /// After a group is written: a closed day ends its segment, and so does a full one.
+  private func endSegmentIfDue(after work: inout JournalWrite) {
     // A closed day ends its segment (group commit ends a group with its `day_closed`), and so
     // does a segment past its size. Failing to start the next one loses nothing: the records
     // go on into the open segment, and the next group tries again.
@@ -220,7 +263,6 @@ public final class Journal: @unchecked Sendable {
         }
       }
     }
-    return nil
   }
 
   /// Called (on the writer's thread) when a new segment could not be started.

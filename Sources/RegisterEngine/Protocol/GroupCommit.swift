@@ -15,19 +15,21 @@ protocol GroupCommitOwner: AnyObject {
   func effects(of records: [PendingRecord]) -> [FileEffect]
 }
 
-/// Group commit: stages journal records in groups, hands one group at a time to the writer,
-/// and holds each reply until every change it could have seen is durable.
+/// Group commit: stages journal records in groups, hands them to the writer in order, and
+/// holds each reply until every change it could have seen is durable.
 ///
 /// Requests are answered in arrival order; a reply is held with the newest group that had
-/// staged changes when it was made (reads included: a read may describe them). A group is
-/// written with one write and one fsync; while it is written the next one fills, so under load
-/// many requests share each fsync. If a write fails, that group and every one staged after it
-/// are rolled back (the owner restores its checkpoint and the journal's chain is rewound), and
+/// staged changes when it was made (reads included: a read may describe them). The loop seals
+/// the open group whenever it has records, even while earlier groups are being written: the
+/// writer takes every group waiting for it in one write and one fsync as soon as the one before
+/// is done, so under load many requests share each fsync and the disk never waits for the loop
+/// (nor the loop for the disk). If a write fails, that group and every one staged after it are
+/// rolled back (the owner restores its checkpoint and the journal's chain is rewound), and
 /// every reply that depended on them is answered again by the owner.
 ///
-/// A group ends with a `day_closed` record: the next change starts a new group even while the
-/// writer is busy (the closed group then waits, sealed, in `queued`), so the journal's storage
-/// can begin the next day's segment after writing it without splitting a write.
+/// A group ends with a `day_closed` record: the next change starts a new group (the closed
+/// group waits, sealed, in `queued`), and the writer never puts records after a close in the
+/// same write, so the journal's storage can begin the next day's segment after writing it.
 final class GroupCommit<Owner: GroupCommitOwner> {
   /// A reply waiting until the group it depends on is durable.
   private struct Held {
@@ -39,7 +41,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
 
   /// What to restore if a group fails: the owner's state, and the sequence number of the last
   /// record before the group. (The journal's chain needs no restoring: it moves only when a
-  /// group has been written, and groups are written one at a time, in order.)
+  /// group has been written, and groups are written in order.)
   private struct Checkpoint {
     var state: Owner.Checkpoint
     var sequence: Int64
@@ -51,8 +53,8 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   /// The group being filled, and its records.
   private var openGroup = 1
   private var openRecords: [PendingRecord] = []
-  /// The group being written, if any, with its records.
-  private var writing: (group: Int, records: [PendingRecord])?
+  /// Groups handed to the writer and not reported back yet, oldest first, with their records.
+  private var inFlight: [(group: Int, records: [PendingRecord])] = []
   /// Groups ended early (by a close of day) waiting for the writer, oldest first.
   private var queued: [(group: Int, records: [PendingRecord])] = []
   private var checkpoints: [Int: Checkpoint] = [:]
@@ -68,7 +70,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   }
 
   /// True while changes are staged or being written.
-  var hasPendingWrites: Bool { writing != nil || !queued.isEmpty || !openRecords.isEmpty }
+  var hasPendingWrites: Bool { !inFlight.isEmpty || !queued.isEmpty || !openRecords.isEmpty }
 
   /// Before a change is applied: when it is the open group's first, keeps the owner's
   /// checkpoint (and the journal's chain) to go back to should the group fail. A group that
@@ -83,7 +85,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     guard openRecords.isEmpty, checkpoints[openGroup] == nil else { return }
     checkpoints[openGroup] = Checkpoint(
       state: owner.checkpoint(),
-      sequence: queued.last?.records.last?.sequence ?? writing?.records.last?.sequence
+      sequence: queued.last?.records.last?.sequence ?? inFlight.last?.records.last?.sequence
         ?? journal.lastSequence)
   }
 
@@ -102,19 +104,19 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   /// The journal chain's head once everything staged is written (nil without a journal).
   func journalHead() -> JournalHead? {
     journal?.head(
-      after: (writing?.records ?? []) + queued.flatMap(\.records) + openRecords)
+      after: inFlight.flatMap(\.records) + queued.flatMap(\.records) + openRecords)
   }
 
   /// Holds a request's reply until the changes it could have seen are durable.
   func hold(_ incoming: IncomingLine, _ reply: SerializedReply) {
-    let pending = !openRecords.isEmpty ? openGroup : queued.last?.group ?? writing?.group
+    let pending = !openRecords.isEmpty ? openGroup : queued.last?.group ?? inFlight.last?.group
     held.append(Held(incoming: incoming, reply: reply, group: pending))
   }
 
-  /// The next group to write when nothing is being written: the oldest ended group, else the
-  /// open group, sealed.
+  /// The next group to hand to the writer, sealed: the oldest ended group, else the open group
+  /// (nil when nothing is staged). Groups already handed over may still be being written.
   func nextWrite(for owner: Owner) -> JournalWrite? {
-    guard writing == nil, let journal else { return nil }
+    guard let journal else { return nil }
     let group: Int
     let records: [PendingRecord]
     if !queued.isEmpty {
@@ -126,22 +128,23 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     } else {
       return nil
     }
-    writing = (group, records)
+    inFlight.append((group, records))
     var work = journal.seal(records, group: group)
     work.effects = owner.effects(of: records)
     return work
   }
 
-  /// The writer finished `work`: with `error`, the group was not made durable.
+  /// The writer finished `work` (groups finish in the order they were handed over): with
+  /// `error`, the group was not made durable.
   func finished(_ work: JournalWrite, error: SystemError?, for owner: Owner) {
-    guard let current = writing, current.group == work.group else { return }
+    guard let current = inFlight.first, current.group == work.group else { return }
     if let error {
       fail(group: work.group, error: error, owner: owner)
       return
     }
     journal?.noteWritten(work)
     durableSequence = current.records.last?.sequence ?? durableSequence
-    writing = nil
+    inFlight.removeFirst()
     checkpoints[work.group] = nil
     committed.append(contentsOf: current.records.map(CommittedEvent.init))
   }
@@ -164,7 +167,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   /// The replies that may be sent now (in arrival order) and the newly durable events.
   func takeReleasable() -> BatchResult {
     // Everything staged before the open group and not being written is durable.
-    let durable = (writing?.group ?? queued.first?.group ?? openGroup) - 1
+    let durable = (inFlight.first?.group ?? queued.first?.group ?? openGroup) - 1
     let ready = held.prefix { ($0.group ?? 0) <= durable }
     held.removeFirst(ready.count)
     let replies = ready.map {
@@ -181,7 +184,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   /// reply depended on the lost changes.
   private func fail(group: Int, error: SystemError, owner: Owner) {
     guard let checkpoint = checkpoints[group] else { return }
-    writing = nil
+    inFlight = []
     queued = []
     openRecords = []
     checkpoints = [:]

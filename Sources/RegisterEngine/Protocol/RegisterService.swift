@@ -227,6 +227,9 @@ public final class RegisterService {
       if !standing.isEmpty { stage(standing, at: now, approvedBy: nil) }
       throw error
     }
+    if request.key == nil, let encoded = replies.encodedResult(of: events, from: self) {
+      return .encoded(encoded)
+    }
     let reply = replies.result(of: request.command, events: events, outbox: outbox, from: self)
     if let key = request.key {
       let stored = KeyRecord(key: key, fingerprint: fingerprint, reply: reply)

@@ -198,6 +198,32 @@ struct Replies {
   private static let opNamesJSON = JSONValue.array(RequestDecoder.opNames.map(JSONValue.string))
     .serializedBytes
 
+  /// A mutation's result written straight to bytes where it has such a form — a drawer move
+  /// (float, paid in, paid out, no sale), the most frequent change after the sale itself — or
+  /// nil. The bytes are what `result` gives, serialized.
+  func encodedResult<Source: ReplySource>(of events: [Event], from source: Source) -> [UInt8]? {
+    guard events.count == 1 else { return nil }
+    switch events[0].eventType {
+    case .floatSet, .paidIn, .paidOut, .noSale:
+      return Self.drawerReply(source.register)
+    case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+      .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,
+      .customerAttached, .customerDetached, .printDone, .saleCompleted, .dayClosed,
+      .returnCompleted, .orderVoided, .operatorAdded, .operatorRemoved, .operatorPINSet,
+      .operatorUnlocked, .signedIn, .signedOut, .customerAdded, .productAdded, .productUpdated,
+      .productRemoved, .stockAdjusted, .printQueued, .receiptEmailed, .orderParked,
+      .wishlistAdded, .wishlistRemoved:
+      return nil
+    }
+  }
+
+  /// `{"drawer":{…}}`.
+  private static func drawerReply(_ register: Register) -> [UInt8] {
+    var object = JSONObjectWriter(capacity: 340)
+    object.encoded("drawer", register.drawerBytes)
+    return object.finished()
+  }
+
   /// The reply to a mutation, from the state after its events: the first event that has a
   /// result of its own gives it; otherwise the open order.
   func result<Source: ReplySource>(
@@ -252,7 +278,7 @@ struct Replies {
         }
           ?? .null
       case .floatSet, .paidIn, .paidOut, .noSale:
-        return .object(["drawer": source.register.drawerJSON])
+        return .parsingOwnOutput(Self.drawerReply(source.register))
       case .printQueued(let job):
         return .object(["print_job": job.json])
       case .receiptEmailed(let number, let to, let messageID):

@@ -219,12 +219,17 @@ extension CompletedSale {
 extension Register {
   /// The drawer so far today: float, cash in and out, and what it should hold.
   public var drawerJSON: JSONValue {
-    guard case .object(var object) = day.totals.drawerJSON(currency: store.currency) else {
-      return .null
-    }
-    object["day"] = .int(day.number)
-    object["expected_cash"] = money(day.totals.expectedCash).json
-    return .object(object)
+    JSONValue.parsingOwnOutput(drawerBytes)
+  }
+
+  /// `drawerJSON` written straight to bytes: the reply to every float, paid-in, paid-out and
+  /// no-sale (the only definition of its members).
+  var drawerBytes: [UInt8] {
+    var object = JSONObjectWriter(capacity: 320)
+    day.totals.writeDrawer(to: &object, currency: store.currency)
+    object.int("day", day.number)
+    object.money("expected_cash", day.totals.expectedCash, store.currency)
+    return object.finished()
   }
 }
 
@@ -252,18 +257,22 @@ extension ReceiptHeader {
 extension DayTotals {
   /// The drawer's movements, as the drawer ops and the reports show them.
   func drawerJSON(currency: Currency) -> JSONValue {
-    let money = { (units: Int64) in Money(minorUnits: units, currency: currency).json }
-    return .object([
-      "float": money(float),
-      "cash_taken": money(cashTaken),
-      "change_given": money(changeGiven),
-      "cash_refunds": money(cashRefunds),
-      "paid_in": money(paidIn),
-      "paid_in_count": .int(paidInCount),
-      "paid_out": money(paidOut),
-      "paid_out_count": .int(paidOutCount),
-      "no_sales": .int(noSales),
-    ])
+    var object = JSONObjectWriter(capacity: 256)
+    writeDrawer(to: &object, currency: currency)
+    return JSONValue.parsingOwnOutput(object.finished())
+  }
+
+  /// The drawer's members, written into `object`.
+  func writeDrawer(to object: inout JSONObjectWriter, currency: Currency) {
+    object.money("float", float, currency)
+    object.money("cash_taken", cashTaken, currency)
+    object.money("change_given", changeGiven, currency)
+    object.money("cash_refunds", cashRefunds, currency)
+    object.money("paid_in", paidIn, currency)
+    object.int("paid_in_count", paidInCount)
+    object.money("paid_out", paidOut, currency)
+    object.int("paid_out_count", paidOutCount)
+    object.int("no_sales", noSales)
   }
 }
 

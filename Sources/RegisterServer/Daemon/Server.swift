@@ -523,15 +523,14 @@ package final class Server {
     return true
   }
 
-  /// Hands the next group of journal records to the writer thread when it is idle (without
-  /// one, writes it here).
+  /// Hands the staged groups of journal records to the writer thread, which writes them after
+  /// the ones it has (without one, writes them here).
   private func startWrite() {
     guard let writer else {
       service.flush()
       return
     }
-    guard !writer.isBusy, let work = service.nextWrite() else { return }
-    writer.start(work)
+    while let work = service.nextWrite() { writer.start(work) }
   }
 
   /// Takes finished writes from the writer thread and (unless stopping) starts the next one.
