@@ -73,6 +73,12 @@ struct JSONObjectWriter {
     bytes.append(contentsOf: nested.finished())
   }
 
+  /// The object's bytes so far, without the closing brace (for a caller that adds members of
+  /// its own making before closing it).
+  consuming func unfinished() -> [UInt8] {
+    bytes
+  }
+
   /// The object's bytes (`}` added).
   consuming func finished() -> [UInt8] {
     bytes.append(UInt8(ascii: "}"))

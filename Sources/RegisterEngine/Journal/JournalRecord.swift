@@ -67,18 +67,19 @@ public struct JournalRecord: Sendable, Equatable {
     approvedBy: String? = nil, key: KeyRecord?, more: Bool, previous: String,
     macKey: HMACSHA256? = nil
   ) -> (line: [UInt8], sum: String) {
-    var prefix = JSONObject()
-    prefix["seq"] = .int(sequence)
-    prefix["at"] = .string(at.iso8601)
-    prefix["type"] = .string(type)
-    prefix["data"] = data
-    if let operatorID { prefix["operator"] = .string(operatorID) }
-    if let approvedBy { prefix["approved_by"] = .string(approvedBy) }
-    if let key { prefix["key"] = key.json }
-    if more { prefix["more"] = .bool(true) }
-    prefix["prev"] = .string(previous)
-    var bytes = JSONValue.object(prefix).serializedBytes
-    bytes.removeLast()  // the closing brace; the MAC and the sum follow
+    // Written member by member (the bytes writing the same object as a tree gives), left open:
+    // the MAC and the sum follow.
+    var prefix = JSONObjectWriter(capacity: 320 + 32 * (operatorID == nil ? 0 : 1))
+    prefix.int("seq", sequence)
+    prefix.string("at", at.iso8601)
+    prefix.string("type", type)
+    prefix.value("data", data)
+    if let operatorID { prefix.string("operator", operatorID) }
+    if let approvedBy { prefix.string("approved_by", approvedBy) }
+    if let key { prefix.value("key", key.json) }
+    if more { prefix.bool("more", true) }
+    prefix.string("prev", previous)
+    var bytes = prefix.unfinished()
     if let macKey {
       let mac = macKey.hex(bytes)
       bytes.append(contentsOf: macMarker)

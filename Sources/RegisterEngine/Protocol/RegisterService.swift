@@ -18,8 +18,15 @@ public final class RegisterService {
   /// The state. Every change to it goes through this property, so its observer can drop what
   /// was rendered from the old state.
   public private(set) var register: Register {
-    didSet { replies.stateChanged() }
+    _read { yield state }
+    _modify {
+      defer { replies.stateChanged() }
+      yield &state
+    }
   }
+  /// The register's storage. Every change goes through `register`, which drops what was
+  /// rendered from the state before it; `decide` reads it directly (it changes nothing).
+  private var state: Register
   /// The answers read from `register`, with the rendering kept between changes.
   private var replies: Replies
   /// Groups, held replies and rollback; it calls back (GroupCommitOwner) for a checkpoint, a
@@ -50,7 +57,7 @@ public final class RegisterService {
     register: Register, clock: any RegisterClock, random: @escaping @Sendable (Int) -> [UInt8],
     journal: Journal? = nil
   ) {
-    self.register = register
+    self.state = register
     self.clock = clock
     self.random = random
     self.journal = journal
@@ -217,7 +224,12 @@ public final class RegisterService {
       if head.sequence > 0 { context.journalHead = head }
     }
     let events: [Event]
-    switch register.decide(request.command, context: context) {
+    // `decide` reads the register where it lies: called on the property, the whole register
+    // was copied (every part of it retained) for the call and released after it.
+    let decision = withUnsafeMutablePointer(to: &state) {
+      $0.pointee.decide(request.command, context: context)
+    }
+    switch decision {
     case .accepted(let accepted, let approvedBy):
       events = accepted
       stage(events, at: now, approvedBy: approvedBy)

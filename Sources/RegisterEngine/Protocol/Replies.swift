@@ -205,7 +205,7 @@ struct Replies {
     guard events.count == 1 else { return nil }
     switch events[0].eventType {
     case .floatSet, .paidIn, .paidOut, .noSale:
-      return Self.drawerReply(source.register)
+      return Self.drawerReply(from: source)
     case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
       .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,
       .customerAttached, .customerDetached, .printDone, .saleCompleted, .dayClosed,
@@ -217,10 +217,14 @@ struct Replies {
     }
   }
 
-  /// `{"drawer":{…}}`.
-  private static func drawerReply(_ register: Register) -> [UInt8] {
+  /// `{"drawer":{…}}` (the register read in place, not copied).
+  private static func drawerReply<Source: ReplySource>(from source: Source) -> [UInt8] {
     var object = JSONObjectWriter(capacity: 340)
-    object.encoded("drawer", register.drawerBytes)
+    object.encoded(
+      "drawer",
+      Register.drawerBytes(
+        source.register.day.totals, day: source.register.day.number,
+        currency: source.register.store.currency))
     return object.finished()
   }
 
@@ -278,7 +282,7 @@ struct Replies {
         }
           ?? .null
       case .floatSet, .paidIn, .paidOut, .noSale:
-        return .parsingOwnOutput(Self.drawerReply(source.register))
+        return .parsingOwnOutput(Self.drawerReply(from: source))
       case .printQueued(let job):
         return .object(["print_job": job.json])
       case .receiptEmailed(let number, let to, let messageID):

@@ -225,10 +225,14 @@ extension Register {
   /// `drawerJSON` written straight to bytes: the reply to every float, paid-in, paid-out and
   /// no-sale (the only definition of its members).
   var drawerBytes: [UInt8] {
+    Self.drawerBytes(day.totals, day: day.number, currency: store.currency)
+  }
+
+  static func drawerBytes(_ totals: DayTotals, day: Int, currency: Currency) -> [UInt8] {
     var object = JSONObjectWriter(capacity: 320)
-    day.totals.writeDrawer(to: &object, currency: store.currency)
-    object.int("day", day.number)
-    object.money("expected_cash", day.totals.expectedCash, store.currency)
+    totals.writeDrawer(to: &object, currency: currency)
+    object.int("day", day)
+    object.money("expected_cash", totals.expectedCash, currency)
     return object.finished()
   }
 }
