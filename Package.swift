@@ -15,7 +15,9 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
     ),
     // The platform: sockets, the poll loop, journal files, the system clock and random.
-    .target(name: "RegisterServer", dependencies: ["RegisterEngine"]),
+    // System headers Swift's Glibc module leaves out (epoll), for RegisterServer.
+    .target(name: "CPlatform"),
+    .target(name: "RegisterServer", dependencies: ["RegisterEngine", "CPlatform"]),
     // The client: the line connection, and register-cli's command table, parsing and output.
     .target(name: "RegisterClient", dependencies: ["RegisterEngine", "RegisterServer"]),
     .executableTarget(name: "registerd", dependencies: ["RegisterEngine", "RegisterServer"]),

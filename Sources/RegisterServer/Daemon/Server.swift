@@ -65,6 +65,8 @@ package final class Server {
   /// A snapshot is wanted, at the next moment every change is durable.
   package var snapshotDue = false
   private var connections: [Connection] = []
+  /// What the loop waits on (epoll on Linux); told before a listed descriptor is closed.
+  private let poller = EventPoller()
   private var nextConnectionID = 1
   private var stopping = false
   private var readBuffer = [UInt8](repeating: 0, count: 65_536)
@@ -178,7 +180,7 @@ package final class Server {
       fds.append(pollfd(fd: snapshots?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
       let printerIndex = fds.count
       fds.append(pollfd(fd: printer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
-      let ready = poll(&fds, nfds_t(fds.count), hasQueuedWork ? 0 : pollTimeout(now: now))
+      let ready = poller.wait(&fds, timeout: hasQueuedWork ? 0 : pollTimeout(now: now))
       if ready < 0 {
         if errno == EINTR { continue }
         Log.error("poll failed: \(SystemError("poll"))")
@@ -308,6 +310,7 @@ package final class Server {
     notifier?.stopping(status: "draining \(connections.count) connection(s)")
     // Closed, not only left unpolled: new clients are refused at once (under socket
     // activation the service manager's copy stays open, and they wait for the next start).
+    poller.forget(listenFD)
     close(listenFD)
     listenFD = -1
     if spareFD >= 0 {
@@ -778,6 +781,7 @@ package final class Server {
     connections.removeAll { connection in
       // A PIN check in flight still owes the connection a reply.
       guard connection.isFinished && !isCheckingPIN(connection) else { return false }
+      poller.forget(connection.fd)
       close(connection.fd)
       Log.debug("connection \(connection.id) closed")
       // A descriptor is free again: a paused listener can try once more.
