@@ -19,7 +19,17 @@ public final class LineConnection {
     fd = try UnixSocket.connect(to: path)
   }
 
-  deinit { close(fd) }
+  private var isOpen = true
+
+  deinit { disconnect() }
+
+  /// Closes the connection now (once: the descriptor's number may be another file's after
+  /// that, so closing it again, here or at deinit, would close that file).
+  public func disconnect() {
+    guard isOpen else { return }
+    isOpen = false
+    close(fd)
+  }
 
   /// Sends raw bytes.
   public func send(bytes: [UInt8]) throws(SystemError) {

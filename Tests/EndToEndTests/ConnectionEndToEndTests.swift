@@ -226,7 +226,7 @@ struct ConnectionEndToEndTests {
     }
     // Room again once clients leave.
     let kept = clients.enumerated().filter { replies[$0.offset]?.isOK == true }.map(\.element)
-    for client in kept.prefix(3) { close(client.connection.fd) }
+    for client in kept.prefix(3) { client.connection.disconnect() }
     usleep(200_000)
     #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
     let log = daemon.log
@@ -263,7 +263,7 @@ struct ConnectionEndToEndTests {
     #expect((1...2).contains(episodes), "\(log)")
     #expect(log.split(separator: "\n").count < 120)
     // Descriptors freed: new clients are served again.
-    for client in clients { close(client.connection.fd) }
+    for client in clients { client.connection.disconnect() }
     usleep(300_000)
     #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
     #expect(daemon.log.contains("accepting connections again"))
