@@ -7,9 +7,7 @@ import Testing
 /// Files are written without following symbolic links, through unpredictable temporary names.
 @Suite struct FileSafetyTests {
   private func temporaryDirectory() throws -> String {
-    let path = "/tmp/fs-\(UUID().uuidString.prefix(8))"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-    return path
+    try makeTemporaryDirectory(prefix: "fs")
   }
 
   @Test func temporaryNamesAreUnpredictable() {
@@ -116,4 +114,12 @@ import Testing
     #expect((FileIO.unsafeDirectoryReason(directory, what: "it") == nil) == safe)
     #expect(FileIO.unsafeDirectoryReason(directory + "/missing", what: "it") == nil)
   }
+}
+
+/// A new, empty directory under /tmp for a test (named `PREFIX-` and 8 random hex digits); the
+/// test removes it.
+func makeTemporaryDirectory(prefix: String) throws -> String {
+  let path = "/tmp/\(prefix)-\(UUID().uuidString.prefix(8))"
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+  return path
 }

@@ -8,12 +8,6 @@ import Testing
 /// allocate blocks), invisibly to every reader: the file holds exactly what was appended, and
 /// a sealed segment gives the reserved space back.
 @Suite struct JournalReservationTests {
-  private func temporaryDirectory() throws -> String {
-    let path = "/tmp/reserve-\(UUID().uuidString.prefix(8))"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-    return path
-  }
-
   private func allocated(_ path: String) -> (size: Int, onDisk: Int) {
     var info = stat()
     guard stat(path, &info) == 0 else { return (-1, -1) }
@@ -21,7 +15,7 @@ import Testing
   }
 
   @Test func theOpenSegmentHasSpaceReservedThatNoReaderSeesAndASealedOneGivesItBack() throws {
-    let directory = try temporaryDirectory()
+    let directory = try makeTemporaryDirectory(prefix: "reserve")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let first = JournalFiles.Segment(directory: directory, day: 1, firstSequence: 1)
     let storage = try FileJournalStorage(segment: first)

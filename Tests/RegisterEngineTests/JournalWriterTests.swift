@@ -10,6 +10,19 @@ import Testing
 @Suite struct JournalWriterTests {
   typealias Unit = GroupCommitUnitTests
 
+  /// A journal in memory and group commit over a counting owner, nothing staged yet.
+  struct Fixture {
+    let storage = MemoryJournalStorage()
+    let journal: Journal
+    let owner = Unit.CountingOwner()
+    let groups: GroupCommit<Unit.CountingOwner>
+
+    init() {
+      journal = Unit.journal(storage)
+      groups = GroupCommit(journal: journal, durableSequence: 0)
+    }
+  }
+
   /// Three groups sealed one after the other, none reported written yet.
   static func threeSealedGroups(
     _ groups: GroupCommit<Unit.CountingOwner>, _ owner: Unit.CountingOwner
@@ -30,10 +43,10 @@ import Testing
   }
 
   @Test func groupsSealedWhileOthersAreInFlightGoOutInOneWriteChainedInOrder() throws {
-    let storage = MemoryJournalStorage()
-    let journal = Unit.journal(storage)
-    let owner = Unit.CountingOwner()
-    let groups = GroupCommit<Unit.CountingOwner>(journal: journal, durableSequence: 0)
+    let fixture = Fixture()
+    let (storage, journal, owner, groups) = (
+      fixture.storage, fixture.journal, fixture.owner, fixture.groups
+    )
     var works = try Self.threeSealedGroups(groups, owner)
     // Every group was sealed against the chain as it stood before any was written.
     #expect(works.allSatisfy { $0.previousSequence == 0 })
@@ -69,10 +82,10 @@ import Testing
   }
 
   @Test func aFailedBatchFailsEveryGroupInItAndRollsBackToBeforeTheFirst() throws {
-    let storage = MemoryJournalStorage()
-    let journal = Unit.journal(storage)
-    let owner = Unit.CountingOwner()
-    let groups = GroupCommit<Unit.CountingOwner>(journal: journal, durableSequence: 0)
+    let fixture = Fixture()
+    let (storage, journal, owner, groups) = (
+      fixture.storage, fixture.journal, fixture.owner, fixture.groups
+    )
     var works = try Self.threeSealedGroups(groups, owner)
     storage.failingAppend = 1
     let error = try #require(journal.write(batch: &works))
@@ -86,10 +99,8 @@ import Testing
   }
 
   @Test func aBatchNeverRunsPastACloseOfDay() throws {
-    let storage = MemoryJournalStorage()
-    let journal = Unit.journal(storage)
-    let owner = Unit.CountingOwner()
-    let groups = GroupCommit<Unit.CountingOwner>(journal: journal, durableSequence: 0)
+    let fixture = Fixture()
+    let (owner, groups) = (fixture.owner, fixture.groups)
     var waiting: [JournalWrite] = []
     Unit.change(groups, owner)
     waiting.append(try #require(groups.nextWrite(for: owner)))
@@ -111,10 +122,10 @@ import Testing
   /// (those waiting together share a write), and reported back in the order they were handed
   /// over.
   @Test func theWriterThreadWritesEveryGroupHandedToItInOrder() throws {
-    let storage = MemoryJournalStorage()
-    let journal = Unit.journal(storage)
-    let owner = Unit.CountingOwner()
-    let groups = GroupCommit<Unit.CountingOwner>(journal: journal, durableSequence: 0)
+    let fixture = Fixture()
+    let (storage, journal, owner, groups) = (
+      fixture.storage, fixture.journal, fixture.owner, fixture.groups
+    )
     let writer = try #require(JournalWriter(journal: journal))
     let total = 200
     for connection in 1...total {
