@@ -20,12 +20,19 @@
 final class EventPoller {
   #if os(Linux)
     private let epollFD: Int32
-    /// What the kernel has for each registered descriptor, and the last wait that listed it.
-    private var registered: [Int32: (events: UInt32, wait: Int)] = [:]
+    /// Indexed by descriptor number (they are small and dense): what the kernel has for it
+    /// (`events`, nil when not registered), the last wait that listed it, and where it is in
+    /// the current list. Arrays rather than dictionaries: this is looked at for every listed
+    /// descriptor on every pass of the loop.
+    private var registered: [UInt32?] = []
+    private var listedIn: [Int] = []
+    private var position: [Int] = []
+    /// Registered descriptors, to find the ones no longer listed without scanning every number.
+    private var registeredFDs: [Int32] = []
     private var waits = 0
-    /// Where each descriptor of the current list is in it.
-    private var positions: [Int32: Int] = [:]
     private var ready = [epoll_event](repeating: epoll_event(), count: 256)
+    /// Linux's default ceiling on descriptor numbers (`fs.nr_open`).
+    private static let largestIndexed: Int32 = 1 << 20
   #endif
 
   /// Where the kernel refuses an epoll instance (out of descriptors), `poll` is used.
@@ -45,62 +52,92 @@ final class EventPoller {
   /// (the next client) must be registered afresh.
   func forget(_ fd: Int32) {
     #if os(Linux)
-      guard epollFD >= 0, registered.removeValue(forKey: fd) != nil else { return }
-      var unused = epoll_event()
-      _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
+      guard epollFD >= 0, fd >= 0, Int(fd) < registered.count, registered[Int(fd)] != nil
+      else { return }
+      unregister(fd)
     #endif
   }
+
+  #if os(Linux)
+    private func grow(to count: Int) {
+      registered += [UInt32?](repeating: nil, count: count - registered.count)
+      listedIn += [Int](repeating: 0, count: count - listedIn.count)
+      position += [Int](repeating: 0, count: count - position.count)
+    }
+
+    private func unregister(_ fd: Int32) {
+      registered[Int(fd)] = nil
+      registeredFDs.removeAll { $0 == fd }
+      var unused = epoll_event()
+      _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
+    }
+  #endif
 
   /// Waits up to `timeout` milliseconds (-1: for ever) for a listed descriptor to be ready and
   /// sets every entry's `revents`; returns how many entries have any, or -1 with `errno`.
   func wait(_ fds: inout [pollfd], timeout: Int32) -> Int32 {
     #if os(Linux)
       guard epollFD >= 0 else { return poll(&fds, nfds_t(fds.count), timeout) }
+      // Descriptor numbers index arrays here; one past any ordinary limit (only a process
+      // whose limit was raised past a million could have it) is left to poll.
+      if fds.contains(where: { $0.fd >= Self.largestIndexed }) {
+        return poll(&fds, nfds_t(fds.count), timeout)
+      }
       waits += 1
-      positions.removeAll(keepingCapacity: true)
+      var invalid: Int32 = 0
       for index in fds.indices {
         fds[index].revents = 0
         let fd = fds[index].fd
         guard fd >= 0, fds[index].events != 0 else { continue }
-        positions[fd] = index
+        let slot = Int(fd)
+        if slot >= registered.count { grow(to: slot + 1) }
+        position[slot] = index
+        listedIn[slot] = waits
         let wanted = UInt32(UInt16(bitPattern: fds[index].events))
-        if let known = registered[fd], known.events == wanted {
-          registered[fd] = (wanted, waits)
-          continue
-        }
+        let known = registered[slot]
+        if known == wanted { continue }
         var event = epoll_event()
         event.events = wanted
         event.data.fd = fd
-        var result = epoll_ctl(
-          epollFD, registered[fd] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
+        var result = epoll_ctl(epollFD, known == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
         if result != 0 && errno == ENOENT {
           result = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
         } else if result != 0 && errno == EEXIST {
           result = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
         }
         if result == 0 {
-          registered[fd] = (wanted, waits)
+          if known == nil { registeredFDs.append(fd) }
+          registered[slot] = wanted
         } else {
           // Not a descriptor epoll can watch (closed under us): poll would say POLLNVAL.
-          registered[fd] = nil
+          if known != nil { unregister(fd) }
           fds[index].revents = Int16(POLLNVAL)
+          invalid += 1
         }
       }
       // Descriptors no longer listed (a paused listener, a client at its bound) are dropped,
       // so their hang-ups do not wake the loop while they are not asked about.
-      for (fd, entry) in registered where entry.wait != waits {
-        registered[fd] = nil
-        var unused = epoll_event()
-        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
+      var kept = 0
+      for fd in registeredFDs {
+        if listedIn[Int(fd)] == waits {
+          registeredFDs[kept] = fd
+          kept += 1
+        } else {
+          registered[Int(fd)] = nil
+          var unused = epoll_event()
+          _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
+        }
       }
-      let invalid = fds.reduce(0) { $0 + ($1.revents != 0 ? 1 : 0) }
+      registeredFDs.removeLast(registeredFDs.count - kept)
       let count = ready.withUnsafeMutableBufferPointer { buffer in
         epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), invalid > 0 ? 0 : timeout)
       }
       guard count >= 0 else { return -1 }
-      var marked = Int32(invalid)
+      var marked = invalid
       for slot in 0..<Int(count) {
-        guard let index = positions[ready[slot].data.fd] else { continue }
+        let fd = Int(ready[slot].data.fd)
+        guard fd < listedIn.count, listedIn[fd] == waits else { continue }
+        let index = position[fd]
         if fds[index].revents == 0 { marked += 1 }
         fds[index].revents |= Int16(truncatingIfNeeded: ready[slot].events)
       }
