@@ -65,12 +65,14 @@ struct JSONObjectWriter {
     bytes.append(contentsOf: json)
   }
 
-  /// A nested object written by `body`.
+  /// A nested object written by `body`, in place (no buffer of its own).
   mutating func object(_ key: StaticString, _ body: (inout JSONObjectWriter) -> Void) {
     self.key(key)
-    var nested = JSONObjectWriter(capacity: 64)
-    body(&nested)
-    bytes.append(contentsOf: nested.finished())
+    bytes.append(UInt8(ascii: "{"))
+    isFirst = true
+    body(&self)
+    bytes.append(UInt8(ascii: "}"))
+    isFirst = false
   }
 
   /// The object's bytes so far, without the closing brace (for a caller that adds members of

@@ -220,11 +220,11 @@ struct Replies {
   /// `{"drawer":{…}}` (the register read in place, not copied).
   private static func drawerReply<Source: ReplySource>(from source: Source) -> [UInt8] {
     var object = JSONObjectWriter(capacity: 340)
-    object.encoded(
-      "drawer",
-      Register.drawerBytes(
-        source.register.day.totals, day: source.register.day.number,
-        currency: source.register.store.currency))
+    object.object("drawer") { drawer in
+      Register.writeDrawer(
+        to: &drawer, source.register.day.totals, day: source.register.day.number,
+        currency: source.register.store.currency)
+    }
     return object.finished()
   }
 

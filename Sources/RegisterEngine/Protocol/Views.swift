@@ -230,10 +230,17 @@ extension Register {
 
   static func drawerBytes(_ totals: DayTotals, day: Int, currency: Currency) -> [UInt8] {
     var object = JSONObjectWriter(capacity: 320)
+    writeDrawer(to: &object, totals, day: day, currency: currency)
+    return object.finished()
+  }
+
+  /// The drawer's members, then the day and the cash it should hold.
+  static func writeDrawer(
+    to object: inout JSONObjectWriter, _ totals: DayTotals, day: Int, currency: Currency
+  ) {
     totals.writeDrawer(to: &object, currency: currency)
     object.int("day", day)
     object.money("expected_cash", totals.expectedCash, currency)
-    return object.finished()
   }
 }
 
