@@ -676,7 +676,14 @@ package final class Server {
       Log.warning(
         "operator \(id) locked after \(Operator.attemptsBeforeLock) wrong PINs (for \(register.store.lockoutMinutes) minutes, or until a manager unlocks)"
       )
-    default:
+    case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+      .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinAccepted,
+      .customerAttached, .customerDetached, .printDone, .saleCompleted, .returnCompleted,
+      .orderVoided, .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked,
+      .signedIn, .signedOut, .customerAdded, .productAdded, .productUpdated, .productRemoved,
+      .stockAdjusted, .printQueued, .receiptEmailed, .orderParked, .wishlistAdded,
+      .wishlistRemoved, .floatSet, .paidIn, .paidOut, .noSale:
+      // Journaled and sent to subscribers; nothing a manager looks for in the log.
       break
     }
   }
