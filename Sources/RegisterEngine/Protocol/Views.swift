@@ -217,24 +217,8 @@ extension CompletedSale {
 }
 
 extension Register {
-  /// The drawer so far today: float, cash in and out, and what it should hold.
-  public var drawerJSON: JSONValue {
-    JSONValue.parsingOwnOutput(drawerBytes)
-  }
-
-  /// `drawerJSON` written straight to bytes: the reply to every float, paid-in, paid-out and
-  /// no-sale (the only definition of its members).
-  var drawerBytes: [UInt8] {
-    Self.drawerBytes(day.totals, day: day.number, currency: store.currency)
-  }
-
-  static func drawerBytes(_ totals: DayTotals, day: Int, currency: Currency) -> [UInt8] {
-    var object = JSONObjectWriter(capacity: 320)
-    writeDrawer(to: &object, totals, day: day, currency: currency)
-    return object.finished()
-  }
-
-  /// The drawer's members, then the day and the cash it should hold.
+  /// The drawer so far today, as the drawer ops answer it: float, cash in and out, the day,
+  /// and the cash the drawer should hold (written straight into `object`).
   static func writeDrawer(
     to object: inout JSONObjectWriter, _ totals: DayTotals, day: Int, currency: Currency
   ) {
