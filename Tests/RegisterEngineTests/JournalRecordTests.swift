@@ -26,6 +26,58 @@ import Testing
     }
   }
 
+  /// The journal writes some events' `data` straight to bytes and every record's `at` and
+  /// `sum` digit by digit: the line must be byte for byte the one the tree gives.
+  @Test(arguments: [
+    Event.paidIn(amount: Money(minorUnits: 1, currency: .usd), reason: "bench"),
+    Event.paidOut(
+      amount: Money(minorUnits: 123_456_789, currency: .usd),
+      reason: "window \"cleaner\"\n\u{1}caf\u{e9} \u{1F600}"),
+    Event.floatSet(amount: Money(minorUnits: 0, currency: .usd)),
+    Event.floatSet(amount: Money(minorUnits: 5, currency: Currency(code: "JPY")!)),
+    Event.noSale(reason: nil),
+    Event.noSale(reason: "change for the till"),
+  ])
+  func eventsWriteTheBytesTheirTreeWrites(event: Event) {
+    let sample = Sample()
+    for at in [
+      sample.at, Timestamp(epochMilliseconds: -62_135_596_800_001, utcOffsetSeconds: 3600),
+    ] {
+      let record = PendingRecord(
+        sequence: 9, at: at, event: event, operatorID: "ana", key: nil, more: false)
+      let written = Journal.encode(record, previous: sample.previous, macKey: nil)
+      let fromTree = JournalRecord.encode(
+        sequence: 9, at: at, type: event.type, data: event.data, operatorID: "ana", key: nil,
+        more: false, previous: sample.previous)
+      #expect(written.line == fromTree.line)
+      #expect(written.sum == fromTree.sum)
+      // The sum is the SHA-256 of the line before `,"sum":"`.
+      #expect(
+        written.sum == SHA256.hex(Array(written.line.dropLast(JournalRecord.suffixLength + 1))))
+    }
+  }
+
+  /// `at` is written digit by digit; the text must be what the padded fields give, for any
+  /// moment and offset (years before 1000 and before year 1, far offsets both ways).
+  @Test func timestampsWriteTheirPaddedText() {
+    let moments: [Int64] = [
+      0, 1, 999, 1_767_618_002_973, -1, -86_400_001, -62_135_596_800_001, 253_402_300_799_999,
+      -30_610_224_000_000, 4_102_444_800_123,
+    ]
+    for millis in moments {
+      for offset: Int32 in [0, -18_000, 19_800, 50_400, -43_200, -59, 59] {
+        let at = Timestamp(epochMilliseconds: millis, utcOffsetSeconds: offset)
+        let time = at.local
+        let hours = abs(Int(offset)) / 3600
+        let minutes = abs(Int(offset)) % 3600 / 60
+        let expected =
+          "\(time.dateString)T\(time.timeString).\(pad(time.millisecond, 3))"
+          + "\(offset < 0 ? "-" : "+")\(pad(hours, 2)):\(pad(minutes, 2))"
+        #expect(at.iso8601 == expected)
+      }
+    }
+  }
+
   @Test func encodeThenDecodeKeepsEveryField() throws {
     let sample = Sample()
     let (line, sum) = sample.encode()

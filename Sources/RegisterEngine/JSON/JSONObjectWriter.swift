@@ -49,6 +49,14 @@ struct JSONObjectWriter {
     }
   }
 
+  /// A moment as its ISO 8601 text (which needs no escaping), written digit by digit.
+  mutating func timestamp(_ key: StaticString, _ value: Timestamp) {
+    self.key(key)
+    bytes.append(UInt8(ascii: "\""))
+    value.appendISO8601(to: &bytes)
+    bytes.append(UInt8(ascii: "\""))
+  }
+
   mutating func bool(_ key: StaticString, _ value: Bool) {
     self.key(key)
     bytes.append(contentsOf: (value ? "true" : "false").utf8)

@@ -175,8 +175,9 @@ public final class Journal: @unchecked Sendable {
   ) -> (line: [UInt8], sum: String) {
     JournalRecord.encode(
       sequence: record.sequence, at: record.at, type: record.event.type,
-      data: record.event.data, operatorID: record.operatorID, approvedBy: record.approvedBy,
-      key: record.key, more: record.more, previous: previous, macKey: macKey)
+      writeData: { record.event.writeData(to: &$0) }, operatorID: record.operatorID,
+      approvedBy: record.approvedBy, key: record.key, more: record.more, previous: previous,
+      macKey: macKey)
   }
 
   /// Encodes a sealed group (unless it is already) and writes it durably. On failure the

@@ -67,13 +67,26 @@ public struct JournalRecord: Sendable, Equatable {
     approvedBy: String? = nil, key: KeyRecord?, more: Bool, previous: String,
     macKey: HMACSHA256? = nil
   ) -> (line: [UInt8], sum: String) {
+    encode(
+      sequence: sequence, at: at, type: type, writeData: { $0.value("data", data) },
+      operatorID: operatorID, approvedBy: approvedBy, key: key, more: more, previous: previous,
+      macKey: macKey)
+  }
+
+  /// As `encode(sequence:at:type:data:…)`, with the `data` member written by `writeData`
+  /// (an event writes its own, without a tree when it can).
+  static func encode(
+    sequence: Int64, at: Timestamp, type: String,
+    writeData: (inout JSONObjectWriter) -> Void, operatorID: String?, approvedBy: String?,
+    key: KeyRecord?, more: Bool, previous: String, macKey: HMACSHA256?
+  ) -> (line: [UInt8], sum: String) {
     // Written member by member (the bytes writing the same object as a tree gives), left open:
     // the MAC and the sum follow.
     var prefix = JSONObjectWriter(capacity: 320 + 32 * (operatorID == nil ? 0 : 1))
     prefix.int("seq", sequence)
-    prefix.string("at", at.iso8601)
+    prefix.timestamp("at", at)
     prefix.string("type", type)
-    prefix.value("data", data)
+    writeData(&prefix)
     if let operatorID { prefix.string("operator", operatorID) }
     if let approvedBy { prefix.string("approved_by", approvedBy) }
     if let key { prefix.value("key", key.json) }
@@ -86,10 +99,16 @@ public struct JournalRecord: Sendable, Equatable {
       bytes.append(contentsOf: mac.utf8)
       bytes.append(UInt8(ascii: "\""))
     }
-    let sum = SHA256.hex(bytes)
+    var hasher = SHA256()
+    bytes.withUnsafeBytes { hasher.update(buffer: $0) }
+    let words = hasher.finalizeWords()
+    bytes.reserveCapacity(bytes.count + suffixLength + 1)
     bytes.append(contentsOf: sumMarker)
-    bytes.append(contentsOf: sum.utf8)
-    bytes.append(contentsOf: Array(#""}"#.utf8))
+    let sumStart = bytes.count
+    SHA256.appendHex(words, to: &bytes)
+    let sum = String(decoding: bytes[sumStart...], as: UTF8.self)
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: "}"))
     bytes.append(UInt8(ascii: "\n"))
     return (bytes, sum)
   }

@@ -328,3 +328,21 @@ public func hexString(_ bytes: [UInt8]) -> String {
   }
   return String(decoding: out, as: UTF8.self)
 }
+
+extension SHA256 {
+  /// Appends the 64 lowercase hex digits of the digest `words` (the journal writes a record's
+  /// sum straight into its line).
+  static func appendHex(_ words: Words, to bytes: inout [UInt8]) {
+    withUnsafeBytes(of: words) { raw in
+      for index in 0..<8 {
+        let word = raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+        var shift: UInt32 = 28
+        while true {
+          bytes.append(hexDigits[Int(truncatingIfNeeded: word >> shift) & 0x0F])
+          if shift == 0 { break }
+          shift -= 4
+        }
+      }
+    }
+  }
+}

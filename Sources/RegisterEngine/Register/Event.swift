@@ -121,6 +121,28 @@ public enum Event: Sendable, Equatable {
   }
 
   /// The event's data as JSON (money as decimal strings; never card numbers).
+  /// Writes the `data` member: the bytes `data`'s tree writes, written directly for the
+  /// drawer events (a durable paid in or paid out is the register's most frequent write that
+  /// is not part of a sale); every other event writes its tree.
+  func writeData(to writer: inout JSONObjectWriter) {
+    if case .paidIn(let amount, let reason) = self {
+      writeDrawerData(amount: amount, reason: reason, to: &writer)
+    } else if case .paidOut(let amount, let reason) = self {
+      writeDrawerData(amount: amount, reason: reason, to: &writer)
+    } else if case .floatSet(let amount) = self {
+      writer.object("data") { $0.money("amount", amount.minorUnits, amount.currency) }
+    } else {
+      writer.value("data", data)
+    }
+  }
+
+  private func writeDrawerData(amount: Money, reason: String, to writer: inout JSONObjectWriter) {
+    writer.object("data") { data in
+      data.money("amount", amount.minorUnits, amount.currency)
+      data.string("reason", reason)
+    }
+  }
+
   public var data: JSONValue {
     switch self {
     case .storeConfigured(let settings): settings.json

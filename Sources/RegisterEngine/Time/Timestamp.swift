@@ -38,13 +38,34 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
 
   /// ISO 8601 with milliseconds and offset: "2026-11-22T14:03:05.123-05:00".
   public var iso8601: String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(29)
+    appendISO8601(to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends `iso8601`'s text as UTF-8, digit by digit (the journal writes one per record; no
+  /// string is built on the way).
+  func appendISO8601(to bytes: inout [UInt8]) {
     let time = local
     let offset = Int(utcOffsetSeconds)
-    let sign = offset < 0 ? "-" : "+"
-    let hours = abs(offset) / 3600
-    let minutes = abs(offset) % 3600 / 60
-    return "\(time.dateString)T\(time.timeString).\(pad(time.millisecond, 3))"
-      + "\(sign)\(pad(hours, 2)):\(pad(minutes, 2))"
+    appendPadded(Int(time.year), width: 4, to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    appendPadded(time.month, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    appendPadded(time.day, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: "T"))
+    appendPadded(time.hour, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    appendPadded(time.minute, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    appendPadded(time.second, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: "."))
+    appendPadded(time.millisecond, width: 3, to: &bytes)
+    bytes.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+    appendPadded(abs(offset) / 3600, width: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    appendPadded(abs(offset) % 3600 / 60, width: 2, to: &bytes)
   }
 
   public var description: String { iso8601 }
@@ -132,6 +153,23 @@ public struct CivilTime: Hashable, Sendable {
     let month = Int(mp < 10 ? mp + 3 : mp - 9)
     let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
     return (year, month, day)
+  }
+}
+
+/// Appends what `pad(value, width)` returns, as UTF-8, without building it.
+func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+  if value < 0 { bytes.append(UInt8(ascii: "-")) }
+  var magnitude = value.magnitude
+  // At most 20 decimal digits in a UInt; written from the end.
+  withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+    var start = digits.count
+    repeat {
+      start -= 1
+      digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+      magnitude /= 10
+    } while magnitude > 0
+    for _ in 0..<max(0, width - (digits.count - start)) { bytes.append(UInt8(ascii: "0")) }
+    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
   }
 }
 
