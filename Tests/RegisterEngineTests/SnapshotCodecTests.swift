@@ -275,14 +275,42 @@ struct SnapshotCoverage {
     return register
   }
 
-  /// True when the snapshot `value` is refused with a `JSONShapeError` (and does not trap).
+  /// True when the snapshot `value` is refused with a `JSONShapeError` (and does not trap) that
+  /// names a real path: the placeholder a decode runs with first (`unbuiltPath`) never shows.
   static func refused(_ value: JSONValue) -> Bool {
     do {
       _ = try Register(snapshot: value)
       return false
     } catch {
+      #expect(!error.path.contains(unbuiltPath), "\(error)")
+      #expect(!error.description.contains(unbuiltPath), "\(error)")
       return true
     }
+  }
+
+  /// Paths are built only when a decode fails, and then in full: joining onto the placeholder
+  /// builds nothing, and a failure is reported with the path the second run builds.
+  @Test func pathsAreBuiltOnlyOnFailure() throws {
+    #expect(joinPath(unbuiltPath, "ledger") == unbuiltPath)
+    #expect(indexPath(unbuiltPath, 4120) == unbuiltPath)
+    var runs: [String] = []
+    let value = try withPathsOnFailure("ledger") { path throws(JSONShapeError) -> Int in
+      runs.append(path)
+      return 7
+    }
+    #expect(value == 7)
+    #expect(runs == [unbuiltPath])
+    runs = []
+    do {
+      _ = try withPathsOnFailure("ledger") { path throws(JSONShapeError) -> Int in
+        runs.append(path)
+        throw JSONShapeError(path: indexPath(joinPath(path, "refunded"), 3), message: "bad")
+      }
+      Issue.record("the failure was lost")
+    } catch {
+      #expect(error.path == "ledger.refunded[3]")
+    }
+    #expect(runs == [unbuiltPath, "ledger"])
   }
 
   @Test func everyTruncationIsRefused() throws {

@@ -22,11 +22,35 @@ public protocol JSONEncodable {
 }
 
 func joinPath(_ path: String, _ key: String) -> String {
-  path.isEmpty ? key : "\(path).\(key)"
+  if path == unbuiltPath { return path }
+  return path.isEmpty ? key : "\(path).\(key)"
 }
 
 func indexPath(_ path: String, _ index: Int) -> String {
-  "\(path)[\(index)]"
+  if path == unbuiltPath { return path }
+  return "\(path)[\(index)]"
+}
+
+/// The path handed to a decode whose paths are only wanted if it fails (`withPathsOnFailure`):
+/// joining a key or an index onto it gives it back, so no path text is built. A path names
+/// where a value is wrong; building one for every member read (`ledger.refunded[4120].state.
+/// cards[0].amount`) cost a large part of reading a year-end snapshot. Never shown: a decode
+/// that fails with it is run again with the real path.
+let unbuiltPath = "\u{0}"
+
+/// `decode` run with `unbuiltPath` and, only when that fails, again with `path`, so that the
+/// error names where. Decoding is a pure function of the value (the engine has no other
+/// input), so the second run fails the same way, now with its path. Inside a decode already
+/// run with `unbuiltPath`, `decode` simply runs with it (the outer one reruns).
+func withPathsOnFailure<T>(
+  _ path: String, _ decode: (String) throws(JSONShapeError) -> T
+) throws(JSONShapeError) -> T {
+  if path == unbuiltPath { return try decode(path) }
+  do {
+    return try decode(unbuiltPath)
+  } catch {
+    return try decode(path)
+  }
 }
 
 extension String: JSONDecodable, JSONEncodable {

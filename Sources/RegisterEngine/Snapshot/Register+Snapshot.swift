@@ -43,7 +43,9 @@ extension Register {
     guard let member = value["catalog"] else {
       throw JSONShapeError(path: "catalog", message: "is required")
     }
-    return try StoreCatalog(snapshot: member, path: "catalog")
+    return try withPathsOnFailure("catalog") { path throws(JSONShapeError) in
+      try StoreCatalog(snapshot: member, path: path)
+    }
   }
 
   /// The register a snapshot holds, with its catalog part from `catalog`, which is called

@@ -46,18 +46,24 @@ extension JSONFields {
     has(key) ? try read(&self) : absent
   }
 
-  /// A required member read by `decode`.
+  /// A required member read by `decode` (paths built only if it fails: `withPathsOnFailure`).
   mutating func decoded<T>(
     _ key: String, _ decode: (JSONValue, String) throws(JSONShapeError) -> T
   ) throws(JSONShapeError) -> T {
-    try decode(try member(key), pathOf(key))
+    let value = try member(key)
+    return try withPathsOnFailure(pathOf(key)) { path throws(JSONShapeError) in
+      try decode(value, path)
+    }
   }
 
-  /// A required array member, each element read by `decode`.
+  /// A required array member, each element read by `decode` (paths built only if it fails).
   mutating func array<T>(
     _ key: String, _ decode: (JSONValue, String) throws(JSONShapeError) -> T
   ) throws(JSONShapeError) -> [T] {
-    try snapshotArray(try member(key), path: pathOf(key), decode)
+    let value = try member(key)
+    return try withPathsOnFailure(pathOf(key)) { path throws(JSONShapeError) in
+      try snapshotArray(value, path: path, decode)
+    }
   }
 
   /// A required integer member within `range`.
