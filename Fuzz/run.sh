@@ -11,6 +11,7 @@ shift || true
 out=.build/fuzz
 mkdir -p "$out/corpus"
 swiftc -O -swift-version 6 -sanitize=fuzzer,address -parse-as-library -module-name RegisterFuzz \
+  -package-name registerd \
   $(find Sources/RegisterEngine -name '*.swift' | sort) Fuzz/RequestFuzzer.swift \
   -o "$out/request-fuzzer"
 # Seeds: every JSON request line in the protocol document, and hostile shapes.
