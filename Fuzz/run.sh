@@ -9,10 +9,17 @@ cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 shift || true
 out=.build/fuzz
-mkdir -p "$out/corpus"
+mkdir -p "$out/corpus" "$out/CSHA256"
+# The engine's SHA256 imports the C target CSHA256: its object, and a module map for swiftc
+# (SwiftPM writes its own for the package build).
+clang -O2 -std=c11 -fsanitize=address -I Sources/CSHA256/include -c Sources/CSHA256/CSHA256.c \
+  -o "$out/CSHA256.o"
+printf 'module CSHA256 {\n  header "%s/Sources/CSHA256/include/CSHA256.h"\n  export *\n}\n' \
+  "$PWD" > "$out/CSHA256/module.modulemap"
 swiftc -O -swift-version 6 -sanitize=fuzzer,address -parse-as-library -module-name RegisterFuzz \
+  -package-name registerd -I "$out/CSHA256" \
   $(find Sources/RegisterEngine -name '*.swift' | sort) Fuzz/RequestFuzzer.swift \
-  -o "$out/request-fuzzer"
+  "$out/CSHA256.o" -o "$out/request-fuzzer"
 # Seeds: every JSON request line in the protocol document, and hostile shapes.
 grep -ho '{"op":[^`]*}' docs/PROTOCOL.md | sort -u | awk -v d="$out/corpus" '{ f = d "/seed-" NR; print > f; close(f) }'
 printf '%s\n' '{"op":"stock_adjust","sku":"TEE","delta":-9223372036854775808,"reason":"x"}' > "$out/corpus/seed-int64"

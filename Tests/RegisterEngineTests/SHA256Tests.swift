@@ -1,3 +1,4 @@
+import CSHA256
 import Foundation
 import RegisterTestSupport
 import Testing
@@ -29,6 +30,10 @@ import Testing
     var hasher = SHA256()
     hasher.update(bytes)
     #expect(hexString(hasher.finalize()) == digest)
+    // The portable compression too, on a CPU whose SHA extensions the others use.
+    var portable = SHA256(portable: true)
+    bytes.withUnsafeBytes { portable.update(buffer: $0) }
+    #expect(hexString(portable.finalize()) == digest)
   }
 
   @Test func oneMillionA() {
@@ -50,6 +55,86 @@ import Testing
       offset = end
     }
     #expect(hexString(hasher.finalize()) == digest)
+  }
+
+  /// On a CPU with the SHA extensions, hashing goes through them: the engine's answer is
+  /// cpuid's, every hasher but a `portable` one takes it, and on Linux the kernel's flags for
+  /// the CPU agree (so a detection that quietly said no would fail here).
+  @Test func theSHAExtensionsAreUsedWhenTheCPUHasThem() throws {
+    let cpuid = registerd_sha256_hardware() == 1
+    #expect(SHA256.usesHardware == cpuid)
+    #expect(SHA256().hardware == cpuid)
+    #expect(!SHA256(portable: true).hardware)
+    #if os(Linux) && arch(x86_64)
+      let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+      let flagsLine = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }
+      let flags = Set((flagsLine ?? "").split(separator: " ").map(String.init))
+      #expect(flagsLine != nil)
+      let kernelSays = ["sha_ni", "ssse3", "sse4_1"].allSatisfy(flags.contains)
+      #expect(cpuid == kernelSays, "cpuid: \(cpuid), /proc/cpuinfo: \(kernelSays)")
+    #endif
+  }
+
+  /// The SHA extensions and the portable compression agree on random messages of every length
+  /// up to 300 bytes (one to five blocks, every padding case), each fed in random pieces.
+  @Test func hardwareAndPortableAgreeOnShortMessages() {
+    var random = SplitMix64(seed: 256)
+    var failures: [String] = []
+    for length in 0...300 {
+      let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+      let whole = SHA256.hash(bytes)
+      var portableWhole = SHA256(portable: true)
+      bytes.withUnsafeBytes { portableWhole.update(buffer: $0) }
+      if portableWhole.finalize() != whole { failures.append("\(length) whole") }
+      for round in 0..<4 {
+        let hardware = digestInPieces(bytes, portable: false, maximumPiece: 80, random: &random)
+        let portable = digestInPieces(bytes, portable: true, maximumPiece: 80, random: &random)
+        if hardware != whole || portable != whole { failures.append("\(length) round \(round)") }
+      }
+    }
+    #expect(failures.isEmpty, "lengths where the two paths disagreed: \(failures.prefix(10))")
+  }
+
+  /// Long messages (many blocks per call), in pieces from one byte to several kilobytes, at
+  /// every alignment the pieces happen to start on.
+  @Test(arguments: [100_000, 102_400, 1_048_576 + 37])
+  func hardwareAndPortableAgreeOnLongMessages(length: Int) {
+    var random = SplitMix64(seed: UInt64(length))
+    let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    let whole = SHA256.hash(bytes)
+    var portableWhole = SHA256(portable: true)
+    bytes.withUnsafeBytes { portableWhole.update(buffer: $0) }
+    #expect(portableWhole.finalize() == whole)
+    for _ in 0..<3 {
+      #expect(digestInPieces(bytes, portable: false, maximumPiece: 9000, random: &random) == whole)
+      #expect(digestInPieces(bytes, portable: true, maximumPiece: 9000, random: &random) == whole)
+    }
+  }
+
+  /// The C compression on its own: no blocks leave the words as they are, and five blocks
+  /// from an odd address, then the padding block, give the portable hasher's digest.
+  @Test(.enabled(if: SHA256.usesHardware)) func theCCompressionOnItsOwn() {
+    let initial: [UInt32] = [
+      0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab,
+      0x5be0_cd19,
+    ]
+    var words = initial
+    let bytes = testMessage(length: 1 + 5 * SHA256.blockLength)
+    bytes.withUnsafeBytes { registerd_sha256_blocks(&words, $0.baseAddress, 0) }
+    #expect(words == initial)
+    bytes.withUnsafeBytes { registerd_sha256_blocks(&words, $0.baseAddress.map { $0 + 1 }, 5) }
+    // 320 bytes: 0x80, zeros, and the length in bits (2560 = 0x0A00) at the end of a block.
+    var padding = [UInt8](repeating: 0, count: SHA256.blockLength)
+    padding[0] = 0x80
+    padding[62] = 0x0A
+    padding.withUnsafeBytes { registerd_sha256_blocks(&words, $0.baseAddress, 1) }
+
+    var portable = SHA256(portable: true)
+    bytes[1...].withUnsafeBytes { portable.update(buffer: $0) }
+    let expected = withUnsafeBytes(of: portable.finalizeWords()) { digest in
+      (0..<8).map { digest.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) }
+    }
+    #expect(words == expected)
   }
 
   @Test func digestIs32Bytes() {
@@ -178,6 +263,26 @@ import Testing
 }
 
 let sha256sumPath = "/usr/bin/sha256sum"
+
+/// The digest of `bytes` fed in random pieces of 0 to `maximumPiece` bytes, through both entry
+/// points (a buffer, or a contiguous slice), by a hasher that uses the SHA extensions where the
+/// CPU has them or, if `portable`, never.
+func digestInPieces(
+  _ bytes: [UInt8], portable: Bool, maximumPiece: Int, random: inout SplitMix64
+) -> [UInt8] {
+  var hasher = portable ? SHA256(portable: true) : SHA256()
+  var offset = 0
+  while offset < bytes.count {
+    let end = min(bytes.count, offset + random.below(maximumPiece + 1))
+    if random.below(2) == 0 {
+      bytes[offset..<end].withUnsafeBytes { hasher.update(buffer: $0) }
+    } else {
+      hasher.update(bytes[offset..<end])
+    }
+    offset = end
+  }
+  return hasher.finalize()
+}
 
 /// A message of `length` bytes that uses every byte value, not just ASCII.
 func testMessage(length: Int) -> [UInt8] {

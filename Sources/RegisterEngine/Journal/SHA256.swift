@@ -1,11 +1,22 @@
+import CSHA256
+
 /// SHA-256 (FIPS 180-4), written here because the register takes no third-party packages.
 /// Used for the journal's record checksums and hash chain, and (through HMAC) for PIN hashes.
+///
+/// The padding, the length and the partial block are kept here; whole blocks are compressed
+/// by the CPU's SHA extensions when it has them (x86-64 SHA-NI: the C target CSHA256, asked
+/// once per process through cpuid), and otherwise by the portable Swift compression below,
+/// which gives the same digest on any machine.
 public struct SHA256: Sendable {
   public static let digestLength = 32
   public static let blockLength = 64
 
   /// The eight working words (FIPS 180-4 H0…H7), after the blocks compressed so far.
   typealias Words = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+
+  /// Whether this CPU has the SHA extensions (and the SSSE3 and SSE4.1 they are used with),
+  /// asked once: every hasher not made `portable` then compresses with them.
+  static let usesHardware = registerd_sha256_hardware() == 1
 
   private var state: Words = (
     0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab,
@@ -18,8 +29,19 @@ public struct SHA256: Sendable {
   )
   private var pendingCount = 0
   private var length: UInt64 = 0
+  /// Whether this hasher compresses with the SHA extensions: `usesHardware` (false for a
+  /// portable one), read once when it is made rather than on every block.
+  let hardware: Bool
 
-  public init() {}
+  public init() {
+    hardware = Self.usesHardware
+  }
+
+  /// A hasher that compresses in Swift even on a CPU with the SHA extensions, for tests that
+  /// compare the two paths.
+  init(portable: Bool) {
+    hardware = !portable && Self.usesHardware
+  }
 
   /// Feeds more bytes in.
   public mutating func update(_ bytes: some Sequence<UInt8>) {
@@ -51,13 +73,17 @@ public struct SHA256: Sendable {
       remaining -= taken
       guard pendingCount == Self.blockLength else { return }
       let block = pending
-      withUnsafeBytes(of: block) { Self.compress(&state, $0.baseAddress.unsafelyUnwrapped) }
+      withUnsafeBytes(of: block) {
+        Self.compress(&state, $0.baseAddress.unsafelyUnwrapped, blocks: 1, hardware: hardware)
+      }
       pendingCount = 0
     }
-    while remaining >= Self.blockLength {
-      Self.compress(&state, next)
-      next += Self.blockLength
-      remaining -= Self.blockLength
+    // Every whole block of the buffer where it lies, in one call.
+    let blocks = remaining / Self.blockLength
+    if blocks > 0 {
+      Self.compress(&state, next, blocks: blocks, hardware: hardware)
+      next += blocks * Self.blockLength
+      remaining -= blocks * Self.blockLength
     }
     if remaining > 0 {
       withUnsafeMutableBytes(of: &pending) { block in
@@ -85,18 +111,20 @@ public struct SHA256: Sendable {
   /// Finishes the hash (padding and length) and returns the digest as eight words.
   mutating func finalizeWords() -> Words {
     let bitLength = length &* 8  // the length in bits, modulo 2^64 (FIPS 180-4)
-    var block = pending
+    // The pending bytes and room for a second block (the copy in it is all overwritten): the
+    // padding and the length end one or two blocks on.
+    var tail = (pending, pending)
     let count = pendingCount
-    withUnsafeMutableBytes(of: &block) { bytes in
+    // No room for the length after the 0x80 in this block: it goes at the end of the next.
+    let blocks = count >= 56 ? 2 : 1
+    let end = blocks * Self.blockLength
+    withUnsafeMutableBytes(of: &tail) { bytes in
       bytes[count] = 0x80
-      for index in count + 1..<Self.blockLength { bytes[index] = 0 }
-      if count >= 56 {
-        // No room for the length: it goes in a block of its own.
-        Self.compress(&state, UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped))
-        for index in 0..<56 { bytes[index] = 0 }
-      }
-      bytes.storeBytes(of: bitLength.bigEndian, toByteOffset: 56, as: UInt64.self)
-      Self.compress(&state, UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped))
+      for index in count + 1..<end - 8 { bytes[index] = 0 }
+      bytes.storeBytes(of: bitLength.bigEndian, toByteOffset: end - 8, as: UInt64.self)
+      Self.compress(
+        &state, UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped), blocks: blocks,
+        hardware: hardware)
     }
     pendingCount = 0
     return state
@@ -134,6 +162,34 @@ public struct SHA256: Sendable {
         }
       }
       return true
+    }
+  }
+
+  /// `blocks` consecutive 64-byte blocks from `data` into `state`: with the SHA extensions in
+  /// one C call (`registerd_sha256_blocks`, which takes the words as eight UInt32s in memory,
+  /// as the tuple lies), or in Swift block by block.
+  @inline(__always)
+  private static func compress(
+    _ state: inout Words, _ data: UnsafeRawPointer, blocks: Int, hardware: Bool
+  ) {
+    if hardware {
+      withUnsafeMutablePointer(to: &state) { words in
+        // A homogeneous tuple's memory is bound to its element type.
+        let first = UnsafeMutableRawPointer(words).assumingMemoryBound(to: UInt32.self)
+        registerd_sha256_blocks(first, data, blocks)
+      }
+    } else {
+      portableCompress(&state, data, blocks: blocks)
+    }
+  }
+
+  /// `blocks` blocks in Swift, one after the other: the path on a CPU without the SHA
+  /// extensions (and for `SHA256(portable: true)`).
+  private static func portableCompress(
+    _ state: inout Words, _ data: UnsafeRawPointer, blocks: Int
+  ) {
+    for index in 0..<blocks {
+      compress(&state, data + index * blockLength)
     }
   }
 
