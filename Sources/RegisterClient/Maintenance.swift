@@ -102,8 +102,8 @@ enum Maintenance {
     var result: [JournalFiles.Segment] = []
     for segment in all {
       if let last = result.last, last.firstSequence == segment.firstSequence {
-        let here = try? FileIO.read(last.path, followingSymlinks: false)
-        let there = try? FileIO.read(segment.path, followingSymlinks: false)
+        let here = try? JournalFiles.readSegment(last.path)
+        let there = try? JournalFiles.readSegment(segment.path)
         guard let here, here == there else {
           return .failure(
             BackupError(

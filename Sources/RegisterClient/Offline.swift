@@ -142,7 +142,7 @@ enum Offline {
       ) {
         segment, records throws(RecoveryError) in
         if let macKey, macProblem == nil {
-          let bytes = (try? FileIO.read(segment.path, followingSymlinks: false)) ?? []
+          let bytes = (try? JournalFiles.readSegment(segment.path)) ?? []
           var start = 0
           for record in records {
             guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }

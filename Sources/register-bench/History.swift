@@ -114,6 +114,7 @@ func generateHistory(_ options: HistoryOptions) throws(HistoryError) {
         + "\(milliseconds(monotonicNanoseconds() - dayBegan)) ms\n")
   }
   try lane.flush()
+  store.close()
   let elapsed = monotonicNanoseconds() - began
   let counts = lane.counts
   let records = lane.register.lastSequence

@@ -41,6 +41,12 @@ final class HistoryStore {
     }
   }
 
+  /// Ends the writing: the open segment is cut to its records, as registerd leaves it when it
+  /// stops.
+  func close() {
+    journal.storage.close()
+  }
+
   /// The chain's head: the last record written and its sum.
   var head: JournalHead { JournalHead(sequence: journal.lastSequence, sum: journal.lastSum) }
 

@@ -324,4 +324,7 @@ server.onHangup = {
   }
 }
 server.run()
+// Every write is done (the server waited for the writer): the open segment is cut to its
+// records, the zeros written ahead of them dropped.
+journal.storage.close()
 exit(0)

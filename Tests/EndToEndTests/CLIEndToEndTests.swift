@@ -121,7 +121,7 @@ struct ReplayAndAnchorTests {
     // Day 2: one sale, then its close; its head is the sale's last record.
     #expect(try daemon.cli(["add", "SOCK-3PK"]).status == 0)
     let day2Segment = try openSegmentPath(daemon.dataDirectory)
-    let lengthBeforeSale = try Data(contentsOf: URL(fileURLWithPath: day2Segment)).count
+    let lengthBeforeSale = try JournalFiles.readSegment(day2Segment).count
     #expect(try daemon.cli(["tender", "cash", "20"]).status == 0)
     let second = try daemon.cli(["--json", "close-day"])
     #expect(second.status == 0, "\(second.stderr)")
@@ -164,8 +164,8 @@ struct ReplayAndAnchorTests {
     // is left is intact, so plain verify passes — only the paper anchor can tell.
     // (Day 2's segment is cut, and the empty day-3 segment the close started goes too.)
     let path = day2Segment
-    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-    try bytes.prefix(lengthBeforeSale).write(to: URL(fileURLWithPath: path))
+    let bytes = try JournalFiles.readSegment(path)
+    try Data(bytes.prefix(lengthBeforeSale)).write(to: URL(fileURLWithPath: path))
     let day3Segment = try openSegmentPath(daemon.dataDirectory)
     #expect(day3Segment != day2Segment)
     try FileManager.default.removeItem(atPath: day3Segment)

@@ -23,7 +23,7 @@ struct JournalKeyEndToEndTests {
     var previous = JournalRecord.genesis
     var rewriting = false
     for segment in segments {
-      let bytes = try FileIO.read(segment.path)
+      let bytes = try JournalFiles.readSegment(segment.path)
       var out: [UInt8] = []
       for line in bytes.split(separator: UInt8(ascii: "\n")) {
         var record = try JournalRecord.decode(line: line)

@@ -16,11 +16,15 @@ public protocol JournalStorage: AnyObject {
   func startSegment(day: Int?, firstSequence: Int64) throws(SystemError)
   /// True when the open segment has grown past the size at which a new one is started.
   var segmentIsFull: Bool { get }
+  /// Leaves the storage tidy for readers when the daemon stops (the file storage cuts the
+  /// space it wrote ahead of the records); appending afterwards is still allowed.
+  func close()
 }
 
 extension JournalStorage {
   public func startSegment(day: Int?, firstSequence: Int64) throws(SystemError) {}
   public var segmentIsFull: Bool { false }
+  public func close() {}
 }
 
 /// An event ready to be journaled, with the facts that go in its record's envelope.

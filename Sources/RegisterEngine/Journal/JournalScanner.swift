@@ -55,6 +55,21 @@ public struct JournalDamage: Error, Sendable, Equatable, CustomStringConvertible
 /// Reads a journal: checks every record's checksum, the sequence and the hash chain, and
 /// separates a torn tail (a crash mid-write) from damage in the middle.
 public enum JournalScanner {
+  /// The size of the pages a file system writes: a write cut short by a crash may leave
+  /// whole pages of it unwritten, not parts of one.
+  static let pageSize = 4096
+
+  /// True when the zero bytes from `start` on are space written ahead that no write reached:
+  /// they run to the end of the bytes, or cover a whole page of the file. A record never
+  /// holds a zero byte (JSON escapes control characters); zeros that are neither are damage,
+  /// like any other garbage.
+  static func unwrittenSpace(in bytes: [UInt8], from start: Int) -> Bool {
+    let run = bytes[start...].firstIndex { $0 != 0 } ?? bytes.endIndex
+    if run == bytes.endIndex { return true }
+    let page = (start + pageSize - 1) / pageSize * pageSize
+    return page + pageSize <= run
+  }
+
   /// Scans `bytes`, a whole journal or one segment of it: its first record must be
   /// `firstSequence` and follow the record whose sum is `previousSum` (nil: not known, when a
   /// segment is read without the one before it; the chain is then checked from its first
@@ -75,7 +90,21 @@ public enum JournalScanner {
 
     while offset < bytes.count {
       lineNumber += 1
-      guard let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
+      let lineEnd = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+      if firstBad == nil, let zero = bytes[offset..<lineEnd].firstIndex(of: 0),
+        unwrittenSpace(in: bytes, from: zero)
+      {
+        // Space the daemon wrote ahead with zeros that a write did not reach before a crash
+        // (the file system may keep some pages of an unfinished write and not others). That
+        // write was never acknowledged, so everything from this line on is its tail, even
+        // where whole records of it follow.
+        firstBad = (
+          lineNumber, offset, nil,
+          "zero bytes in the last line: a write was cut short over space written ahead"
+        )
+        break
+      }
+      guard lineEnd < bytes.endIndex else {
         if firstBad == nil {
           firstBad = (
             lineNumber, offset, nil, "incomplete last line (no newline): a write was cut short"
@@ -83,9 +112,9 @@ public enum JournalScanner {
         }
         break
       }
-      let line = bytes[offset..<newline]
+      let line = bytes[offset..<lineEnd]
       let start = offset
-      offset = newline + 1
+      offset = lineEnd + 1
       if firstBad != nil {
         // After a bad record, any good-looking record means the damage is not just a tail.
         if (try? JournalRecord.decode(line: line)) != nil {

@@ -73,7 +73,7 @@ public enum JournalBackup {
     // requests are taken (the daemon may be writing its next group right now).
     let openBytes: [UInt8]
     do {
-      openBytes = try FileIO.read(open.path, followingSymlinks: false)
+      openBytes = try JournalFiles.readSegment(open.path)
     } catch {
       throw BackupError("cannot read the open segment: \(error)")
     }
@@ -88,7 +88,7 @@ public enum JournalBackup {
     } else if let previous = sealed.last {
       // Nothing complete in the open segment yet: the journal ends with the sealed one before.
       do {
-        let bytes = try FileIO.read(previous.path, followingSymlinks: false)
+        let bytes = try JournalFiles.readSegment(previous.path)
         let before = JournalScanner.scan(
           bytes, firstSequence: previous.firstSequence, previousSum: nil)
         if let record = before.records.last {

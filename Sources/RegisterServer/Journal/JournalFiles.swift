@@ -97,13 +97,70 @@ public enum JournalFiles {
     }.sorted { $0.firstSequence < $1.firstSequence }
   }
 
-  /// Every byte of the journal, segments in order (for tools and tests; a year is large).
+  /// Every byte of the journal's records, segments in order (for tools and tests; a year is
+  /// large).
   public static func readAll(in directory: String) throws(SystemError) -> [UInt8] {
     var bytes: [UInt8] = []
     for segment in try segments(in: directory) {
-      bytes.append(contentsOf: try FileIO.read(segment.path, followingSymlinks: false))
+      bytes.append(contentsOf: try readSegment(segment.path))
     }
     return bytes
+  }
+
+  /// A segment's bytes without the zeros the daemon writes ahead of its records in the open
+  /// segment (`FileJournalStorage`): a record never ends with a zero byte, so the zeros at the
+  /// end of a file are never part of one. Never through a symbolic link.
+  public static func readSegment(_ path: String) throws(SystemError) -> [UInt8] {
+    let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+    guard fd >= 0 else { throw SystemError("open", path: path) }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw SystemError("fstat", path: path) }
+    let end = try recordsEnd(fd, size: Int(info.st_size), path: path)
+    var failed = false
+    let bytes = [UInt8](unsafeUninitializedCapacity: end) { buffer, count in
+      var done = 0
+      while done < end {
+        let read = retryingOnInterrupt {
+          pread(fd, buffer.baseAddress.map { $0 + done }, end - done, off_t(done))
+        }
+        if read <= 0 {
+          failed = true
+          break
+        }
+        done += read
+      }
+      count = done
+    }
+    if failed { throw SystemError("read", path: path) }
+    return bytes
+  }
+
+  /// Where the records of a segment file of `size` bytes end: before the zeros at its end
+  /// (read backwards a block at a time; only the last block with data is looked into).
+  static func recordsEnd(_ fd: Int32, size: Int, path: String) throws(SystemError) -> Int {
+    let blockSize = 65_536
+    var block = [UInt8](repeating: 0, count: blockSize)
+    let zeros = [UInt8](repeating: 0, count: blockSize)
+    var end = size
+    while end > 0 {
+      let start = max(0, end - blockSize)
+      let count = end - start
+      let read = block.withUnsafeMutableBytes { buffer in
+        retryingOnInterrupt { pread(fd, buffer.baseAddress, count, off_t(start)) }
+      }
+      guard read == count else { throw SystemError("read", path: path) }
+      let allZero = block.withUnsafeBytes { data in
+        zeros.withUnsafeBytes {
+          memcmp(data.baseAddress.unsafelyUnwrapped, $0.baseAddress.unsafelyUnwrapped, count) == 0
+        }
+      }
+      if !allZero {
+        return start + (block[0..<count].lastIndex { $0 != 0 } ?? -1) + 1
+      }
+      end = start
+    }
+    return 0
   }
 
   /// The open segment's path (the last), nil when the journal has none yet.
@@ -150,7 +207,7 @@ public enum JournalFiles {
       let segment = segments[index]
       let bytes: [UInt8]
       do {
-        bytes = try FileIO.read(segment.path, followingSymlinks: false)
+        bytes = try readSegment(segment.path)
       } catch {
         throw RecoveryError("cannot read the journal segment \(segment.path): \(error)")
       }
@@ -385,7 +442,7 @@ public enum JournalFiles {
         directory + "/" + tail.segment.name
         + ".torn-\(chain.lastSequence + 1)-\(now.epochMilliseconds)"
       do {
-        let bytes = try FileIO.read(tail.segment.path, followingSymlinks: false)
+        let bytes = try readSegment(tail.segment.path)
         try FileIO.writeAtomically(Array(bytes[tail.goodLength...]), to: aside, mode: 0o600)
         let storage = try FileJournalStorage(segment: tail.segment)
         try storage.truncate(to: tail.goodLength)

@@ -69,6 +69,24 @@ public enum FileIO {
     }
   }
 
+  /// Writes all of `bytes` at `offset` (pwrite, looping on short writes), whatever the file
+  /// position.
+  public static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String? = nil)
+    throws(SystemError)
+  {
+    var done = 0
+    while done < bytes.count {
+      let written = bytes.withUnsafeBytes { buffer in
+        retryingOnInterrupt {
+          pwrite(
+            fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset + done))
+        }
+      }
+      if written < 0 { throw SystemError("write", path: path) }
+      done += written
+    }
+  }
+
   /// Flushes a file's data to the disk (fdatasync where there is one).
   public static func sync(_ fd: Int32, path: String? = nil) throws(SystemError) {
     #if canImport(Glibc)
