@@ -47,6 +47,37 @@ public struct JSONParser {
 
   static let invalidUTF8 = JSONParseError(message: "the text is not valid UTF-8", offset: 0)
 
+  /// Parses one JSON document from `bytes` but leaves the value of the member `key` of the
+  /// object `path` leads to (keys from the top: `["state"]`) unparsed: the tree holds `null`
+  /// there, and its bytes' range in `bytes` is returned for the caller to parse on its own
+  /// (on another thread: a snapshot's catalog). The deferred value is only skipped here, by
+  /// its strings and brackets; parsing it is what checks it.
+  /// `found` is called with that range as soon as the value is skipped, before the rest is
+  /// parsed, so that its parsing can start at once.
+  public static func parse(
+    _ bytes: ArraySlice<UInt8>, deferring key: String, under path: [String],
+    found: (Range<Int>) -> Void = { _ in }
+  ) throws(JSONParseError) -> (value: JSONValue, deferred: Range<Int>?) {
+    let base = bytes.startIndex
+    let result = withoutActuallyEscaping(found) { found in
+      bytes.withUnsafeBufferPointer { buffer in
+        Result { () throws(JSONParseError) -> (JSONValue, Range<Int>?) in
+          var parser = JSONParser(bytes: buffer)
+          parser.deferring = (path, key)
+          parser.found = { found(($0.lowerBound + base)..<($0.upperBound + base)) }
+          parser.skipWhitespace()
+          let value = try parser.parseValue(depth: 0)
+          parser.skipWhitespace()
+          guard parser.position == parser.bytes.count else {
+            throw parser.error("unexpected text after the JSON value")
+          }
+          return (value, parser.deferred.map { ($0.lowerBound + base)..<($0.upperBound + base) })
+        }
+      }
+    }
+    return try result.get()
+  }
+
   /// Parses one JSON document from a string.
   public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
     try parse(Array(text.utf8))
@@ -58,6 +89,53 @@ public struct JSONParser {
 
   private init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
+  }
+
+  /// The member whose value is skipped, not parsed (`parse(_:deferring:under:)`): the keys of
+  /// the objects down to it, and its key. `keys` holds the keys of the objects being parsed.
+  private var deferring: (path: [String], key: String)?
+  private var keys: [String] = []
+  /// Where the skipped value lies, and who is told as soon as it is known.
+  private var deferred: Range<Int>?
+  private var found: (Range<Int>) -> Void = { _ in }
+
+  /// Moves past one value without building it: strings (with their escapes) and brackets
+  /// are followed, nothing else is checked.
+  private mutating func skipValue(depth: Int) throws(JSONParseError) {
+    var level = 0
+    while let byte = current {
+      switch byte {
+      case UInt8(ascii: "\""):
+        position += 1
+        while let inner = current, inner != UInt8(ascii: "\"") {
+          position += inner == UInt8(ascii: "\\") ? 2 : 1
+        }
+        guard current != nil else { throw error("unterminated string") }
+        position += 1
+      case UInt8(ascii: "{"), UInt8(ascii: "["):
+        level += 1
+        guard depth + level <= Self.maximumDepth else {
+          throw error("nesting deeper than \(Self.maximumDepth)")
+        }
+        position += 1
+      case UInt8(ascii: "}"), UInt8(ascii: "]"):
+        guard level > 0 else { return }
+        level -= 1
+        position += 1
+      case UInt8(ascii: ","):
+        if level == 0 { return }
+        position += 1
+      default:
+        position += 1
+      }
+      if level == 0, byte != UInt8(ascii: ",") {
+        // A scalar runs on to the next comma or bracket; a string or a closed bracket ends here.
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+          return
+        }
+      }
+    }
+    guard level == 0 else { throw error("unexpected end of input") }
   }
 
   private func error(_ message: String) -> JSONParseError {
@@ -125,7 +203,22 @@ public struct JSONParser {
       guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
       position += 1
       skipWhitespace()
-      object.append(key, try parseValue(depth: depth))
+      if let deferring, deferred == nil, depth == deferring.path.count + 1,
+        key == deferring.key, keys == deferring.path
+      {
+        let start = position
+        try skipValue(depth: depth)
+        deferred = start..<position
+        found(start..<position)
+        object.append(key, .null)
+      } else if let deferring, deferred == nil, depth <= deferring.path.count {
+        keys.append(key)
+        let value = try parseValue(depth: depth)
+        keys.removeLast()
+        object.append(key, value)
+      } else {
+        object.append(key, try parseValue(depth: depth))
+      }
       skipWhitespace()
       switch current {
       case UInt8(ascii: ","): position += 1

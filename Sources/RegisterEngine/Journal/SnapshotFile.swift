@@ -45,6 +45,34 @@ public enum SnapshotFile {
       (state) throws(JSONShapeError) in try Register(snapshot: state)
     }
   ) throws(Problem) -> (register: Register, head: JournalHead) {
+    let whole = { (state: JSONValue, _: ArraySlice<UInt8>?) throws(JSONShapeError) in
+      try decodeState(state)
+    }
+    return try decode(bytes, splitting: false, catalogFound: { _ in }, decodeState: whole)
+  }
+
+  /// As `decode(_:decodeState:)`, with the state's catalog left unparsed (`null` in the
+  /// state given to `decodeState`) and handed to `catalogFound` as its text as soon as the
+  /// parser has passed it (the catalog comes early in the state): the platform parses and
+  /// decodes it on another thread while this one parses and decodes the rest (the catalog is
+  /// about half of a year-end snapshot, and all of a first day's).
+  public static func decode(
+    _ bytes: [UInt8], splittingCatalog catalogFound: (ArraySlice<UInt8>) -> Void,
+    decodeState: (JSONValue) throws(JSONShapeError) -> Register
+  ) throws(Problem) -> (register: Register, head: JournalHead) {
+    try decode(bytes, splitting: true, catalogFound: catalogFound) {
+      state, catalog throws(JSONShapeError) in
+      guard catalog != nil else {
+        throw JSONShapeError(path: "state.catalog", message: "is required")
+      }
+      return try decodeState(state)
+    }
+  }
+
+  private static func decode(
+    _ bytes: [UInt8], splitting: Bool, catalogFound: (ArraySlice<UInt8>) -> Void,
+    decodeState: (JSONValue, ArraySlice<UInt8>?) throws(JSONShapeError) -> Register
+  ) throws(Problem) -> (register: Register, head: JournalHead) {
     var body = bytes[...]
     if body.last == UInt8(ascii: "\n") { body = body.dropLast() }
     guard body.count > suffixLength else { throw Problem(message: "too short to be a snapshot") }
@@ -61,8 +89,17 @@ public enum SnapshotFile {
         message: "checksum mismatch: the file was changed or damaged after it was written")
     }
     let value: JSONValue
+    var catalog: ArraySlice<UInt8>?
     do {
-      value = try JSONParser.parse(body)
+      if splitting {
+        let parsed = try JSONParser.parse(body, deferring: "catalog", under: ["state"]) {
+          catalogFound(body[$0])
+        }
+        value = parsed.value
+        catalog = parsed.deferred.map { body[$0] }
+      } else {
+        value = try JSONParser.parse(body)
+      }
     } catch {
       throw Problem(message: "not JSON (\(error.description))")
     }
@@ -83,7 +120,7 @@ public enum SnapshotFile {
       guard sequence > 0, JournalHead.isSum(sum) else {
         throw JSONShapeError(path: "seq", message: "is not a journal record's seq and sum")
       }
-      let register = try decodeState(state)
+      let register = try decodeState(state, catalog)
       guard register.lastSequence == sequence, register.day.number == day else {
         throw JSONShapeError(path: "state", message: "is not the state as of seq \(sequence)")
       }

@@ -43,7 +43,25 @@ extension Register {
     guard let member = value["catalog"] else {
       throw JSONShapeError(path: "catalog", message: "is required")
     }
-    return try withPathsOnFailure("catalog") { path throws(JSONShapeError) in
+    return try snapshotCatalog(member: member)
+  }
+
+  /// The catalog part of a snapshot from its own text (the state's `catalog` member, parsed
+  /// apart: `SnapshotFile.decode(_:splittingCatalog:)`).
+  public static func snapshotCatalog(text: ArraySlice<UInt8>) throws(JSONShapeError)
+    -> StoreCatalog
+  {
+    let member: JSONValue
+    do {
+      member = try JSONParser.parse(text)
+    } catch {
+      throw JSONShapeError(path: "catalog", message: "not JSON (\(error.description))")
+    }
+    return try snapshotCatalog(member: member)
+  }
+
+  private static func snapshotCatalog(member: JSONValue) throws(JSONShapeError) -> StoreCatalog {
+    try withPathsOnFailure("catalog") { path throws(JSONShapeError) in
       try StoreCatalog(snapshot: member, path: path)
     }
   }

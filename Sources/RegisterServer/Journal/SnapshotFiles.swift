@@ -164,7 +164,21 @@ public enum SnapshotFiles {
   private static func decodeChecked(_ bytes: [UInt8], snapshot: Snapshot) throws -> (
     Register, JournalHead
   ) {
-    let (register, head) = try SnapshotFile.decode(bytes, decodeState: decodeConcurrently)
+    // The catalog is parsed and decoded on another thread from the moment the parser has
+    // passed it, while this one parses and decodes the rest; whatever happens, that thread is
+    // waited for before returning.
+    let ahead = CatalogAhead()
+    defer { _ = ahead.wait() }
+    let decodeState = { (state: JSONValue) throws(JSONShapeError) -> Register in
+      try Register(snapshot: state) { () throws(JSONShapeError) in
+        guard let result = ahead.wait() else {
+          throw JSONShapeError(path: "catalog", message: "is required")
+        }
+        return try result.get()
+      }
+    }
+    let (register, head) = try SnapshotFile.decode(
+      bytes, splittingCatalog: { ahead.start($0) }, decodeState: decodeState)
     guard head.sequence == snapshot.sequence, register.day.number == snapshot.day else {
       throw SnapshotFile.Problem(message: "its name does not match its contents")
     }
@@ -176,13 +190,52 @@ public enum SnapshotFiles {
 /// year-end snapshot) on another thread while the parts that grow with the history are decoded
 /// on this one: start-up on a year costs little more than on a day.
 public func decodeConcurrently(_ state: JSONValue) throws(JSONShapeError) -> Register {
+  try decodeConcurrently(state) { () throws(JSONShapeError) in
+    try Register.snapshotCatalog(state)
+  }
+}
+
+/// A snapshot's catalog parsed and decoded from its text on another thread, started while
+/// the rest of the snapshot is still being parsed (`SnapshotFile.decode(_:splittingCatalog:
+/// decodeState:)`).
+private final class CatalogAhead: @unchecked Sendable {
+  private var result: Result<StoreCatalog, JSONShapeError>?
+  private let done = DispatchSemaphore(value: 0)
+  private var started = false
+  private var waited = false
+
+  func start(_ text: ArraySlice<UInt8>) {
+    guard !started else { return }
+    started = true
+    DispatchQueue.global(qos: .userInitiated).async {
+      self.result = Result { () throws(JSONShapeError) in
+        try Register.snapshotCatalog(text: text)
+      }
+      self.done.signal()
+    }
+  }
+
+  /// The catalog, once decoded (nil when it was never started: no catalog in the text).
+  func wait() -> Result<StoreCatalog, JSONShapeError>? {
+    guard started else { return nil }
+    if !waited {
+      done.wait()
+      waited = true
+    }
+    return result
+  }
+}
+
+private func decodeConcurrently(
+  _ state: JSONValue, catalog: @escaping @Sendable () throws(JSONShapeError) -> StoreCatalog
+) throws(JSONShapeError) -> Register {
   final class Box: @unchecked Sendable {
     var result: Result<StoreCatalog, JSONShapeError>?
   }
   let box = Box()
   let done = DispatchSemaphore(value: 0)
   DispatchQueue.global(qos: .userInitiated).async {
-    box.result = Result { () throws(JSONShapeError) in try Register.snapshotCatalog(state) }
+    box.result = Result { () throws(JSONShapeError) in try catalog() }
     done.signal()
   }
   // Whatever happens here, the catalog's thread is waited for (once) before returning.
@@ -191,7 +244,7 @@ public func decodeConcurrently(_ state: JSONValue) throws(JSONShapeError) -> Reg
     try Register(snapshot: state) { () throws(JSONShapeError) in
       waited = true
       done.wait()
-      guard let result = box.result else { return try Register.snapshotCatalog(state) }
+      guard let result = box.result else { return try catalog() }
       return try result.get()
     }
   }
