@@ -1,16 +1,21 @@
 /// What happened to the register: the only thing the journal stores. `Register.apply` folds
 /// events into state and cannot fail; recovery and replay are `apply` over the journal.
+///
+/// The cases with a payload of more than about a hundred bytes (settings, a product, an order
+/// line, a tender, an operator) are `indirect`: an event is copied several times on its way
+/// from `decide` to the journal, and an enum is as large as its largest case (258 bytes
+/// before, copied byte by byte each time, for a 48-byte paid in).
 public enum Event: Sendable, Equatable {
   /// The store settings in force from now on (journaled at start-up when they changed).
-  case storeConfigured(StoreSettings)
+  indirect case storeConfigured(StoreSettings)
   /// The catalog's products as read from the catalog file (at first start and when the file
   /// was edited by hand), with the file's promotions (journaled only when there are some, so
   /// a record without them means none).
   case catalogLoaded([Product], promotions: [Promotion] = [])
-  case lineAdded(order: Int, line: OrderLine)
+  indirect case lineAdded(order: Int, line: OrderLine)
   case lineRemoved(order: Int, line: Int)
   case quantitySet(order: Int, line: Int, quantity: Int64)
-  case tenderAdded(order: Int, tender: Tender)
+  indirect case tenderAdded(order: Int, tender: Tender)
   /// A discount set on a line (or on the whole order when `line` is nil); nil clears it.
   case discountSet(order: Int, line: Int?, discount: Discount?)
   /// A line's unit price replaced by the cashier.
@@ -30,7 +35,7 @@ public enum Event: Sendable, Equatable {
   case orderResumed(order: Int, replacing: Int)
   /// Items of an earlier receipt were refunded.
   case returnCompleted(ReturnEvent)
-  case operatorAdded(Operator)
+  indirect case operatorAdded(Operator)
   case operatorRemoved(id: String)
   case operatorPINSet(id: String, pin: PINHash)
   case operatorUnlocked(id: String)
@@ -51,8 +56,8 @@ public enum Event: Sendable, Equatable {
   /// A product taken off a customer's wishlist; `order` is the order it was moved onto
   /// (`wishlist_to_order`), nil when it was simply removed.
   case wishlistRemoved(customerID: String, sku: String, order: Int? = nil)
-  case productAdded(Product)
-  case productUpdated(Product)
+  indirect case productAdded(Product)
+  indirect case productUpdated(Product)
   case productRemoved(sku: String)
   case stockAdjusted(sku: String, delta: Int64, reason: String)
   /// The opening float in the drawer for the day.
