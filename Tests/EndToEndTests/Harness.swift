@@ -113,6 +113,7 @@ final class Daemon: @unchecked Sendable {
     process.environment = environment
     process.standardError = handle
     process.standardOutput = FileHandle.nullDevice
+    defer { try? handle.close() }  // the child has its own; see runProgram on descriptors
     try process.run()
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline {
@@ -255,6 +256,16 @@ func runProgram(
   }
   errData = errors.fileHandleForReading.readDataToEndOfFile()
   group.wait()
+  // Closed now, not whenever Foundation lets go of the Process: a suite that runs hundreds of
+  // programs otherwise holds a thousand pipe descriptors, and Foundation's Process.run on
+  // Linux reads past its buffer while listing /proc/self/fd when there are that many
+  // (swift-corelibs-foundation PR #5472, fixed after Swift 6.3.1), crashing the suite.
+  for handle in [
+    output.fileHandleForReading, output.fileHandleForWriting, errors.fileHandleForReading,
+    errors.fileHandleForWriting, input.fileHandleForReading,
+  ] {
+    try? handle.close()
+  }
   guard let status = exitStatus(of: process, timeout: 60) else {
     throw HarnessError("\(executable.lastPathComponent) \(arguments) did not exit within a minute")
   }
