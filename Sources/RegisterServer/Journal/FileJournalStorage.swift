@@ -110,22 +110,15 @@ public final class FileJournalStorage: JournalStorage {
   private func prepare(through end: Int) {
     guard end > preparedEnd, length >= nextPreparationAt else { return }
     let target = max(end, length + Self.preparationChunk)
-    let zeros = [UInt8](repeating: 0, count: 65_536)
-    var offset = preparedEnd
-    while offset < target {
-      let count = min(zeros.count, target - offset)
-      let written = zeros.withUnsafeBytes { buffer in
-        retryingOnInterrupt { pwrite(fd, buffer.baseAddress, count, off_t(offset)) }
-      }
-      guard written > 0 else {
-        _ = ftruncate(fd, off_t(length))
-        preparedEnd = length
-        nextPreparationAt = length + Self.preparationChunk
-        return
-      }
-      offset += written
+    do {
+      let zeros = [UInt8](repeating: 0, count: target - preparedEnd)
+      try FileIO.writeAll(fd, zeros, at: preparedEnd, path: path)
+      preparedEnd = target
+    } catch {
+      _ = ftruncate(fd, off_t(length))
+      preparedEnd = length
+      nextPreparationAt = length + Self.preparationChunk
     }
-    preparedEnd = offset
   }
 
   /// Cuts the zeros written ahead, so that the file ends with its last record.

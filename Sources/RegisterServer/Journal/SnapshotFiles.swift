@@ -169,16 +169,14 @@ public enum SnapshotFiles {
     // waited for before returning.
     let ahead = CatalogAhead()
     defer { _ = ahead.wait() }
-    let decodeState = { (state: JSONValue) throws(JSONShapeError) -> Register in
-      try Register(snapshot: state) { () throws(JSONShapeError) in
-        guard let result = ahead.wait() else {
-          throw JSONShapeError(path: "catalog", message: "is required")
-        }
-        return try result.get()
-      }
-    }
     let (register, head) = try SnapshotFile.decode(
-      bytes, splittingCatalog: { ahead.start($0) }, decodeState: decodeState)
+      bytes,
+      splittingCatalog: { text in
+        ahead.start { () throws(JSONShapeError) in try Register.snapshotCatalog(text: text) }
+      },
+      decodeState: { state throws(JSONShapeError) in
+        try Register(snapshot: state, catalog: ahead.catalog)
+      })
     guard head.sequence == snapshot.sequence, register.day.number == snapshot.day else {
       throw SnapshotFile.Problem(message: "its name does not match its contents")
     }
@@ -190,32 +188,30 @@ public enum SnapshotFiles {
 /// year-end snapshot) on another thread while the parts that grow with the history are decoded
 /// on this one: start-up on a year costs little more than on a day.
 public func decodeConcurrently(_ state: JSONValue) throws(JSONShapeError) -> Register {
-  try decodeConcurrently(state) { () throws(JSONShapeError) in
-    try Register.snapshotCatalog(state)
-  }
+  let ahead = CatalogAhead()
+  defer { _ = ahead.wait() }
+  ahead.start { () throws(JSONShapeError) in try Register.snapshotCatalog(state) }
+  return try Register(snapshot: state, catalog: ahead.catalog)
 }
 
-/// A snapshot's catalog parsed and decoded from its text on another thread, started while
-/// the rest of the snapshot is still being parsed (`SnapshotFile.decode(_:splittingCatalog:
-/// decodeState:)`).
+/// A snapshot's catalog decoded on another thread (from the state's tree, or from its own
+/// text while the rest of the snapshot is still being parsed), and waited for once.
 private final class CatalogAhead: @unchecked Sendable {
   private var result: Result<StoreCatalog, JSONShapeError>?
   private let done = DispatchSemaphore(value: 0)
   private var started = false
   private var waited = false
 
-  func start(_ text: ArraySlice<UInt8>) {
+  func start(_ work: @escaping @Sendable () throws(JSONShapeError) -> StoreCatalog) {
     guard !started else { return }
     started = true
     DispatchQueue.global(qos: .userInitiated).async {
-      self.result = Result { () throws(JSONShapeError) in
-        try Register.snapshotCatalog(text: text)
-      }
+      self.result = Result { () throws(JSONShapeError) in try work() }
       self.done.signal()
     }
   }
 
-  /// The catalog, once decoded (nil when it was never started: no catalog in the text).
+  /// Waits for the catalog (nil when it was never started: no catalog in the text).
   func wait() -> Result<StoreCatalog, JSONShapeError>? {
     guard started else { return nil }
     if !waited {
@@ -224,32 +220,14 @@ private final class CatalogAhead: @unchecked Sendable {
     }
     return result
   }
-}
 
-private func decodeConcurrently(
-  _ state: JSONValue, catalog: @escaping @Sendable () throws(JSONShapeError) -> StoreCatalog
-) throws(JSONShapeError) -> Register {
-  final class Box: @unchecked Sendable {
-    var result: Result<StoreCatalog, JSONShapeError>?
-  }
-  let box = Box()
-  let done = DispatchSemaphore(value: 0)
-  DispatchQueue.global(qos: .userInitiated).async {
-    box.result = Result { () throws(JSONShapeError) in try catalog() }
-    done.signal()
-  }
-  // Whatever happens here, the catalog's thread is waited for (once) before returning.
-  var waited = false
-  let register: Result<Register, JSONShapeError> = Result { () throws(JSONShapeError) in
-    try Register(snapshot: state) { () throws(JSONShapeError) in
-      waited = true
-      done.wait()
-      guard let result = box.result else { return try catalog() }
-      return try result.get()
+  /// The catalog, for `Register(snapshot:catalog:)`.
+  func catalog() throws(JSONShapeError) -> StoreCatalog {
+    guard let result = wait() else {
+      throw JSONShapeError(path: "catalog", message: "is required")
     }
+    return try result.get()
   }
-  if !waited { done.wait() }
-  return try register.get()
 }
 
 /// Reads archived receipts from `DATA/receipts/dayNNNNNN.ndjson` (never through a link).
