@@ -11,7 +11,9 @@ import RegisterServer
 
 // register-bench: drives a running registerd with N concurrent clients ringing up sales, and
 // reports throughput, latency percentiles and how many requests shared each fsync.
-// `register-bench history ...` instead writes a long journal for a benchmark (History.swift).
+// `register-bench history ...` instead writes a long journal for a benchmark (History.swift);
+// `register-bench inprocess ...` measures the CPU one request costs in the engine, without
+// sockets or disk (InProcess.swift).
 
 struct BenchOptions {
   var socketPath: String
@@ -36,7 +38,7 @@ func parseOptions() -> BenchOptions? {
     default:
       writeStandardError(
         "usage: register-bench [--socket PATH] [--clients N] [--sales PER_CLIENT] [--lines PER_SALE]\n"
-          + HistoryOptions.usage + "\n"
+          + HistoryOptions.usage + "\n" + inProcessUsage + "\n"
       )
       return nil
     }
@@ -73,6 +75,9 @@ func hello(_ path: String) -> JSONValue? {
 func run() -> Int32 {
   if CommandLine.arguments.dropFirst().first == "history" {
     return runHistory(Array(CommandLine.arguments.dropFirst(2)))
+  }
+  if CommandLine.arguments.dropFirst().first == "inprocess" {
+    return runInProcess(Array(CommandLine.arguments.dropFirst(2)))
   }
   guard let options = parseOptions() else { return 2 }
   guard let before = hello(options.socketPath) else {
