@@ -191,22 +191,50 @@ journal.onEffectFailure = { path, error in
     "could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
 }
 
-/// The events that import what changed in the catalog file since the register last imported
-/// it. The file is an import source: registerd never writes it (`register-cli catalog export`
-/// writes the live catalog to a file on request).
-func catalogChanges(_ catalog: Catalog, current: Register?) -> [Event] {
-  let events = Register.startupEvents(for: catalog, current: current)
+/// What the log calls a reload asked for with SIGHUP.
+let sighup = "SIGHUP"
+
+/// Logs the events that import what changed in the catalog file.
+func logImported(_ events: [Event], note: String = "") {
   for change in events {
     Log.info(
       change.eventType == .catalogLoaded
-        ? "imported the changes in \(options.catalogPath)"
-        : "store settings updated from \(options.storePath ?? options.catalogPath)")
+        ? "imported the changes in \(options.catalogPath)\(note)"
+        : "store settings updated from \(options.storePath ?? options.catalogPath)\(note)")
   }
-  return events
+}
+
+/// The events that import what changed in the catalog file since the register last imported
+/// it (none when it would reprice a payment under way: the import then waits for that order,
+/// see `RegisterService.importCatalog`). The file is an import source: registerd never writes
+/// it (`register-cli catalog export` writes the live catalog to a file on request).
+func catalogChanges(
+  _ catalog: Catalog, into service: RegisterService, current: Register?, when: String
+) -> [Event] {
+  switch service.importCatalog(catalog, into: current) {
+  case .unchanged:
+    // Said when asked (SIGHUP); a start-up without changes is the usual case.
+    if when == sighup { Log.info("\(when): \(options.catalogPath) has no changes") }
+    return []
+  case .changes(let events):
+    logImported(events)
+    return events
+  case .deferred(let order, let reason):
+    Log.warning(
+      "\(when): the changes in \(options.catalogPath) wait for order \(order), which payment has started on: \(reason). They are imported when that order is completed or voided"
+    )
+    return []
+  }
+}
+service.onDeferredImport = { events in
+  logImported(events, note: " (it had waited for the order being paid to be finished)")
 }
 
 do {
-  try service.commit(catalogChanges(catalog, current: recovered.lastSequence > 0 ? recovered : nil))
+  try service.commit(
+    catalogChanges(
+      catalog, into: service, current: recovered.lastSequence > 0 ? recovered : nil,
+      when: "start-up"))
 } catch {
   Log.error("cannot write the journal: \(error)")
   exit(1)
@@ -316,9 +344,8 @@ server.onHangup = {
   do {
     let reloaded = servedCatalog(
       try CatalogFile.load(options.catalogPath, storePath: options.storePath))
-    let events = catalogChanges(reloaded, current: service.register)
-    if events.isEmpty { Log.info("SIGHUP: \(options.catalogPath) has no changes") }
-    service.stageSystemEvents(events)
+    service.stageSystemEvents(
+      catalogChanges(reloaded, into: service, current: service.register, when: sighup))
   } catch {
     Log.warning("SIGHUP: not reloading, keeping the current catalog: \(error)")
   }

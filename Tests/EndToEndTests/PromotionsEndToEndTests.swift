@@ -140,3 +140,81 @@ struct PromotionsEndToEndTests {
       ), "\(refused.stderr)")
   }
 }
+
+@Suite("A catalog change never reprices a payment under way", .serialized)
+struct RepricingEndToEndTests {
+  /// The promotion catalog without the belt-and-cap deal.
+  static var withoutAccessoryDeal: String {
+    var edited = promotionCatalog
+    if let start = edited.range(of: #",\#n    {"id": "ACC-ANY-2""#),
+      let end = edited.range(of: #""price": "18.00"}"#)
+    {
+      edited.removeSubrange(start.lowerBound..<end.upperBound)
+    }
+    return edited
+  }
+
+  /// Waits up to ten seconds for the daemon's log to hold `text` `count` times.
+  func waitForLog(_ daemon: Daemon, _ text: String, count: Int = 1) -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while daemon.log.components(separatedBy: text).count - 1 < count && Date() < deadline {
+      usleep(50_000)
+    }
+    return daemon.log.components(separatedBy: text).count - 1 >= count
+  }
+
+  @Test(
+    "SIGHUP and a restart with a cheaper catalog leave a part-paid order as it is; the import follows its sale"
+  )
+  func importWaitsForThePaymentUnderWay() throws {
+    #expect(!Self.withoutAccessoryDeal.contains("ACC-ANY-2"))
+    let daemon = try Daemon(catalog: Self.withoutAccessoryDeal)
+    defer { daemon.cleanup() }
+    func order() throws -> JSONValue? {
+      try JSONParser.parse(try daemon.cli(["--json", "order"]).stdout)["result"]
+    }
+    func promotionIDs() throws -> [String] {
+      let reply = try JSONParser.parse(try daemon.cli(["--json", "catalog"]).stdout)
+      return (reply["result"]?["promotions"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+    }
+    #expect(try daemon.cli(["add", "BELT"]).status == 0)
+    #expect(try daemon.cli(["add", "CAP"]).status == 0)
+    #expect(try order()?["total"] == "30.10")
+    #expect(try daemon.cli(["tender", "cash", "20.00"]).status == 0)
+
+    // The deal arrives while the customer is paying: belt and cap would cost 19.35 now.
+    try promotionCatalog.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    kill(daemon.process.processIdentifier, SIGHUP)
+    let waiting = "wait for order 1, which payment has started on"
+    #expect(waitForLog(daemon, "SIGHUP: the changes in"), "\(daemon.log)")
+    #expect(daemon.log.contains(waiting), "\(daemon.log)")
+    #expect(try order()?["total"] == "30.10")
+    #expect(try order()?["paid"] == "20.00")
+    #expect(try !promotionIDs().contains("ACC-ANY-2"))
+
+    // A restart in the middle of it: the start-up import waits the same way.
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    #expect(waitForLog(daemon, "start-up: the changes in"), "\(daemon.log)")
+    #expect(try order()?["total"] == "30.10")
+    #expect(try !promotionIDs().contains("ACC-ANY-2"))
+
+    // The rest paid: the sale is what payment started on, and the import follows it.
+    let paid = try daemon.cli(["--json", "tender", "cash", "10.10"])
+    #expect(paid.status == 0, "\(paid.stderr)")
+    let sale = try JSONParser.parse(paid.stdout)["result"]?["receipt"]?["receipt"]
+    #expect(sale?["total"] == "30.10", "\(paid.stdout)")
+    #expect(waitForLog(daemon, "(it had waited for the order being paid to be finished)"))
+    #expect(try promotionIDs().contains("ACC-ANY-2"))
+    #expect(try daemon.cli(["add", "BELT"]).status == 0)
+    #expect(try daemon.cli(["add", "CAP"]).status == 0)
+    #expect(try order()?["total"] == "19.35")
+
+    // Journaled: after a restart the deal stands and nothing waits.
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    #expect(try promotionIDs().contains("ACC-ANY-2"))
+    #expect(try order()?["total"] == "19.35")
+    #expect(daemon.log.components(separatedBy: "which payment has started on").count - 1 == 2)
+  }
+}

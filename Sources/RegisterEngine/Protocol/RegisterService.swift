@@ -42,6 +42,11 @@ public final class RegisterService {
   public var printerStatus: PrinterStatus?
   /// Called with a message when storage fails (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }
+  /// A catalog import waiting for the open order's payment to finish (`importCatalog`).
+  public private(set) var deferredImport: Catalog?
+  /// Called with the events of a waiting catalog import when they are staged (the daemon logs
+  /// it).
+  public var onDeferredImport: ([Event]) -> Void = { _ in }
   /// Where e-mailed receipts are written (nil: e-mail is refused).
   public var outboxDirectory: String?
   /// Random bytes for PIN salts and message ids (the platform's: RegisterServer's
@@ -146,6 +151,39 @@ public final class RegisterService {
 
   /// Stages events that come from the daemon rather than a client (a catalog reloaded on
   /// SIGHUP); they are written with the next group.
+  /// What importing the catalog file (at start-up, or on SIGHUP) does to the register now.
+  public enum CatalogImport: Equatable {
+    /// The register has it already.
+    case unchanged
+    /// These events import it (new store settings, then the products and promotions): stage
+    /// or commit them.
+    case changes([Event])
+    /// Not yet: it would lower the total of the open order, which payment has started on
+    /// (`reason` says how). It is kept, and imported right after the change that leaves the
+    /// open order without tenders — its sale completed, or the order voided.
+    case deferred(order: Int, reason: String)
+  }
+
+  /// Imports `catalog`, the catalog file as read now, into the register it was last imported
+  /// into (nil: a register with nothing in it yet). A payment under way is never repriced from
+  /// under the cashier: once an order has tenders its total may only go up, and an import that
+  /// would lower it waits until that order is done (see `CatalogImport.deferred`). Replaces
+  /// any import still waiting: the file as read last is the one that counts.
+  public func importCatalog(_ catalog: Catalog, into current: Register?) -> CatalogImport {
+    deferredImport = nil
+    let events = Register.startupEvents(for: catalog, current: current)
+    guard !events.isEmpty else { return .unchanged }
+    if let current, !current.order.tenders.isEmpty {
+      do {
+        try current.checkOutcome(of: events, at: clock.now())
+      } catch {
+        deferredImport = catalog
+        return .deferred(order: current.order.id, reason: error.message)
+      }
+    }
+    return .changes(events)
+  }
+
   public func stageSystemEvents(_ events: [Event]) {
     guard storageFailure == nil, !events.isEmpty else { return }
     stage(events, at: clock.now(), approvedBy: nil)
@@ -250,10 +288,25 @@ public final class RegisterService {
     return .value(reply)
   }
 
-  /// Applies a request's events and queues them in the open group.
+  /// Applies a request's events and queues them in the open group; then a catalog import
+  /// that was waiting for the open order's payment, if the order no longer has one.
   private func stage(_ events: [Event], at time: Timestamp, approvedBy: String?) {
     groups.willStage(for: self)
     groups.stage(record(events, at: time, approvedBy: approvedBy))
+    if deferredImport != nil { stageDeferredImport(at: time) }
+  }
+
+  /// Stages the waiting catalog import once the open order has no tenders (its sale completed,
+  /// or it was voided), computed against the register as it is now.
+  private func stageDeferredImport(at time: Timestamp) {
+    guard let catalog = deferredImport, register.order.tenders.isEmpty, storageFailure == nil
+    else { return }
+    deferredImport = nil
+    let events = Register.startupEvents(for: catalog, current: register)
+    guard !events.isEmpty else { return }
+    groups.willStage(for: self)
+    groups.stage(record(events, at: time, approvedBy: nil))
+    onDeferredImport(events)
   }
 
   /// Applies events and returns their journal records (one request's records are linked with

@@ -125,6 +125,24 @@ public enum Event: Sendable, Equatable {
     }
   }
 
+  /// True for an event that changes what orders are priced with rather than an order itself:
+  /// the store's tax settings, the promotions, or a product's category (which decides the
+  /// promotions its lines take part in). Lines keep the price they were added at, so a
+  /// product's price is not among them.
+  public var changesPricing: Bool {
+    switch self {
+    case .storeConfigured, .catalogLoaded, .productAdded, .productUpdated, .productRemoved:
+      true
+    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
+      .saleCompleted, .lineVoided, .orderVoided, .orderParked, .orderResumed, .returnCompleted,
+      .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
+      .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
+      .wishlistAdded, .wishlistRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
+      .receiptEmailed, .dayClosed, .printQueued, .printDone:
+      false
+    }
+  }
+
   /// The event's data as JSON (money as decimal strings; never card numbers).
   /// Writes the `data` member: the bytes `data`'s tree writes, written directly for the
   /// drawer events (a durable paid in or paid out is the register's most frequent write that

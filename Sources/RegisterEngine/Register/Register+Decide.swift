@@ -129,22 +129,33 @@ extension Register {
 
   /// Applies `events` to a copy of the open order and makes sure the result can be totalled
   /// (no overflow) and no discount exceeds what it applies to, so that `apply` never meets an
-  /// order it cannot total. Only the order is copied: this runs on every request. Returns the
-  /// order and its totals after the events (the current ones when they do not change it).
+  /// order it cannot total. Only the order is copied (this runs on every request), and the
+  /// catalog too when an event changes what orders are priced with (tax settings, promotions,
+  /// a product's category): the order is then totalled as `apply` will total it. Once payment
+  /// has started, the total may only go up, whatever the change. Returns the order and its
+  /// totals after the events (the current ones when they do not change it).
   @discardableResult
   func checkOutcome(of events: [Event], at now: Timestamp) throws(RegisterError) -> (
     order: Order, totals: OrderTotals
   ) {
     var copy = order
     var changed = false
-    for event in events where copy.apply(event, at: now) {
-      changed = true
+    // The catalog the events leave, when one changes pricing and the order has lines.
+    var pricing: StoreCatalog?
+    for event in events {
+      if copy.apply(event, at: now) { changed = true }
+      if event.changesPricing, !copy.activeLines.isEmpty {
+        if pricing == nil { pricing = catalog }
+        pricing?.apply(event, sale: nil)
+        changed = true
+      }
     }
     guard changed else { return (order, totals) }
+    let priced = pricing ?? catalog
     let totals: OrderTotals
     do {
       totals = try OrderTotals.compute(
-        copy, tax: store.tax, promotions: catalog.promotionContext(for: copy, at: now))
+        copy, tax: priced.store.tax, promotions: priced.promotionContext(for: copy, at: now))
     } catch {
       throw RegisterError.overflow()
     }
@@ -155,6 +166,12 @@ extension Register {
       throw RegisterError.overflow()
     }
     if !order.tenders.isEmpty && totals.total < self.totals.total {
+      if pricing != nil {
+        throw RegisterError(
+          .orderHasTenders,
+          "this would lower the total of order \(order.id) from \(money(self.totals.total).decimalString) to \(money(totals.total).decimalString) (its tax or promotions change), and payment has started on it (\(money(order.paid).decimalString) paid); finish paying or void the order first"
+        )
+      }
       throw RegisterError(
         .orderHasTenders,
         "payment has started (\(money(order.paid).decimalString) paid), so the total can only go up; finish paying, or void the order to start over"

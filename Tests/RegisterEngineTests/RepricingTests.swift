@@ -1,0 +1,166 @@
+import RegisterTestSupport
+import Testing
+
+@testable import RegisterEngine
+
+/// Once payment has started on an order, its total may only go up: not through the cashier's
+/// changes (PromotionExampleTests, DiscountOverrideTests), and not through a change to what it is
+/// priced with — a product's category moving it into a promotion, a catalog file that brings a
+/// promotion or changes the tax settings. A change made through the protocol is refused; an
+/// import of the catalog file (start-up, SIGHUP) waits until the order is done.
+@Suite struct RepricingTests {
+  /// The promotion catalog's file without ACC-ANY-2 (belt and cap are full price).
+  static let withoutAccessoryDealJSON = promotionCatalogJSON.replacingPromotions(
+    with: """
+
+        {"id": "TEES-3-FOR-30", "name": "Tees 3 for 30.00", "kind": "quantity_price",
+         "sku": "TEE", "quantity": 3, "price": "30.00"},
+        {"id": "SOCKS-B2G1", "name": "Socks buy 2 get 1 free", "kind": "buy_get",
+         "skus": ["SOCKS"], "buy": 2, "get": 1, "percent_off": "100"}
+      """)
+  static var withoutAccessoryDeal: Catalog {
+    get throws { try CatalogFile.parse(Array(withoutAccessoryDealJSON.utf8), file: "promo.json") }
+  }
+  /// The promotion catalog as it is: any 2 of belt, cap, socks for 18.00.
+  static var withAccessoryDeal: Catalog {
+    get throws { try CatalogFile.parse(Array(promotionCatalogJSON.utf8), file: "promo.json") }
+  }
+
+  /// A lane on `withoutAccessoryDeal` with a belt and a cap on the order (28.00 + 7.5 % tax).
+  static func beltAndCap() throws -> TestLane {
+    let lane = try TestLane(catalogJSON: withoutAccessoryDealJSON, at: testTime)
+    #expect(!lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
+    try lane.ok(#"{"op":"add","sku":"BELT"}"#)
+    let order = try lane.ok(#"{"op":"add","sku":"CAP"}"#)
+    #expect(order["total"] == "30.10")
+    return lane
+  }
+
+  @Test("a product_update that would put a paid-for line into a promotion is refused")
+  func productUpdateThatLowersAPaidOrder() throws {
+    let lane = try TestLane(catalogJSON: promotionCatalogJSON, at: winterTime)
+    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Basics"}}"#)
+    #expect(try lane.ok(#"{"op":"add","sku":"TANK"}"#)["total"] == "8.60")
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
+    let before = lane.register
+    // Back into Tops, 20 % off this month: the tank would cost 6.88, less than the 8.60
+    // payment started on.
+    let refused = try lane.send(
+      #"{"op":"product_update","sku":"TANK","changes":{"category":"Tops"}}"#)
+    #expect(refused["error"]?["code"] == "order_has_tenders", "\(refused)")
+    let message = refused["error"]?["message"]?.stringValue ?? ""
+    #expect(message.contains("order 1 from 8.60 to 6.88"), "\(message)")
+    #expect(lane.register == before, "a refusal changes nothing")
+    // Paid in full, the update goes through and the next order has the promotion.
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"3.60"}"#)
+    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Tops"}}"#)
+    #expect(try lane.ok(#"{"op":"add","sku":"TANK"}"#)["total"] == "6.88")
+  }
+
+  @Test("the same update on an order without tenders reprices it at once")
+  func productUpdateRepricesAnUnpaidOrder() throws {
+    let lane = try TestLane(catalogJSON: promotionCatalogJSON, at: winterTime)
+    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Basics"}}"#)
+    try lane.ok(#"{"op":"add","sku":"TANK"}"#)
+    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Tops"}}"#)
+    #expect(lane.register.totals.total == 688)
+  }
+
+  @Test("an import that would lower a paid-for order waits until its sale is completed")
+  func importWaitsForTheSale() throws {
+    let deal = try Self.withAccessoryDeal
+    let lane = try Self.beltAndCap()
+    var imported: [[Event]] = []
+    lane.service.onDeferredImport = { imported.append($0) }
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    let outcome = lane.service.importCatalog(deal, into: lane.register)
+    guard case .deferred(let order, let reason) = outcome else {
+      Issue.record("expected the import to wait, got \(outcome)")
+      return
+    }
+    #expect(order == 1)
+    #expect(reason.contains("from 30.10 to 19.35"), "\(reason)")
+    #expect(lane.service.deferredImport == deal)
+    #expect(lane.register.totals.total == 3010)
+    #expect(!lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
+    // Other requests leave it waiting while the order still has its tender.
+    try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"float top-up"}"#)
+    #expect(lane.service.deferredImport != nil)
+    #expect(imported.isEmpty)
+    // The sale completes at the price payment started on; the import follows at once.
+    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.10"}"#)
+    #expect(sale["receipt"]?["receipt"]?["total"] == "30.10", "\(sale)")
+    #expect(lane.service.deferredImport == nil)
+    #expect(
+      imported == [
+        [
+          .catalogLoaded(
+            deal.products, promotions: deal.promotions)
+        ]
+      ])
+    #expect(lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
+    try lane.ok(#"{"op":"add","sku":"BELT"}"#)
+    #expect(try lane.ok(#"{"op":"add","sku":"CAP"}"#)["total"] == "19.35")
+    // The completed sale's receipt is as it was paid.
+    #expect(lane.register.receipts[1]?.totals.total == 3010)
+  }
+
+  @Test("a voided order releases a waiting import too")
+  func importWaitsForTheVoid() throws {
+    let deal = try Self.withAccessoryDeal
+    let lane = try Self.beltAndCap()
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    guard
+      case .deferred = lane.service.importCatalog(deal, into: lane.register)
+    else {
+      Issue.record("expected the import to wait")
+      return
+    }
+    try lane.ok(#"{"op":"void","reason":"customer left"}"#)
+    #expect(lane.service.deferredImport == nil)
+    #expect(lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
+  }
+
+  @Test("an import that does not lower the paid-for order, or meets no tenders, is not held back")
+  func importsThatNeedNotWait() throws {
+    let deal = try Self.withAccessoryDeal
+    let noDeal = try Self.withoutAccessoryDeal
+    // No tenders: the open order is repriced at once (docs/PRICING.md).
+    let unpaid = try Self.beltAndCap()
+    let now = unpaid.service.importCatalog(deal, into: unpaid.register)
+    guard case .changes(let events) = now else {
+      Issue.record("expected the import now, got \(now)")
+      return
+    }
+    unpaid.service.stageSystemEvents(events)
+    #expect(unpaid.register.totals.total == 1935)
+
+    // Tenders, and an import that takes a promotion away from other products: nothing the
+    // order has paid for changes, so it is imported now.
+    let paid = try Self.beltAndCap()
+    try paid.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    var fewer = noDeal
+    fewer.promotions.removeAll { $0.id == "TEES-3-FOR-30" }
+    guard case .changes = paid.service.importCatalog(fewer, into: paid.register) else {
+      Issue.record("expected the import now")
+      return
+    }
+    #expect(paid.service.deferredImport == nil)
+  }
+
+  @Test("the file as read last counts: a later import replaces the one waiting")
+  func aLaterImportReplacesTheWaitingOne() throws {
+    let deal = try Self.withAccessoryDeal
+    let noDeal = try Self.withoutAccessoryDeal
+    let lane = try Self.beltAndCap()
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    _ = lane.service.importCatalog(deal, into: lane.register)
+    #expect(lane.service.deferredImport != nil)
+    // The file put back as the register has it: nothing to import, nothing waits.
+    #expect(
+      lane.service.importCatalog(noDeal, into: lane.register) == .unchanged)
+    #expect(lane.service.deferredImport == nil)
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.10"}"#)
+    #expect(!lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
+  }
+}
