@@ -55,8 +55,36 @@ enum Export {
     }
     var exporter = BackOfficeExporter(lane: lane)
     var point: (sequence: Int64, sum: String?) = (0, nil)
+    // From a cursor: start at the newest snapshot at or before it rather than the journal's
+    // first record, so a nightly export reads about a day, not the lane's whole history. The
+    // rows are the same (the snapshot is the state replay reaches there; the chain is checked
+    // from its record on).
+    if options.after > 0 {
+      let (loaded, skipped) = SnapshotFiles.loadNewest(in: directory, upToSequence: options.after)
+      for problem in skipped {
+        writeStandardError(
+          "register-cli: note: skipped a snapshot that cannot be used: \(problem)\n")
+      }
+      if let loaded {
+        exporter = BackOfficeExporter(lane: lane, register: loaded.register)
+        point = (loaded.head.sequence, loaded.head.sum)
+      }
+    }
+    var first = true
     while true {
       guard let segments = Offline.segments(directory) else { return .refused }
+      // Segments archived (`register-cli archive`) are not read back: say which cursors this
+      // directory can export from rather than call the journal damaged.
+      if first, let oldest = segments.first, oldest.firstSequence > point.sequence + 1 {
+        let earliest = SnapshotFiles.list(in: directory).map(\.sequence)
+          .filter { $0 >= oldest.firstSequence - 1 }.min()
+        sink.finish()
+        return CLI.fail(
+          .refused,
+          "the journal in \(JournalFiles.segmentDirectory(in: directory)) starts at seq \(oldest.firstSequence) (older segments were archived or removed), and an export after seq \(options.after) needs the records from seq \(point.sequence + 1)"
+            + (earliest.map { "; export with --after \($0) or later" } ?? ""))
+      }
+      first = false
       let chain: JournalFiles.ChainScan
       do {
         chain = try JournalFiles.read(segments, after: point.sequence, sum: point.sum) {

@@ -142,13 +142,16 @@ public enum SnapshotFiles {
   }
 
   /// The newest snapshot that reads back whole, with the problems of the newer ones skipped
-  /// (`newest`: only snapshots with a state day up to it, e.g. to replay a given day).
+  /// (`newest`: only snapshots with a state day up to it, e.g. to replay a given day;
+  /// `sequence`: only snapshots of the state as of that record or an earlier one, e.g. to
+  /// export what came after it).
   public static func loadNewest(
-    in dataDirectory: String, upToDay newest: Int? = nil
+    in dataDirectory: String, upToDay newest: Int? = nil, upToSequence sequence: Int64? = nil
   ) -> (loaded: (snapshot: Snapshot, register: Register, head: JournalHead)?, skipped: [String]) {
     var skipped: [String] = []
     for snapshot in list(in: dataDirectory).reversed() {
       if let newest, snapshot.day > newest { continue }
+      if let sequence, snapshot.sequence > sequence { continue }
       do {
         let bytes = try FileIO.read(snapshot.path, followingSymlinks: false)
         var (register, head) = try decodeChecked(bytes, snapshot: snapshot)
