@@ -264,13 +264,13 @@ public final class RegisterService {
     let events: [Event]
     // `decide` reads the register where it lies: called on the property, the whole register
     // was copied (every part of it retained) for the call and released after it.
-    let decision = withUnsafeMutablePointer(to: &state) {
-      $0.pointee.decide(request.command, context: context)
+    let (decision, priced) = withUnsafeMutablePointer(to: &state) {
+      $0.pointee.decideAndPrice(request.command, context: context)
     }
     switch decision {
     case .accepted(let accepted, let approvedBy):
       events = accepted
-      stage(events, at: now, approvedBy: approvedBy)
+      stage(events, at: now, approvedBy: approvedBy, priced: priced)
     case .rejected(let error, let standing):
       // Some refusals still change something: a wrong PIN is counted. Those events are
       // journaled like any other; the request itself is refused.
@@ -290,9 +290,11 @@ public final class RegisterService {
 
   /// Applies a request's events and queues them in the open group; then a catalog import
   /// that was waiting for the open order's payment, if the order no longer has one.
-  private func stage(_ events: [Event], at time: Timestamp, approvedBy: String?) {
+  private func stage(
+    _ events: [Event], at time: Timestamp, approvedBy: String?, priced: PricedOrder? = nil
+  ) {
     groups.willStage(for: self)
-    groups.stage(record(events, at: time, approvedBy: approvedBy))
+    groups.stage(record(events, at: time, approvedBy: approvedBy, priced: priced))
     if deferredImport != nil { stageDeferredImport(at: time) }
   }
 
@@ -312,16 +314,17 @@ public final class RegisterService {
   /// Applies events and returns their journal records (one request's records are linked with
   /// `more`, so recovery applies all of them or none). Each record names the operator signed
   /// in (for a sign-in, the one signing in).
-  func record(_ events: [Event], at time: Timestamp, approvedBy: String? = nil)
-    -> [PendingRecord]
-  {
+  func record(
+    _ events: [Event], at time: Timestamp, approvedBy: String? = nil, priced: PricedOrder? = nil
+  ) -> [PendingRecord] {
     var records: [PendingRecord] = []
     records.reserveCapacity(events.count)
     for (index, event) in events.enumerated() {
       let sequence = register.lastSequence + 1
       var operatorID = register.signedIn
       if case .signedIn(let id) = event { operatorID = id }
-      register.apply(event, at: time, operatorID: operatorID, sequence: sequence)
+      register.apply(
+        event, at: time, operatorID: operatorID, sequence: sequence, priced: priced)
       records.append(
         PendingRecord(
           sequence: sequence, at: time, event: event, operatorID: operatorID,

@@ -27,3 +27,19 @@ public enum Decision: Sendable, Equatable {
     }
   }
 }
+
+/// The open order as a request's events leave it, with the totals `decide` computed for it (on
+/// the same catalog, tax settings and time). `apply` takes these totals when the order it
+/// reaches is this one, instead of totalling it again: with promotions, totalling searches for
+/// the best combination, and it would otherwise run twice per request. Only for events that
+/// leave the pricing as it is (`Event.changesPricing`); replay, which has none, totals every
+/// order itself and reaches the same figures.
+public struct PricedOrder: Sendable, Equatable {
+  public var order: Order
+  public var totals: OrderTotals
+
+  public init(order: Order, totals: OrderTotals) {
+    self.order = order
+    self.totals = totals
+  }
+}

@@ -47,8 +47,12 @@ public struct Orders: Sendable, Equatable {
   }
 
   /// Folds an event the register admits into the orders. `catalog` is the store's catalog
-  /// with the event applied: its tax settings and promotions are in force.
-  mutating func apply(_ event: Event, at time: Timestamp, catalog: StoreCatalog) {
+  /// with the event applied: its tax settings and promotions are in force. `priced`: the
+  /// totals `decide` computed for the order the request's events lead to, taken when the order
+  /// reaches it.
+  mutating func apply(
+    _ event: Event, at time: Timestamp, catalog: StoreCatalog, priced: PricedOrder? = nil
+  ) {
     switch event {
     case .storeConfigured, .catalogLoaded:
       // New tax settings or promotions change every order's totals.
@@ -67,7 +71,11 @@ public struct Orders: Sendable, Equatable {
     case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
       .lineVoided, .customerAttached, .customerDetached:
       guard order.apply(event, at: time) else { return }
-      recomputeTotals(catalog: catalog, at: time)
+      if let priced, priced.order == order {
+        totals = priced.totals
+      } else {
+        recomputeTotals(catalog: catalog, at: time)
+      }
     case .saleCompleted:
       // The completed sale's receipt holds the order at this version (see
       // `Register.receipts(completedBy:at:operatorID:)`).

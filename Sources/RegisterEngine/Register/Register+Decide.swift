@@ -6,13 +6,23 @@ extension Register {
   /// manager who approved it (when one had to), or a refusal with a stable code and the events
   /// that stand even so (a wrong PIN is counted). Never changes anything.
   public func decide(_ command: Command, context: CommandContext) -> Decision {
+    decideAndPrice(command, context: context).decision
+  }
+
+  /// `decide`, and the open order with the totals it checked the events against, when `apply`
+  /// may take those totals rather than compute them again (see `PricedOrder`).
+  public func decideAndPrice(_ command: Command, context: CommandContext) -> (
+    decision: Decision, priced: PricedOrder?
+  ) {
     // Events that stand whatever becomes of the request: a wrong PIN counted, and an
     // approval's right PIN resetting a count even if the request is then refused.
     var standing: [Event] = []
     do {
       var approvedBy = try authorize(command, context: context, standing: &standing)
       let events = try decideEvents(command, context: context, standing: &standing)
-      guard !events.isEmpty else { return .accepted(events: standing, approvedBy: approvedBy) }
+      guard !events.isEmpty else {
+        return (.accepted(events: standing, approvedBy: approvedBy), nil)
+      }
       let after = try checkOutcome(of: events, at: context.now)
       let drawer = try checkDayTotals(of: events, orderAfter: after)
       // Rules judged on the state after the change: the discount limit (whatever mix of line,
@@ -23,10 +33,17 @@ extension Register {
         approvedBy = try approve(
           rule.reason, refusal: rule.refusal, context: context, standing: &standing)
       }
-      return .accepted(
-        events: standing + events + printJobs(for: events), approvedBy: approvedBy)
+      // Worth handing on only where totalling costs something (promotions to search), and
+      // only when the events leave what the order is priced with as it is.
+      let priced =
+        catalog.promotions.isEmpty || events.contains(where: \.changesPricing)
+        ? nil : PricedOrder(order: after.order, totals: after.totals)
+      return (
+        .accepted(events: standing + events + printJobs(for: events), approvedBy: approvedBy),
+        priced
+      )
     } catch {
-      return .rejected(error, events: standing)
+      return (.rejected(error, events: standing), nil)
     }
   }
 

@@ -74,9 +74,11 @@ public struct Register: Sendable {
   /// Folds one event into the state, part by part. Never fails: `decide` has checked
   /// everything already. An event about an order or a day that is not the current one (which
   /// `decide` never makes) changes nothing but `lastSequence`. `sequence` is the event's
-  /// journal sequence number, when it has one.
+  /// journal sequence number, when it has one; `priced`, what `decideAndPrice` handed on for
+  /// the request the event is part of (see `PricedOrder`).
   public mutating func apply(
-    _ event: Event, at time: Timestamp, operatorID: String? = nil, sequence: Int64? = nil
+    _ event: Event, at time: Timestamp, operatorID: String? = nil, sequence: Int64? = nil,
+    priced: PricedOrder? = nil
   ) {
     if let sequence { lastSequence = sequence }
     guard orders.admits(event), dayBook.admits(event) else { return }
@@ -94,7 +96,7 @@ public struct Register: Sendable {
     storedValue.apply(event, at: time, order: orders.order, sale: sale, refund: refund)
     keys.apply(event)
     printQueue.apply(event)
-    orders.apply(event, at: time, catalog: catalog)
+    orders.apply(event, at: time, catalog: catalog, priced: priced)
     lastActivity = time
   }
 
