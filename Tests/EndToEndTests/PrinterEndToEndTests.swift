@@ -272,3 +272,34 @@ struct PoleDisplayEndToEndTests {
     #expect(try daemon.cli(["tender", "cash", "40"]).status == 0)
   }
 }
+
+extension PrinterEndToEndTests {
+  @Test(
+    "with the print queue full, a sale still completes, and the log names the receipt that was not queued"
+  )
+  func fullQueueIsNotSilent() throws {
+    let printer = try TestPrinter()
+    printer.stop()
+    let daemon = try Daemon(arguments: ["--printer", "tcp:127.0.0.1:\(printer.port)"])
+    defer { daemon.cleanup() }
+    // A printer away for a long while: a drawer job for each no-sale fills the queue.
+    let client = try daemon.connect()
+    let line = #"{"op":"no_sale"}"# + "\n"
+    try client.sendRaw(Array(String(repeating: line, count: PrintQueue.maximumPending).utf8))
+    for _ in 0..<PrintQueue.maximumPending { #expect(try client.read().isOK) }
+    #expect(try printerStatus(daemon)?["pending"] == .int(Int64(PrintQueue.maximumPending)))
+
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    let sale = try daemon.cli(["tender", "cash", "50"])
+    #expect(sale.status == 0, "\(sale.stderr)")
+    #expect(sale.stdout.contains("Receipt 1"))
+    let deadline = Date().addingTimeInterval(10)
+    while !daemon.log.contains("receipt 1 was not queued") && Date() < deadline { usleep(50_000) }
+    #expect(
+      daemon.log.contains(
+        "receipt 1 was not queued for printing: 1000 jobs are already waiting for the printer"),
+      "\(daemon.log.suffix(2000))")
+    #expect(daemon.log.contains("print it with `register-cli print 1`"))
+    #expect(try printerStatus(daemon)?["pending"] == .int(Int64(PrintQueue.maximumPending)))
+  }
+}

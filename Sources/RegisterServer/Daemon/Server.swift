@@ -610,6 +610,7 @@ package final class Server {
       logBusinessEvent(event)
       if printer != nil, case .printQueued(let job) = event.event { printable.append(job) }
     }
+    if service.register.store.printer != nil { warnOfUnqueuedReceipts(result.events) }
     if let display, !result.events.isEmpty {
       // The same view as `register-cli watch`: each event, then the order after it.
       let before = screen.poleLines()
@@ -645,6 +646,29 @@ package final class Server {
       if let subscription = reply.subscription {
         subscribe(connection, subscription)
       }
+    }
+  }
+
+  /// Says which receipts of the sales and returns just made durable were not queued for the
+  /// printer: past `PrintQueue.maximumPending` jobs waiting (a printer that has taken nothing
+  /// for a long while) a sale still completes, but its receipt is not queued (nor its drawer
+  /// kick), and the manager needs to know which ones to print again.
+  private func warnOfUnqueuedReceipts(_ events: [CommittedEvent]) {
+    var queued = Set<Int>()
+    var completed: [Int] = []
+    for committed in events {
+      if case .printQueued(let job) = committed.event, case .receipt(let number, _) = job.document {
+        queued.insert(number)
+      } else if case .saleCompleted(_, let number, _, _, _) = committed.event {
+        completed.append(number)
+      } else if case .returnCompleted(let refund) = committed.event {
+        completed.append(refund.receipt)
+      }
+    }
+    for number in completed where !queued.contains(number) {
+      Log.warning(
+        "receipt \(number) was not queued for printing: \(PrintQueue.maximumPending) jobs are already waiting for the printer (\((service.printerStatus ?? .unknown).rawValue)); once it prints again, print it with `register-cli print \(number)`"
+      )
     }
   }
 
