@@ -219,6 +219,16 @@ func catalogChanges(
   case .changes(let events):
     logImported(events)
     return events
+  case .refused(let reason):
+    // Like a bad file: on SIGHUP the current catalog is kept; at start-up registerd stops
+    // rather than serve under a currency the file no longer names.
+    guard when == sighup else {
+      Log.error("cannot start: \(options.catalogPath): \(reason)")
+      exit(1)
+    }
+    Log.warning(
+      "\(when): not reloading, keeping the current catalog: \(options.catalogPath): \(reason)")
+    return []
   case .deferred(let order, let reason):
     Log.warning(
       "\(when): the changes in \(options.catalogPath) wait for order \(order), which payment has started on: \(reason). They are imported when that order is completed or voided"

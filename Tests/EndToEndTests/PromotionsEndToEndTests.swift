@@ -218,3 +218,38 @@ struct RepricingEndToEndTests {
     #expect(daemon.log.components(separatedBy: "which payment has started on").count - 1 == 2)
   }
 }
+
+@Suite("A register's currency is fixed once it holds amounts", .serialized)
+struct CurrencyChangeEndToEndTests {
+  @Test("SIGHUP with another currency keeps the catalog; a restart with it is refused and says why")
+  func currencyChangeRefused() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    let original = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)
+    #expect(original.contains(#""currency": "USD""#))
+    try original.replacingOccurrences(of: #""currency": "USD""#, with: #""currency": "EUR""#)
+      .write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+
+    kill(daemon.process.processIdentifier, SIGHUP)
+    let deadline = Date().addingTimeInterval(10)
+    while !daemon.log.contains("SIGHUP: not reloading") && Date() < deadline { usleep(50_000) }
+    #expect(
+      daemon.log.contains("SIGHUP: not reloading, keeping the current catalog"), "\(daemon.log)")
+    #expect(daemon.log.contains("it cannot become EUR"))
+    let report = try JSONParser.parse(try daemon.cli(["--json", "report"]).stdout)
+    #expect(report["result"]?["report"]?["currency"] == "USD", "\(report)")
+
+    #expect(daemon.stop() == 0)
+    #expect(throws: HarnessError.self) { try daemon.start() }
+    #expect(
+      daemon.log.contains("cannot start: \(daemon.catalogPath): the store's currency is USD"),
+      "\(daemon.log)")
+    // The file put right: it starts, and the sale is as it was.
+    try original.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    try daemon.start()
+    let after = try JSONParser.parse(try daemon.cli(["--json", "report"]).stdout)
+    #expect(after["result"]?["report"]?["total"] == "32.24", "\(after)")
+  }
+}

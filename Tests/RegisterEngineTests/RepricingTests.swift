@@ -164,3 +164,70 @@ import Testing
     #expect(!lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
   }
 }
+
+/// A register's currency is fixed once it holds amounts: they are kept in minor units.
+@Suite struct CurrencyChangeTests {
+  static func catalog(_ currency: String) throws -> Catalog {
+    try CatalogFile.parse(
+      Array(testCatalogJSON.replacingOccurrences(of: #""USD""#, with: "\"\(currency)\"").utf8),
+      file: "test-catalog.json")
+  }
+
+  @Test("a catalog file in another currency is refused once there is a sale, and changes nothing")
+  func refusedAfterASale() throws {
+    let lane = try TestLane()
+    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    let euros = try Self.catalog("EUR")
+    #expect(euros.store.currency.code == "EUR")
+    // Even an order only rung up holds amounts.
+    guard case .refused(let reason) = lane.service.importCatalog(euros, into: lane.register) else {
+      Issue.record("expected a refusal")
+      return
+    }
+    #expect(reason.contains("currency is USD"), "\(reason)")
+    #expect(reason.contains("cannot become EUR"), "\(reason)")
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"50.00"}"#)
+    let before = lane.register
+    #expect(
+      lane.service.importCatalog(euros, into: lane.register)
+        == .refused(reason: lane.register.currencyChangeRefusal(to: euros.store.currency) ?? ""))
+    #expect(lane.register == before)
+    #expect(lane.register.store.currency.code == "USD")
+    // The same currency is imported as ever.
+    var renamed = try Self.catalog("USD")
+    renamed.store.name = "Renamed"
+    guard case .changes = lane.service.importCatalog(renamed, into: lane.register) else {
+      Issue.record("expected the import")
+      return
+    }
+  }
+
+  @Test("before any amount is recorded, the currency may still be set")
+  func allowedWhenNothingIsHeld() throws {
+    let lane = try TestLane()
+    #expect(lane.register.currencyChangeRefusal(to: try Self.catalog("EUR").store.currency) == nil)
+    guard
+      case .changes(let events) = lane.service.importCatalog(
+        try Self.catalog("EUR"), into: lane.register)
+    else {
+      Issue.record("expected the import")
+      return
+    }
+    lane.service.stageSystemEvents(events)
+    #expect(lane.register.store.currency.code == "EUR")
+  }
+
+  @Test("each kind of amount a register holds fixes its currency")
+  func eachHolding() throws {
+    let euro = try Self.catalog("EUR").store.currency
+    for setup in [
+      [#"{"op":"float","amount":"100.00"}"#],
+      [#"{"op":"add","sku":"TEE"}"#, #"{"op":"park","note":"later"}"#],
+      [#"{"op":"product_update","sku":"TEE","changes":{"price":"29.99"}}"#],
+    ] {
+      let lane = try TestLane()
+      for line in setup { try lane.ok(line) }
+      #expect(lane.register.currencyChangeRefusal(to: euro) != nil, "\(setup)")
+    }
+  }
+}

@@ -162,6 +162,9 @@ public final class RegisterService {
     /// (`reason` says how). It is kept, and imported right after the change that leaves the
     /// open order without tenders — its sale completed, or the order voided.
     case deferred(order: Int, reason: String)
+    /// Never: it would change the currency of a register that holds amounts
+    /// (`Register.currencyChangeRefusal`). Nothing is imported; `reason` says why.
+    case refused(reason: String)
   }
 
   /// Imports `catalog`, the catalog file as read now, into the register it was last imported
@@ -171,6 +174,9 @@ public final class RegisterService {
   /// any import still waiting: the file as read last is the one that counts.
   public func importCatalog(_ catalog: Catalog, into current: Register?) -> CatalogImport {
     deferredImport = nil
+    if let reason = current?.currencyChangeRefusal(to: catalog.store.currency) {
+      return .refused(reason: reason)
+    }
     let events = Register.startupEvents(for: catalog, current: current)
     guard !events.isEmpty else { return .unchanged }
     if let current, !current.order.tenders.isEmpty {

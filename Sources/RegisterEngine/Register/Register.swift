@@ -211,3 +211,26 @@ extension Register {
   public var customers: [Customer] { customerBook.customers }
   public var nextCustomerNumber: Int { customerBook.nextCustomerNumber }
 }
+
+extension Register {
+  /// Why the store's currency cannot become `currency` (nil: it can). Amounts are kept in minor
+  /// units of the store's currency, so once the register holds any — a receipt, a closed day,
+  /// the open day's totals or drawer, an order rung up or parked, a gift card or store credit,
+  /// a product added or priced through the register (or its stock counted down by sales) —
+  /// another currency would relabel every figure: 10.00 USD read as 10.00 EUR, or as ¥1000.
+  public func currencyChangeRefusal(to currency: Currency) -> String? {
+    guard currency != store.currency else { return nil }
+    var holds: [String] = []
+    if nextReceiptNumber > 1 { holds.append("receipts") }
+    if !closedDays.isEmpty { holds.append("closed days") }
+    if day.totals != DayTotals() { holds.append("the open day's totals") }
+    if !order.isEmpty || !parked.isEmpty { holds.append("orders") }
+    if !storedValue.giftCards.isEmpty || !storedValue.storeCredit.isEmpty {
+      holds.append("gift cards or store credit")
+    }
+    if products.all != catalogBase { holds.append("products changed through the register") }
+    guard !holds.isEmpty else { return nil }
+    return
+      "the store's currency is \(store.currency.code), and the register holds amounts in it (\(holds.joined(separator: ", "))): it cannot become \(currency.code), as every amount is kept in minor units of the currency; keep \"currency\": \"\(store.currency.code)\", or start the new currency in a new data directory"
+  }
+}
