@@ -159,9 +159,17 @@ extension Register {
     var changed = false
     // The catalog the events leave, when one changes pricing and the order has lines.
     var pricing: StoreCatalog?
+    // A product's category matters only to promotions: without any, a product change leaves
+    // every order's totals as they are (and the catalog is not copied).
+    func reprices(_ event: Event) -> Bool {
+      guard event.changesPricing else { return false }
+      if case .storeConfigured = event { return true }
+      if case .catalogLoaded = event { return true }
+      return !catalog.promotions.isEmpty
+    }
     for event in events {
       if copy.apply(event, at: now) { changed = true }
-      if event.changesPricing, !copy.activeLines.isEmpty {
+      if reprices(event), !copy.activeLines.isEmpty {
         if pricing == nil { pricing = catalog }
         pricing?.apply(event, sale: nil)
         changed = true
