@@ -231,3 +231,42 @@ import Testing
     }
   }
 }
+
+/// The import that waited is journaled after the request that finished the order, as records
+/// of its own: the request's idempotency key stays on the request's last record.
+@Suite struct DeferredImportJournalTests {
+  @Test("a keyed tender that completes the sale keeps its key; the import follows it")
+  func keyStaysOnTheRequest() throws {
+    let lane = try JournalLane()
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    let total = lane.register.totals.total
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    // Prices that include tax: the same jeans would come to less.
+    let inclusive = try CatalogFile.parse(
+      Array(
+        testCatalogJSON.replacingOccurrences(
+          of: #""default_class": "standard"}"#,
+          with: #""default_class": "standard", "prices_include_tax": true}"#
+        ).utf8), file: "test-catalog.json")
+    #expect(inclusive.store.tax.pricesIncludeTax)
+    guard case .deferred = lane.service.importCatalog(inclusive, into: lane.register) else {
+      Issue.record("expected the import to wait")
+      return
+    }
+    let rest = Money(minorUnits: total - 1000, currency: .usd).decimalString
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"\#(rest)","key":"pay-rest"}"#)
+    #expect(lane.register.store.tax.pricesIncludeTax)
+
+    let records = lane.scan().records
+    let keyed = try #require(records.lastIndex { $0.key?.key == "pay-rest" })
+    let imported = try #require(records.lastIndex { $0.type == "store_configured" })
+    #expect(records[keyed].type != "store_configured")
+    #expect(imported > keyed, "the import comes after the request's records")
+    #expect(records[keyed...].contains { $0.type == "sale_completed" })
+    #expect(records[imported].key == nil)
+    // Replayed, the journal gives the same register.
+    let replayed = try Register.replaying(records)
+    #expect(replayed.store == lane.register.store)
+    #expect(replayed.receipts[1]?.totals == lane.register.receipts[1]?.totals)
+  }
+}

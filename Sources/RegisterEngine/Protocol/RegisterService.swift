@@ -115,6 +115,9 @@ public final class RegisterService {
   public func submit(_ batch: [IncomingLine]) {
     for incoming in batch {
       groups.hold(incoming, reply(to: incoming))
+      // After the request's own records (and its idempotency key, which goes on its last
+      // record), before the next request is decided.
+      if deferredImport != nil { stageDeferredImport(at: clock.now()) }
     }
   }
 
@@ -192,7 +195,9 @@ public final class RegisterService {
 
   public func stageSystemEvents(_ events: [Event]) {
     guard storageFailure == nil, !events.isEmpty else { return }
-    stage(events, at: clock.now(), approvedBy: nil)
+    let now = clock.now()
+    stage(events, at: now, approvedBy: nil)
+    if deferredImport != nil { stageDeferredImport(at: now) }
   }
 
   // MARK: - Execution
@@ -294,14 +299,12 @@ public final class RegisterService {
     return .value(reply)
   }
 
-  /// Applies a request's events and queues them in the open group; then a catalog import
-  /// that was waiting for the open order's payment, if the order no longer has one.
+  /// Applies a request's events and queues them in the open group.
   private func stage(
     _ events: [Event], at time: Timestamp, approvedBy: String?, priced: PricedOrder? = nil
   ) {
     groups.willStage(for: self)
     groups.stage(record(events, at: time, approvedBy: approvedBy, priced: priced))
-    if deferredImport != nil { stageDeferredImport(at: time) }
   }
 
   /// Stages the waiting catalog import once the open order has no tenders (its sale completed,
