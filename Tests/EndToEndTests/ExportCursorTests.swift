@@ -15,17 +15,23 @@ struct ExportCursorTests {
     }
   }
 
+  /// Three days of 300 records in `directory` (its snapshots and receipts as registerd leaves
+  /// them); returns the data directory.
+  func generate(in directory: TemporaryDirectory, seed: Int) throws -> String {
+    let generated = try runBench(
+      [
+        "history", "--days", "3", "--records-per-day", "300", "--products", "200", "--to",
+        directory.url.path, "--seed", String(seed),
+      ], in: directory)
+    #expect(generated.status == 0, "\(generated.stderr)")
+    return directory.path("data")
+  }
+
   @Test("the same rows as from the first record, at, between and before snapshots")
   func sameRowsAsFromTheStart() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
-    let generated = try runBench(
-      [
-        "history", "--days", "3", "--records-per-day", "300", "--products", "200", "--to",
-        directory.url.path, "--seed", "11",
-      ], in: directory)
-    #expect(generated.status == 0, "\(generated.stderr)")
-    let data = directory.path("data")
+    let data = try generate(in: directory, seed: 11)
     let snapshots = SnapshotFiles.list(in: data).map(\.sequence)
     #expect(snapshots.count == 3, "\(snapshots)")
     let all = try rows(data)
@@ -46,13 +52,7 @@ struct ExportCursorTests {
   func archivedSegments() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
-    let generated = try runBench(
-      [
-        "history", "--days", "3", "--records-per-day", "300", "--products", "200", "--to",
-        directory.url.path, "--seed", "12",
-      ], in: directory)
-    #expect(generated.status == 0, "\(generated.stderr)")
-    let data = directory.path("data")
+    let data = try generate(in: directory, seed: 12)
     let all = try rows(data)
     let archived = try runCLI([
       "archive", "--before-day", "2", "--to", directory.path("archive"), "--data-dir", data,
