@@ -68,6 +68,22 @@ if options.checkOnly {
     data:     \(options.dataDirectory)
     socket:   \(options.socketPath)
     """)
+  // The register the file would be imported into, when there is one: what the file may not
+  // change (its currency, once the register holds amounts) is checked against it too, so that
+  // `systemctl reload` fails before the SIGHUP rather than after. Read as `register-cli replay`
+  // reads it (the newest snapshot, then the journal after it), alongside a running registerd.
+  if let segments = try? JournalFiles.segments(in: options.dataDirectory), !segments.isEmpty {
+    do {
+      let loaded = try JournalFiles.load(options.dataDirectory, segments: segments)
+      if let reason = loaded.register.currencyChangeRefusal(to: store.currency) {
+        Log.error("\(options.catalogPath): \(reason)")
+        exit(1)
+      }
+    } catch {
+      Log.warning(
+        "could not read the register in \(options.dataDirectory) to check against it: \(error)")
+    }
+  }
   exit(0)
 }
 

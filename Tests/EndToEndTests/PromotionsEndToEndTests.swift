@@ -240,14 +240,23 @@ struct CurrencyChangeEndToEndTests {
     #expect(daemon.log.contains("it cannot become EUR"))
     let report = try JSONParser.parse(try daemon.cli(["--json", "report"]).stdout)
     #expect(report["result"]?["report"]?["currency"] == "USD", "\(report)")
+    // `registerd --check` (run by `systemctl reload` first) says so before any SIGHUP.
+    let check = [
+      "--check", "--catalog", daemon.catalogPath, "--data-dir", daemon.dataDirectory,
+    ]
+    let checked = try runProgram(Binaries.registerd, check)
+    #expect(checked.status == 1)
+    #expect(checked.stderr.contains("it cannot become EUR"), "\(checked.stderr)")
 
     #expect(daemon.stop() == 0)
     #expect(throws: HarnessError.self) { try daemon.start() }
     #expect(
       daemon.log.contains("cannot start: \(daemon.catalogPath): the store's currency is USD"),
       "\(daemon.log)")
-    // The file put right: it starts, and the sale is as it was.
+    // The file put right: the check passes, it starts, and the sale is as it was.
     try original.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    let passed = try runProgram(Binaries.registerd, check)
+    #expect(passed.status == 0, "\(passed.stderr)")
     try daemon.start()
     let after = try JSONParser.parse(try daemon.cli(["--json", "report"]).stdout)
     #expect(after["result"]?["report"]?["total"] == "32.24", "\(after)")
