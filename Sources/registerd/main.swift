@@ -207,8 +207,11 @@ journal.onEffectFailure = { path, error in
     "could not write \(path) (\(error)); the journal has the change, the file will be rewritten")
 }
 
-/// What the log calls a reload asked for with SIGHUP.
-let sighup = "SIGHUP"
+/// When the catalog file is imported, as the log names it.
+enum ImportMoment: String {
+  case startUp = "start-up"
+  case sighup = "SIGHUP"
+}
 
 /// Logs the events that import what changed in the catalog file.
 func logImported(_ events: [Event], note: String = "") {
@@ -225,12 +228,12 @@ func logImported(_ events: [Event], note: String = "") {
 /// see `RegisterService.importCatalog`). The file is an import source: registerd never writes
 /// it (`register-cli catalog export` writes the live catalog to a file on request).
 func catalogChanges(
-  _ catalog: Catalog, into service: RegisterService, current: Register?, when: String
+  _ catalog: Catalog, into service: RegisterService, current: Register?, when: ImportMoment
 ) -> [Event] {
   switch service.importCatalog(catalog, into: current) {
   case .unchanged:
     // Said when asked (SIGHUP); a start-up without changes is the usual case.
-    if when == sighup { Log.info("\(when): \(options.catalogPath) has no changes") }
+    if when == .sighup { Log.info("\(when.rawValue): \(options.catalogPath) has no changes") }
     return []
   case .changes(let events):
     logImported(events)
@@ -238,16 +241,17 @@ func catalogChanges(
   case .refused(let reason):
     // Like a bad file: on SIGHUP the current catalog is kept; at start-up registerd stops
     // rather than serve under a currency the file no longer names.
-    guard when == sighup else {
+    guard when == .sighup else {
       Log.error("cannot start: \(options.catalogPath): \(reason)")
       exit(1)
     }
     Log.warning(
-      "\(when): not reloading, keeping the current catalog: \(options.catalogPath): \(reason)")
+      "\(when.rawValue): not reloading, keeping the current catalog: \(options.catalogPath): \(reason)"
+    )
     return []
   case .deferred(let order, let reason):
     Log.warning(
-      "\(when): the changes in \(options.catalogPath) wait for order \(order), which payment has started on: \(reason). They are imported when that order is completed or voided"
+      "\(when.rawValue): the changes in \(options.catalogPath) wait for order \(order), which payment has started on: \(reason). They are imported when that order is completed or voided"
     )
     return []
   }
@@ -260,7 +264,7 @@ do {
   try service.commit(
     catalogChanges(
       catalog, into: service, current: recovered.lastSequence > 0 ? recovered : nil,
-      when: "start-up"))
+      when: .startUp))
 } catch {
   Log.error("cannot write the journal: \(error)")
   exit(1)
@@ -371,7 +375,7 @@ server.onHangup = {
     let reloaded = servedCatalog(
       try CatalogFile.load(options.catalogPath, storePath: options.storePath))
     service.stageSystemEvents(
-      catalogChanges(reloaded, into: service, current: service.register, when: sighup))
+      catalogChanges(reloaded, into: service, current: service.register, when: .sighup))
   } catch {
     Log.warning("SIGHUP: not reloading, keeping the current catalog: \(error)")
   }
