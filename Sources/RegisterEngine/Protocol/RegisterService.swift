@@ -152,8 +152,6 @@ public final class RegisterService {
     register.archiveReceipts(days, reader: nil)
   }
 
-  /// Stages events that come from the daemon rather than a client (a catalog reloaded on
-  /// SIGHUP); they are written with the next group.
   /// What importing the catalog file (at start-up, or on SIGHUP) does to the register now.
   public enum CatalogImport: Equatable {
     /// The register has it already.
@@ -193,6 +191,8 @@ public final class RegisterService {
     return .changes(events)
   }
 
+  /// Stages events that come from the daemon rather than a client (a catalog reloaded on
+  /// SIGHUP); they are written with the next group.
   public func stageSystemEvents(_ events: [Event]) {
     guard storageFailure == nil, !events.isEmpty else { return }
     let now = clock.now()
@@ -315,8 +315,7 @@ public final class RegisterService {
     deferredImport = nil
     let events = Register.startupEvents(for: catalog, current: register)
     guard !events.isEmpty else { return }
-    groups.willStage(for: self)
-    groups.stage(record(events, at: time, approvedBy: nil))
+    stage(events, at: time, approvedBy: nil)
     onDeferredImport(events)
   }
 

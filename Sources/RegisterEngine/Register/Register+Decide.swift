@@ -157,8 +157,6 @@ extension Register {
   ) {
     var copy = order
     var changed = false
-    // The catalog the events leave, when one changes pricing and the order has lines.
-    var pricing: StoreCatalog?
     // A product's category matters only to promotions: without any, a product change leaves
     // every order's totals as they are (and the catalog is not copied).
     func reprices(_ event: Event) -> Bool {
@@ -167,13 +165,18 @@ extension Register {
       if case .catalogLoaded = event { return true }
       return !catalog.promotions.isEmpty
     }
+    var repricing: [Event] = []
     for event in events {
       if copy.apply(event, at: now) { changed = true }
-      if reprices(event), !copy.activeLines.isEmpty {
-        if pricing == nil { pricing = catalog }
-        pricing?.apply(event, sale: nil)
-        changed = true
-      }
+      if reprices(event) { repricing.append(event) }
+    }
+    // The catalog the events leave, when they change pricing and the order has lines.
+    var pricing: StoreCatalog?
+    if !repricing.isEmpty, !copy.activeLines.isEmpty {
+      var after = catalog
+      for event in repricing { after.apply(event, sale: nil) }
+      pricing = after
+      changed = true
     }
     guard changed else { return (order, totals) }
     let priced = pricing ?? catalog
