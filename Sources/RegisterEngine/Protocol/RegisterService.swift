@@ -273,11 +273,8 @@ public final class RegisterService {
       if head.sequence > 0 { context.journalHead = head }
     }
     let events: [Event]
-    // `decide` reads the register where it lies: called on the property, the whole register
-    // was copied (every part of it retained) for the call and released after it.
-    let (decision, priced) = withUnsafeMutablePointer(to: &state) {
-      $0.pointee.decideAndPrice(request.command, context: context)
-    }
+    // `decide` reads the register where it lies (`state`), not through `register`.
+    let (decision, priced) = Self.decide(request.command, context: context, on: &state)
     switch decision {
     case .accepted(let accepted, let approvedBy):
       events = accepted
@@ -297,6 +294,16 @@ public final class RegisterService {
       if groups.attachKey(stored) { register.remember(stored) }
     }
     return .value(reply)
+  }
+
+  /// `register.decideAndPrice`, borrowing the register where it lies. Called on a value read
+  /// from memory that might change during the call (a class's property, a pointer's pointee),
+  /// the compiler copies the whole register for the call (every part of it retained, then
+  /// released); an `inout` parameter is exclusive, so the call reads it in place.
+  private static func decide(
+    _ command: Command, context: CommandContext, on register: inout Register
+  ) -> (decision: Decision, priced: PricedOrder?) {
+    register.decideAndPrice(command, context: context)
   }
 
   /// Applies a request's events and queues them in the open group.
