@@ -65,6 +65,10 @@ package final class Server {
   /// A snapshot is wanted, at the next moment every change is durable.
   package var snapshotDue = false
   private var connections: [Connection] = []
+  /// The same connections by id, for handing out replies (kept as they open and close).
+  private var connectionsByID: [Int: Connection] = [:]
+  /// The connections that subscribed to live events, in the order they did.
+  private var subscribers: [Connection] = []
   /// What the loop waits on (epoll on Linux); told before a listed descriptor is closed.
   private let poller = EventPoller()
   private var nextConnectionID = 1
@@ -141,6 +145,8 @@ package final class Server {
     if let interval = notifier?.watchdogInterval {
       nextWatchdog = monotonicMilliseconds() + interval
     }
+    // The descriptors each pass waits on, rebuilt every pass in the same storage.
+    var fds: [pollfd] = []
     while !stopping {
       let now = monotonicMilliseconds()
       // The ping comes from the loop, so a loop that hangs stops pinging and is restarted.
@@ -158,13 +164,13 @@ package final class Server {
         }
       }
       if let until = listenerPausedUntil, until <= now { listenerPausedUntil = nil }
-      var fds = [
+      fds.removeAll(keepingCapacity: true)
+      fds.append(
         pollfd(
           fd: listenerPausedUntil == nil && !draining ? listenFD : -1, events: Int16(POLLIN),
-          revents: 0),
-        pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: writer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0),
-      ]
+          revents: 0))
+      fds.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0))
+      fds.append(pollfd(fd: writer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
       var hasQueuedWork = false
       for connection in connections {
         var events: Int16 = 0
@@ -386,6 +392,7 @@ package final class Server {
         "connection \(connection.id) opened (uid \(connection.peerUID.map(String.init) ?? "unknown"))"
       )
       connections.append(connection)
+      connectionsByID[connection.id] = connection
     }
   }
 
@@ -624,18 +631,15 @@ package final class Server {
     }
     if draining { drainAnswered += result.replies.count }
     if !result.events.isEmpty {
-      for connection in connections where connection.subscription != nil && !connection.broken {
+      for connection in subscribers where !connection.broken {
         for event in result.events {
           deliver(JournalRecordLine(event), to: connection)
         }
         checkSubscriberBacklog(connection)
       }
     }
-    guard !result.replies.isEmpty else { return }
-    var byID: [Int: Connection] = [:]
-    for connection in connections { byID[connection.id] = connection }
     for reply in result.replies {
-      guard let connection = byID[reply.connection] else { continue }
+      guard let connection = connectionsByID[reply.connection] else { continue }
       if let subscription = reply.subscription,
         let refusal = archivedHistoryRefusal(reply, subscription)
       {
@@ -747,6 +751,7 @@ package final class Server {
   /// Starts a subscription; with `after`, first replays from the journal every durable event
   /// after it, so a reconnecting display catches up without a gap.
   private func subscribe(_ connection: Connection, _ subscription: Subscription) {
+    if connection.subscription == nil { subscribers.append(connection) }
     connection.subscription = subscription
     Log.debug(
       "connection \(connection.id) subscribed to live events after seq \(subscription.cursor)")
@@ -814,6 +819,8 @@ package final class Server {
       guard connection.isFinished && !isCheckingPIN(connection) else { return false }
       poller.forget(connection.fd)
       close(connection.fd)
+      connectionsByID[connection.id] = nil
+      if connection.subscription != nil { subscribers.removeAll { $0 === connection } }
       Log.debug("connection \(connection.id) closed")
       // A descriptor is free again: a paused listener can try once more.
       listenerPausedUntil = nil
@@ -843,6 +850,8 @@ package final class Server {
       close(connection.fd)
     }
     connections.removeAll()
+    connectionsByID.removeAll()
+    subscribers.removeAll()
     if listenFD >= 0 { close(listenFD) }
     if spareFD >= 0 { close(spareFD) }
     if let socketPath {

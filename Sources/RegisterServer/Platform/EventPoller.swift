@@ -20,19 +20,10 @@
 final class EventPoller {
   #if os(Linux)
     private let epollFD: Int32
-    /// Indexed by descriptor number (they are small and dense): what the kernel has for it
-    /// (`events`, nil when not registered), the last wait that listed it, and where it is in
-    /// the current list. Arrays rather than dictionaries: this is looked at for every listed
-    /// descriptor on every pass of the loop.
-    private var registered: [UInt32?] = []
-    private var listedIn: [Int] = []
-    private var position: [Int] = []
-    /// Registered descriptors, to find the ones no longer listed without scanning every number.
-    private var registeredFDs: [Int32] = []
-    private var waits = 0
-    private var ready = [epoll_event](repeating: epoll_event(), count: 256)
-    /// Linux's default ceiling on descriptor numbers (`fs.nr_open`).
-    private static let largestIndexed: Int32 = 1 << 20
+    /// What is registered with the kernel. One stored property, changed in place by each call:
+    /// a class's properties are checked for overlapping access at run time on every access,
+    /// and a wait touches these arrays several times per listed descriptor.
+    private var interest = Interest()
   #endif
 
   /// Where the kernel refuses an epoll instance (out of descriptors), `poll` is used.
@@ -52,32 +43,59 @@ final class EventPoller {
   /// (the next client) must be registered afresh.
   func forget(_ fd: Int32) {
     #if os(Linux)
-      guard epollFD >= 0, fd >= 0, Int(fd) < registered.count, registered[Int(fd)] != nil
-      else { return }
-      unregister(fd)
+      guard epollFD >= 0 else { return }
+      interest.forget(fd, epollFD: epollFD)
     #endif
   }
-
-  #if os(Linux)
-    private func grow(to count: Int) {
-      registered += [UInt32?](repeating: nil, count: count - registered.count)
-      listedIn += [Int](repeating: 0, count: count - listedIn.count)
-      position += [Int](repeating: 0, count: count - position.count)
-    }
-
-    private func unregister(_ fd: Int32) {
-      registered[Int(fd)] = nil
-      registeredFDs.removeAll { $0 == fd }
-      var unused = epoll_event()
-      _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
-    }
-  #endif
 
   /// Waits up to `timeout` milliseconds (-1: for ever) for a listed descriptor to be ready and
   /// sets every entry's `revents`; returns how many entries have any, or -1 with `errno`.
   func wait(_ fds: inout [pollfd], timeout: Int32) -> Int32 {
     #if os(Linux)
       guard epollFD >= 0 else { return poll(&fds, nfds_t(fds.count), timeout) }
+      return interest.wait(&fds, timeout: timeout, epollFD: epollFD)
+    #else
+      return poll(&fds, nfds_t(fds.count), timeout)
+    #endif
+  }
+}
+
+#if os(Linux)
+  /// The descriptors registered with an epoll instance, and the wait over them.
+  private struct Interest {
+    /// Indexed by descriptor number (they are small and dense): what the kernel has for it
+    /// (`events`, nil when not registered), the last wait that listed it, and where it is in
+    /// the current list. Arrays rather than dictionaries: this is looked at for every listed
+    /// descriptor on every pass of the loop.
+    private var registered: [UInt32?] = []
+    private var listedIn: [Int] = []
+    private var position: [Int] = []
+    /// Registered descriptors, to find the ones no longer listed without scanning every number.
+    private var registeredFDs: [Int32] = []
+    private var waits = 0
+    private var ready = [epoll_event](repeating: epoll_event(), count: 256)
+    /// Linux's default ceiling on descriptor numbers (`fs.nr_open`).
+    private static let largestIndexed: Int32 = 1 << 20
+
+    mutating func forget(_ fd: Int32, epollFD: Int32) {
+      guard fd >= 0, Int(fd) < registered.count, registered[Int(fd)] != nil else { return }
+      unregister(fd, epollFD: epollFD)
+    }
+
+    private mutating func grow(to count: Int) {
+      registered += [UInt32?](repeating: nil, count: count - registered.count)
+      listedIn += [Int](repeating: 0, count: count - listedIn.count)
+      position += [Int](repeating: 0, count: count - position.count)
+    }
+
+    private mutating func unregister(_ fd: Int32, epollFD: Int32) {
+      registered[Int(fd)] = nil
+      registeredFDs.removeAll { $0 == fd }
+      var unused = epoll_event()
+      _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
+    }
+
+    mutating func wait(_ fds: inout [pollfd], timeout: Int32, epollFD: Int32) -> Int32 {
       // Descriptor numbers index arrays here; one past any ordinary limit (only a process
       // whose limit was raised past a million could have it) is left to poll.
       if fds.contains(where: { $0.fd >= Self.largestIndexed }) {
@@ -110,7 +128,7 @@ final class EventPoller {
           registered[slot] = wanted
         } else {
           // Not a descriptor epoll can watch (closed under us): poll would say POLLNVAL.
-          if known != nil { unregister(fd) }
+          if known != nil { unregister(fd, epollFD: epollFD) }
           fds[index].revents = Int16(POLLNVAL)
           invalid += 1
         }
@@ -142,8 +160,6 @@ final class EventPoller {
         fds[index].revents |= Int16(truncatingIfNeeded: ready[slot].events)
       }
       return marked
-    #else
-      return poll(&fds, nfds_t(fds.count), timeout)
-    #endif
+    }
   }
-}
+#endif
