@@ -219,22 +219,25 @@ public final class RegisterService {
     } catch {
       return SerializedReply(bytes: ReplyEnvelope.failure(id: error.id, error.error))
     }
+    // The id is taken out first: read from `request` after `execute`, it made the whole request
+    // be copied for the call.
+    let id = request.id
     do {
-      switch try execute(request, prepared: incoming.prepared ?? PreparedPINs()) {
+      switch try execute(consume request, prepared: incoming.prepared ?? PreparedPINs()) {
       case .value(let result):
-        return SerializedReply(bytes: ReplyEnvelope.success(id: request.id, result))
+        return SerializedReply(bytes: ReplyEnvelope.success(id: id, result))
       case .encoded(let result):
-        return SerializedReply(pieces: ReplyEnvelope.success(id: request.id, encoded: result))
+        return SerializedReply(pieces: ReplyEnvelope.success(id: id, encoded: result))
       case .subscribed(let subscription, let result):
         return SerializedReply(
-          bytes: ReplyEnvelope.success(id: request.id, result), subscription: subscription)
+          bytes: ReplyEnvelope.success(id: id, result), subscription: subscription)
       }
     } catch {
-      return SerializedReply(bytes: ReplyEnvelope.failure(id: request.id, error))
+      return SerializedReply(bytes: ReplyEnvelope.failure(id: id, error))
     }
   }
 
-  private func execute(_ request: Request, prepared: PreparedPINs) throws(RegisterError)
+  private func execute(_ request: consuming Request, prepared: PreparedPINs) throws(RegisterError)
     -> ReplyResult
   {
     guard request.command.isMutation else { return try replies.query(request.command, from: self) }
