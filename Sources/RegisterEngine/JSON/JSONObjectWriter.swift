@@ -14,13 +14,49 @@ struct JSONObjectWriter {
   }
 
   private mutating func key(_ key: StaticString) {
-    bytes.append(isFirst ? UInt8(ascii: "\"") : UInt8(ascii: ","))
-    if !isFirst { bytes.append(UInt8(ascii: "\"")) }
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: key.utf8CodeUnitCount + 4) {
+      buffer in
+      let start = writeKey(key, endingAt: buffer.count, in: buffer)
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+    }
+  }
+
+  /// Writes the member's name as it goes before its value (`"key":`, after a comma unless it
+  /// is the first member) to end just before `end` in `buffer`; returns where it starts.
+  private mutating func writeKey(
+    _ key: StaticString, endingAt end: Int, in buffer: UnsafeMutableBufferPointer<UInt8>
+  ) -> Int {
+    let count = key.utf8CodeUnitCount
+    var position = end - 2
+    buffer[position] = UInt8(ascii: "\"")
+    buffer[position + 1] = UInt8(ascii: ":")
+    position -= count
+    UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[position...]))
+      .copyMemory(from: UnsafeRawBufferPointer(start: key.utf8Start, count: count))
+    position -= 1
+    buffer[position] = UInt8(ascii: "\"")
+    if !isFirst {
+      position -= 1
+      buffer[position] = UInt8(ascii: ",")
+    }
     isFirst = false
-    bytes.append(
-      contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-    bytes.append(UInt8(ascii: "\""))
-    bytes.append(UInt8(ascii: ":"))
+    return position
+  }
+
+  /// A member whose value is decimal text: `write` writes it at the end of the buffer it is
+  /// given (at least `DecimalText.capacity` bytes, and two more for quotes) and returns where it
+  /// starts. Name and value go in with one append: each append to the array checks its
+  /// uniqueness and capacity, and a reply has a dozen such members.
+  private mutating func decimalMember(
+    _ key: StaticString, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Int
+  ) {
+    let room = DecimalText.capacity + 2
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: key.utf8CodeUnitCount + 4 + room) {
+      buffer in
+      let valueStart = write(buffer)
+      let start = writeKey(key, endingAt: valueStart, in: buffer)
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+    }
   }
 
   mutating func string(_ key: StaticString, _ value: String) {
@@ -29,8 +65,7 @@ struct JSONObjectWriter {
   }
 
   mutating func int(_ key: StaticString, _ value: Int64) {
-    self.key(key)
-    DecimalText.append(value, to: &bytes)
+    decimalMember(key) { buffer in DecimalText.write(value, endingAt: buffer) }
   }
 
   mutating func int(_ key: StaticString, _ value: Int) {
@@ -39,13 +74,14 @@ struct JSONObjectWriter {
 
   /// An amount as the wire writes it: a decimal string with the currency's minor digits.
   mutating func money(_ key: StaticString, _ minorUnits: Int64, _ currency: Currency) {
-    self.key(key)
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: DecimalText.capacity) { buffer in
+    decimalMember(key) { buffer in
+      let last = buffer.count - 1
+      buffer[last] = UInt8(ascii: "\"")
       let start = DecimalText.write(
-        minorUnits, fractionDigits: currency.minorDigits, endingAt: buffer)
-      bytes.append(UInt8(ascii: "\""))
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
-      bytes.append(UInt8(ascii: "\""))
+        minorUnits, fractionDigits: currency.minorDigits,
+        endingAt: UnsafeMutableBufferPointer(rebasing: buffer[..<last]))
+      buffer[start - 1] = UInt8(ascii: "\"")
+      return start - 1
     }
   }
 

@@ -45,27 +45,36 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
   }
 
   /// Appends `iso8601`'s text as UTF-8, digit by digit (the journal writes one per record; no
-  /// string is built on the way).
+  /// string is built on the way), with one append to `bytes`.
   func appendISO8601(to bytes: inout [UInt8]) {
     let time = local
     let offset = Int(utcOffsetSeconds)
-    appendPadded(Int(time.year), width: 4, to: &bytes)
-    bytes.append(UInt8(ascii: "-"))
-    appendPadded(time.month, width: 2, to: &bytes)
-    bytes.append(UInt8(ascii: "-"))
-    appendPadded(time.day, width: 2, to: &bytes)
-    bytes.append(UInt8(ascii: "T"))
-    appendPadded(time.hour, width: 2, to: &bytes)
-    bytes.append(UInt8(ascii: ":"))
-    appendPadded(time.minute, width: 2, to: &bytes)
-    bytes.append(UInt8(ascii: ":"))
-    appendPadded(time.second, width: 2, to: &bytes)
-    bytes.append(UInt8(ascii: "."))
-    appendPadded(time.millisecond, width: 3, to: &bytes)
-    bytes.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-    appendPadded(abs(offset) / 3600, width: 2, to: &bytes)
-    bytes.append(UInt8(ascii: ":"))
-    appendPadded(abs(offset) % 3600 / 60, width: 2, to: &bytes)
+    // Room for the widest year and offset (a sign and 19 digits each) and the rest.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 96) { buffer in
+      var at = 0
+      func put(_ character: Unicode.Scalar) {
+        buffer[at] = UInt8(ascii: character)
+        at += 1
+      }
+      writePadded(Int(time.year), width: 4, to: buffer, at: &at)
+      put("-")
+      writePadded(time.month, width: 2, to: buffer, at: &at)
+      put("-")
+      writePadded(time.day, width: 2, to: buffer, at: &at)
+      put("T")
+      writePadded(time.hour, width: 2, to: buffer, at: &at)
+      put(":")
+      writePadded(time.minute, width: 2, to: buffer, at: &at)
+      put(":")
+      writePadded(time.second, width: 2, to: buffer, at: &at)
+      put(".")
+      writePadded(time.millisecond, width: 3, to: buffer, at: &at)
+      put(offset < 0 ? "-" : "+")
+      writePadded(abs(offset) / 3600, width: 2, to: buffer, at: &at)
+      put(":")
+      writePadded(abs(offset) % 3600 / 60, width: 2, to: buffer, at: &at)
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<at]))
+    }
   }
 
   public var description: String { iso8601 }
@@ -156,21 +165,34 @@ public struct CivilTime: Hashable, Sendable {
   }
 }
 
-/// Appends what `pad(value, width)` returns, as UTF-8, without building it.
-func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
-  if value < 0 { bytes.append(UInt8(ascii: "-")) }
-  var magnitude = value.magnitude
-  // At most 20 decimal digits in a UInt; written from the end.
-  withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-    var start = digits.count
-    repeat {
-      start -= 1
-      digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-      magnitude /= 10
-    } while magnitude > 0
-    for _ in 0..<max(0, width - (digits.count - start)) { bytes.append(UInt8(ascii: "0")) }
-    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+/// Writes what `pad(value, width)` returns, as UTF-8, at `position` in `buffer` (which has room
+/// for it), and moves `position` past it.
+func writePadded(
+  _ value: Int, width: Int, to buffer: UnsafeMutableBufferPointer<UInt8>, at position: inout Int
+) {
+  if value < 0 {
+    buffer[position] = UInt8(ascii: "-")
+    position += 1
   }
+  var magnitude = value.magnitude
+  var digits = 0
+  var rest = magnitude
+  repeat {
+    digits += 1
+    rest /= 10
+  } while rest > 0
+  for _ in 0..<max(0, width - digits) {
+    buffer[position] = UInt8(ascii: "0")
+    position += 1
+  }
+  // The digits from the last one back.
+  var index = position + digits
+  position = index
+  repeat {
+    index -= 1
+    buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+    magnitude /= 10
+  } while magnitude > 0
 }
 
 func pad(_ value: Int, _ width: Int) -> String {
