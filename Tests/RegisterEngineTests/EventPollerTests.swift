@@ -8,8 +8,8 @@ import Testing
   import Darwin
 #endif
 
-/// The loop's poller behaves as `poll(2)` does on the list it is given, whatever is underneath
-/// (epoll on Linux): readiness of what is listed, nothing of what is not, hang-ups, and a
+/// The loop's poller reports what is watched and ready, level-triggered as `poll(2)` is,
+/// whatever is underneath (epoll on Linux): nothing of what is not watched, hang-ups, and a
 /// descriptor number reused by the next client.
 @Suite struct EventPollerTests {
   private func pipePair() throws -> (read: Int32, write: Int32) {
@@ -18,51 +18,69 @@ import Testing
     return (ends[0], ends[1])
   }
 
-  private func listed(_ fds: [Int32], events: Int16 = Int16(POLLIN)) -> [pollfd] {
-    fds.map { pollfd(fd: $0, events: events, revents: 0) }
+  /// The descriptors a wait reports, and what for.
+  private func wait(_ poller: EventPoller, timeout: Int32) -> [Int32: Int16] {
+    var ready: [ReadyDescriptor] = []
+    let count = poller.wait(timeout: timeout, ready: &ready)
+    #expect(count == Int32(ready.count))
+    return Dictionary(ready.map { ($0.fd, $0.events) }, uniquingKeysWith: |)
   }
 
-  @Test func itReportsWhatIsListedAndReadyAndNothingElse() throws {
+  @Test func itReportsWhatIsWatchedAndReadyAndNothingElse() throws {
     let poller = EventPoller()
     let a = try pipePair()
     let b = try pipePair()
     defer { for fd in [a.read, a.write, b.read, b.write] { close(fd) } }
 
-    var fds = listed([a.read, b.read])
-    #expect(poller.wait(&fds, timeout: 0) == 0)
+    poller.watch(a.read, for: Int16(POLLIN))
+    poller.watch(b.read, for: Int16(POLLIN))
+    #expect(wait(poller, timeout: 0).isEmpty)
     #expect(write(a.write, "x", 1) == 1)
-    #expect(poller.wait(&fds, timeout: 1000) == 1)
-    #expect(fds[0].revents & Int16(POLLIN) != 0 && fds[1].revents == 0)
+    var ready = wait(poller, timeout: 1000)
+    #expect(ready.keys.sorted() == [a.read])
+    #expect((ready[a.read] ?? 0) & Int16(POLLIN) != 0)
 
     // Still readable: level-triggered, as poll is.
-    #expect(poller.wait(&fds, timeout: 0) == 1)
-    // Not asked about (no events, or a negative descriptor): not reported.
-    fds[0].events = 0
-    #expect(poller.wait(&fds, timeout: 0) == 0)
-    fds[0] = pollfd(fd: -1, events: Int16(POLLIN), revents: 0)
-    #expect(poller.wait(&fds, timeout: 0) == 0 && fds[0].revents == 0)
-    // Asked again: reported again.
-    fds[0] = pollfd(fd: a.read, events: Int16(POLLIN), revents: 0)
-    #expect(poller.wait(&fds, timeout: 0) == 1 && fds[0].revents & Int16(POLLIN) != 0)
+    #expect(wait(poller, timeout: 0).keys.sorted() == [a.read])
+    // Watching it for nothing: not reported.
+    poller.watch(a.read, for: 0)
+    #expect(wait(poller, timeout: 0).isEmpty)
+    // Watched again: reported again.
+    poller.watch(a.read, for: Int16(POLLIN))
+    ready = wait(poller, timeout: 0)
+    #expect(ready.keys.sorted() == [a.read] && (ready[a.read] ?? 0) & Int16(POLLIN) != 0)
+    // Watching for the same thing again changes nothing.
+    poller.watch(a.read, for: Int16(POLLIN))
+    #expect(wait(poller, timeout: 0).keys.sorted() == [a.read])
+  }
 
+  @Test func writableIsReportedWhenAskedFor() throws {
+    let poller = EventPoller()
+    let ends = try pipePair()
+    defer { for fd in [ends.read, ends.write] { close(fd) } }
+    poller.watch(ends.write, for: 0)
+    #expect(wait(poller, timeout: 0).isEmpty)
+    poller.watch(ends.write, for: Int16(POLLOUT))
+    let ready = wait(poller, timeout: 1000)
+    #expect((ready[ends.write] ?? 0) & Int16(POLLOUT) != 0)
   }
 
   @Test func aHangUpIsReportedAsPollReportsIt() throws {
     let poller = EventPoller()
     let ends = try pipePair()
     defer { close(ends.read) }
-    var fds = listed([ends.read])
-    #expect(poller.wait(&fds, timeout: 0) == 0)
+    poller.watch(ends.read, for: Int16(POLLIN))
+    #expect(wait(poller, timeout: 0).isEmpty)
     close(ends.write)
-    #expect(poller.wait(&fds, timeout: 1000) == 1)
-    #expect(fds[0].revents & Int16(POLLHUP) != 0)
+    let ready = wait(poller, timeout: 1000)
+    #expect((ready[ends.read] ?? 0) & Int16(POLLHUP) != 0)
   }
 
   @Test func aDescriptorNumberReusedAfterForgetIsWatchedAfresh() throws {
     let poller = EventPoller()
     let first = try pipePair()
-    var fds = listed([first.read])
-    #expect(poller.wait(&fds, timeout: 0) == 0)
+    poller.watch(first.read, for: Int16(POLLIN))
+    #expect(wait(poller, timeout: 0).isEmpty)
     // The client goes and the next one gets the same descriptor number: `dup2` puts a new
     // pipe's read end at the old number in one step (tests run in parallel; a close and an
     // open could hand the number to another test).
@@ -73,16 +91,19 @@ import Testing
     close(second.read)
     defer { for fd in [first.read, second.write] { close(fd) } }
     #expect(write(second.write, "y", 1) == 1)
-    fds = listed([first.read])
-    #expect(poller.wait(&fds, timeout: 1000) == 1)
-    #expect(fds[0].revents & Int16(POLLIN) != 0)
+    poller.watch(first.read, for: Int16(POLLIN))
+    let ready = wait(poller, timeout: 1000)
+    #expect((ready[first.read] ?? 0) & Int16(POLLIN) != 0)
   }
 
   @Test func aDescriptorThatIsNotOpenIsReportedInvalid() throws {
     let poller = EventPoller()
     // A number no process has open (far above any descriptor limit).
-    var fds = listed([2_000_000_000])
-    #expect(poller.wait(&fds, timeout: 1000) == 1)
-    #expect(fds[0].revents & Int16(POLLNVAL) != 0)
+    poller.watch(2_000_000_000, for: Int16(POLLIN))
+    let ready = wait(poller, timeout: 1000)
+    #expect((ready[2_000_000_000] ?? 0) & Int16(POLLNVAL) != 0)
+    // Given up: no longer reported.
+    poller.forget(2_000_000_000)
+    #expect(wait(poller, timeout: 0).isEmpty)
   }
 }

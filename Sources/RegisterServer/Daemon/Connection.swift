@@ -41,6 +41,20 @@ final class Connection {
   /// nil between lines.
   private(set) var partialLineSince: Int64?
 
+  // The event loop's bookkeeping (see `Server`): what it asked the poller for, and which of
+  // its lists this connection is on, so a pass visits only the connections something
+  // happened to.
+  /// The events the poller watches this connection's socket for.
+  var watchedEvents: Int16 = 0
+  /// On the list of connections touched this pass.
+  var isTouched = false
+  /// On the list of connections whose lines may be taken.
+  var mayHaveLines = false
+  /// On the list of connections in the middle of a line (watched for the idle timeout).
+  var isListedPartial = false
+  /// Closed and gone from the loop's tables: lists still holding it skip it.
+  var isClosed = false
+
   init(id: Int, fd: Int32, peerUID: UInt32?) {
     self.id = id
     self.fd = fd

@@ -49,7 +49,8 @@ final class PINChecks: @unchecked Sendable {
 
   /// True when `connection` is at its cap: take no line from it and do not read from it.
   func isBusy(_ connection: Int) -> Bool {
-    (inFlight[connection] ?? 0) >= Self.maximumPerConnection
+    // Asked for every connection the loop looks at; almost always nothing is in flight.
+    !inFlight.isEmpty && (inFlight[connection] ?? 0) >= Self.maximumPerConnection
   }
 
   /// Starts the PIN work of `line` (from the loop thread).

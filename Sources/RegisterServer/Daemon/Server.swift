@@ -6,9 +6,12 @@ import RegisterEngine
   import Darwin
 #endif
 
-/// The event loop: one thread, `poll(2)` over the listening socket, the signal pipe and every
-/// client. Each pass reads what clients sent, hands all complete lines to the service as one
-/// batch (one journal fsync per batch), and writes the replies without blocking.
+/// The event loop: one thread waiting (`EventPoller`: epoll on Linux) on the listening socket,
+/// the signal pipe, the worker threads' wake-ups and every client. Each pass reads what clients
+/// sent, hands all complete lines to the service as one batch (one journal fsync per batch),
+/// and writes the replies without blocking. A pass visits the connections something happened
+/// to (`touched`), not every connection: a lane with hundreds of idle clients connected (a
+/// display left open, a script that never hung up) answers as fast as one without.
 package final class Server {
   /// A client whose unread replies pass this many bytes is not handed more of its requests
   /// until it catches up, so a client that never reads cannot grow the daemon's memory.
@@ -65,10 +68,23 @@ package final class Server {
   /// A snapshot is wanted, at the next moment every change is durable.
   package var snapshotDue = false
   private var connections: [Connection] = []
-  /// The same connections by id, for handing out replies (kept as they open and close).
+  /// The same connections by id, for handing out replies, and by descriptor, for what the
+  /// poller reports (kept as they open and close).
   private var connectionsByID: [Int: Connection] = [:]
+  private var connectionsByFD = DescriptorTable<Connection>()
   /// The connections that subscribed to live events, in the order they did.
   private var subscribers: [Connection] = []
+  /// Connections something happened to this pass (read, lines taken, replies queued, written,
+  /// failed): after the pass their output is written and whether they are finished checked,
+  /// and before the next wait what the poller watches them for is brought up to date. A pass
+  /// visits these, not every connection.
+  private var touched: [Connection] = []
+  /// Connections that may have lines to hand to the service: touched since their lines were
+  /// last looked at. One that cannot hand any over now (at a bound, or a PIN being checked)
+  /// is touched again when that changes (its replies go out, its check is done).
+  private var mayHaveLines: [Connection] = []
+  /// Connections in the middle of a line, for the idle timeout (pruned as they finish lines).
+  private var partialLines: [Connection] = []
   /// What the loop waits on (epoll on Linux); told before a listed descriptor is closed.
   private let poller = EventPoller()
   private var nextConnectionID = 1
@@ -145,8 +161,13 @@ package final class Server {
     if let interval = notifier?.watchdogInterval {
       nextWatchdog = monotonicMilliseconds() + interval
     }
-    // The descriptors each pass waits on, rebuilt every pass in the same storage.
-    var fds: [pollfd] = []
+    for fd in [signalFD, writer?.notifyFD, pinChecks?.notifyFD, snapshots?.notifyFD] {
+      if let fd { poller.watch(fd, for: Int16(POLLIN)) }
+    }
+    if let printer { poller.watch(printer.notifyFD, for: Int16(POLLIN)) }
+    // What each wait found, in the same storage every pass.
+    var ready: [ReadyDescriptor] = []
+    var readable: [Connection] = []
     while !stopping {
       let now = monotonicMilliseconds()
       // The ping comes from the loop, so a loop that hangs stops pinging and is restarted.
@@ -164,58 +185,64 @@ package final class Server {
         }
       }
       if let until = listenerPausedUntil, until <= now { listenerPausedUntil = nil }
-      fds.removeAll(keepingCapacity: true)
-      fds.append(
-        pollfd(
-          fd: listenerPausedUntil == nil && !draining ? listenFD : -1, events: Int16(POLLIN),
-          revents: 0))
-      fds.append(pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0))
-      fds.append(pollfd(fd: writer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
-      var hasQueuedWork = false
-      for connection in connections {
-        var events: Int16 = 0
-        if wantsInput(connection) { events |= Int16(POLLIN) }
-        if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
-        if canTakeLines(connection) { hasQueuedWork = true }
-        // Nothing asked: leave it out (a negative fd), or a hung-up peer's POLLHUP would wake
-        // the loop again and again while its replies wait for the journal.
-        fds.append(pollfd(fd: events == 0 ? -1 : connection.fd, events: events, revents: 0))
+      if listenFD >= 0 {
+        poller.watch(listenFD, for: listenerPausedUntil == nil && !draining ? Int16(POLLIN) : 0)
       }
-      // Last, so the connections' offsets stay as they are.
-      fds.append(pollfd(fd: pinChecks?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
-      fds.append(pollfd(fd: snapshots?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
-      let printerIndex = fds.count
-      fds.append(pollfd(fd: printer?.notifyFD ?? -1, events: Int16(POLLIN), revents: 0))
-      let ready = poller.wait(&fds, timeout: hasQueuedWork ? 0 : pollTimeout(now: now))
-      if ready < 0 {
+      settleTouched()
+      let hasQueuedWork = mayHaveLines.contains { !$0.isClosed && canTakeLines($0) }
+      let count = poller.wait(timeout: hasQueuedWork ? 0 : pollTimeout(now: now), ready: &ready)
+      if count < 0 {
         if errno == EINTR { continue }
         Log.error("poll failed: \(SystemError("poll"))")
         break
       }
-      if fds[1].revents != 0 { handleSignals() }
-      if fds[2].revents != 0 { collectWrites() }
-      if !draining && fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
-      let afterPoll = monotonicMilliseconds()
-      for (offset, connection) in connections.enumerated() {
-        let polled = fds.count > offset + 3 ? fds[offset + 3] : pollfd()
-        guard polled.fd >= 0, polled.revents != 0 else { continue }
-        // Only read when reading was asked for: a client at its bound may have hung up, and
-        // that is found out when its replies are written (or when reading resumes).
-        if polled.events & Int16(POLLIN) != 0
-          && polled.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0
-        {
-          read(connection, now: afterPoll)
+      var signalled = false
+      var written = false
+      var connecting = false
+      var snapshotted = false
+      var printed = false
+      readable.removeAll(keepingCapacity: true)
+      for item in ready {
+        let fd = item.fd
+        if fd == signalFD {
+          signalled = true
+        } else if fd == writer?.notifyFD {
+          written = true
+        } else if fd == listenFD {
+          connecting = item.events & Int16(POLLIN) != 0
+        } else if fd == snapshots?.notifyFD {
+          snapshotted = true
+        } else if fd == printer?.notifyFD {
+          printed = true
+        } else if let connection = connectionsByFD[fd] {
+          // Only read when reading was asked for: a client at its bound may have hung up,
+          // and that is found out when its replies are written (or when reading resumes).
+          if connection.watchedEvents & Int16(POLLIN) != 0
+            && item.events & Int16(POLLIN | POLLHUP | POLLERR) != 0
+          {
+            readable.append(connection)
+          }
+          // Writable again, or failed: its output is written (or its failure found) below.
+          touch(connection)
         }
+        // The PIN checkers' wake-up needs nothing here: their finished lines are taken
+        // on every pass (handleQueuedLines).
       }
-      let snapshotPoll = fds[printerIndex - 1]
-      if snapshotPoll.fd >= 0, snapshotPoll.revents != 0 { collectSnapshots() }
-      if fds[printerIndex].fd >= 0, fds[printerIndex].revents != 0 { collectPrints() }
+      if signalled { handleSignals() }
+      if written { collectWrites() }
+      if !draining && connecting { acceptClients() }
+      let afterPoll = monotonicMilliseconds()
+      for connection in readable where !connection.isClosed {
+        read(connection, now: afterPoll)
+      }
+      if snapshotted { collectSnapshots() }
+      if printed { collectPrints() }
       handleQueuedLines()
       startWrite()
       release()
       startPrint()
       startSnapshot()
-      for connection in connections where connection.pendingOutput > 0 { connection.flush() }
+      for connection in touched where connection.pendingOutput > 0 { connection.flush() }
       closeIdle(now: afterPoll)
       closeFinished()
     }
@@ -244,6 +271,55 @@ package final class Server {
       && connection.outstanding < Self.maximumOutstanding && !isCheckingPIN(connection)
   }
 
+  /// Notes that something happened to `connection` this pass (see `touched`).
+  private func touch(_ connection: Connection) {
+    if !connection.isTouched {
+      connection.isTouched = true
+      touched.append(connection)
+    }
+    if !connection.mayHaveLines {
+      connection.mayHaveLines = true
+      mayHaveLines.append(connection)
+    }
+  }
+
+  /// Before a wait: what the poller watches each touched connection for, brought up to date,
+  /// and a connection in the middle of a line listed for the idle timeout.
+  private func settleTouched() {
+    for connection in touched {
+      connection.isTouched = false
+      guard !connection.isClosed else { continue }
+      var events: Int16 = 0
+      if wantsInput(connection) { events |= Int16(POLLIN) }
+      if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
+      // Nothing asked: not watched, or a hung-up peer's POLLHUP would wake the loop again and
+      // again while its replies wait for the journal.
+      if events != connection.watchedEvents {
+        poller.watch(connection.fd, for: events)
+        connection.watchedEvents = events
+      }
+      if connection.partialLineSince != nil && !connection.isListedPartial {
+        connection.isListedPartial = true
+        partialLines.append(connection)
+      }
+    }
+    touched.removeAll(keepingCapacity: true)
+  }
+
+  /// Every connection touched (when something changes for all: a drain begins).
+  private func touchAll() {
+    for connection in connections { touch(connection) }
+  }
+
+  /// The connections still in the middle of a line (the list pruned of the others).
+  private func prunePartialLines() {
+    partialLines.removeAll { connection in
+      let done = connection.isClosed || connection.readClosed || connection.partialLineSince == nil
+      if done { connection.isListedPartial = false }
+      return done
+    }
+  }
+
   /// How long poll may sleep: until the listener's pause or the first incomplete line's
   /// deadline, or for ever.
   private func pollTimeout(now: Int64) -> Int32 {
@@ -251,8 +327,9 @@ package final class Server {
     if let due = nextWatchdog { deadline = min(deadline ?? .max, due) }
     if draining { deadline = min(deadline ?? .max, drainDeadline) }
     let timeout = currentIdleTimeout
-    for connection in connections {
-      guard let since = connection.partialLineSince, !connection.readClosed else { continue }
+    prunePartialLines()
+    for connection in partialLines {
+      guard let since = connection.partialLineSince else { continue }
       deadline = min(deadline ?? .max, since + timeout)
     }
     guard let deadline else { return -1 }
@@ -268,10 +345,13 @@ package final class Server {
 
   /// Disconnects clients whose line has stayed incomplete too long.
   private func closeIdle(now: Int64) {
+    guard !partialLines.isEmpty else { return }
     let timeout = currentIdleTimeout
-    for connection in connections where !connection.broken && !connection.readClosed {
+    prunePartialLines()
+    for connection in partialLines where !connection.broken {
       guard let since = connection.partialLineSince, now - since >= timeout else { continue }
       connection.broken = true
+      touch(connection)
       Log.info(
         "connection \(connection.id) timed out: a request line stayed incomplete for \(timeout) ms"
       )
@@ -323,6 +403,8 @@ package final class Server {
       close(spareFD)
       spareFD = -1
     }
+    // Whether each connection is read from changes with the drain.
+    touchAll()
     var held = 0
     for connection in connections where !connection.readClosed && !connection.broken {
       var count: Int32 = 0
@@ -393,6 +475,8 @@ package final class Server {
       )
       connections.append(connection)
       connectionsByID[connection.id] = connection
+      connectionsByFD[connection.fd] = connection
+      touch(connection)
     }
   }
 
@@ -460,6 +544,7 @@ package final class Server {
   }
 
   private func read(_ connection: Connection, now: Int64) {
+    touch(connection)
     // Read what is there now, up to 1 MiB a pass and never past the input bound; poll brings
     // us back for the rest.
     for _ in 0..<16 where wantsInput(connection) {
@@ -496,10 +581,22 @@ package final class Server {
     // (Always drained: a wake-up byte may arrive after its line was taken.)
     if let pinChecks {
       let checked = pinChecks.takeFinished()
-      if !checked.isEmpty { service.submit(checked) }
+      if !checked.isEmpty {
+        service.submit(checked)
+        // Free for their next lines, and to be read from again.
+        for line in checked {
+          if let connection = connectionsByID[line.connection] { touch(connection) }
+        }
+      }
     }
+    let candidates = mayHaveLines
+    mayHaveLines.removeAll(keepingCapacity: true)
     var batch: [IncomingLine] = []
-    for connection in connections where canTakeLines(connection) {
+    for connection in candidates {
+      connection.mayHaveLines = false
+      guard !connection.isClosed, canTakeLines(connection) else { continue }
+      // Looked at again next pass: lines past this pass's share, or its bounds, changed.
+      touch(connection)
       let room = Self.maximumOutstanding - connection.outstanding
       for _ in 0..<min(Self.linesPerPass, room) {
         guard let line = connection.takeLine() else { break }
@@ -632,6 +729,7 @@ package final class Server {
     if draining { drainAnswered += result.replies.count }
     if !result.events.isEmpty {
       for connection in subscribers where !connection.broken {
+        touch(connection)
         for event in result.events {
           deliver(JournalRecordLine(event), to: connection)
         }
@@ -640,6 +738,7 @@ package final class Server {
     }
     for reply in result.replies {
       guard let connection = connectionsByID[reply.connection] else { continue }
+      touch(connection)
       if let subscription = reply.subscription,
         let refusal = archivedHistoryRefusal(reply, subscription)
       {
@@ -813,19 +912,25 @@ package final class Server {
     Log.warning("connection \(connection.id) cut off: subscriber too slow")
   }
 
+  /// Closes the connections that are finished. Only a connection touched this pass can have
+  /// become finished (everything that finishes one touches it).
   private func closeFinished() {
-    connections.removeAll { connection in
+    var closedAny = false
+    for connection in touched where !connection.isClosed {
       // A PIN check in flight still owes the connection a reply.
-      guard connection.isFinished && !isCheckingPIN(connection) else { return false }
+      guard connection.isFinished && !isCheckingPIN(connection) else { continue }
       poller.forget(connection.fd)
       close(connection.fd)
+      connection.isClosed = true
       connectionsByID[connection.id] = nil
+      connectionsByFD[connection.fd] = nil
       if connection.subscription != nil { subscribers.removeAll { $0 === connection } }
       Log.debug("connection \(connection.id) closed")
       // A descriptor is free again: a paused listener can try once more.
       listenerPausedUntil = nil
-      return true
+      closedAny = true
     }
+    if closedAny { connections.removeAll { $0.isClosed } }
   }
 
   private func shutdown() {
@@ -851,6 +956,7 @@ package final class Server {
     }
     connections.removeAll()
     connectionsByID.removeAll()
+    connectionsByFD.removeAll()
     subscribers.removeAll()
     if listenFD >= 0 { close(listenFD) }
     if spareFD >= 0 { close(spareFD) }

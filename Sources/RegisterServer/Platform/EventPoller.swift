@@ -8,25 +8,67 @@
   import Darwin
 #endif
 
-/// Waits for descriptors to become ready, with `poll(2)`'s interface: the loop lists what it
-/// wants from each descriptor (a `pollfd` array, a negative descriptor or no events meaning
-/// "not now") and gets back what is ready in `revents`.
+/// A descriptor that is ready, and what it is ready for (`poll`'s `revents` bits).
+struct ReadyDescriptor {
+  var fd: Int32
+  var events: Int16
+}
+
+/// Values by descriptor number. Descriptors are small and dense, so an array indexed by the
+/// number serves them (the loop looks one up for every descriptor that is ready); a number past
+/// any ordinary limit (a process whose limit was raised past a million) goes to a dictionary.
+struct DescriptorTable<Value> {
+  private var small: [Value?] = []
+  private var large: [Int32: Value] = [:]
+  private static var smallLimit: Int32 { 1 << 20 }
+
+  subscript(fd: Int32) -> Value? {
+    get {
+      guard fd >= 0 else { return nil }
+      if fd < Self.smallLimit { return Int(fd) < small.count ? small[Int(fd)] : nil }
+      return large[fd]
+    }
+    set {
+      guard fd >= 0 else { return }
+      if fd < Self.smallLimit {
+        if Int(fd) >= small.count {
+          guard newValue != nil else { return }
+          small += [Value?](repeating: nil, count: Int(fd) + 1 - small.count)
+        }
+        small[Int(fd)] = newValue
+      } else {
+        large[fd] = newValue
+      }
+    }
+  }
+
+  mutating func removeAll() {
+    small.removeAll()
+    large.removeAll()
+  }
+}
+
+/// Waits for descriptors to become ready. The loop says what it wants from a descriptor when
+/// that changes (`watch`), not on every pass, and a wait reports only the descriptors that are
+/// ready: a pass costs what happened, not what is connected.
 ///
-/// On Linux it is `epoll` underneath: the list is compared with what is registered, the
-/// differences are sent to the kernel (`epoll_ctl`, only when a connection's interest changes),
-/// and the wait costs what is ready, not what is listed. `poll` registers and unregisters a
-/// wait on every listed descriptor on every call, which with fifty lane clients was a tenth of
-/// the loop's time. Elsewhere it is `poll` itself.
+/// On Linux it is `epoll` underneath: `watch` sends a change to the kernel (`epoll_ctl`) only
+/// when the events wanted differ from what is registered, and the wait is level-triggered, as
+/// `poll` is. Elsewhere it is `poll` over what is watched.
 final class EventPoller {
+  /// What is watched, by descriptor (never zero events: those are not watched).
+  private var watched = DescriptorTable<Int16>()
+  /// The watched descriptors, for `poll` where there is no epoll.
+  private var watchedList: [Int32] = []
+  /// Watched descriptors the kernel would not take (not open): reported as `POLLNVAL`, as
+  /// `poll` would.
+  private var invalid: Set<Int32> = []
   #if os(Linux)
     private let epollFD: Int32
-    /// What is registered with the kernel. One stored property, changed in place by each call:
-    /// a class's properties are checked for overlapping access at run time on every access,
-    /// and a wait touches these arrays several times per listed descriptor.
-    private var interest = Interest()
+    private var events = [epoll_event](repeating: epoll_event(), count: 256)
   #endif
+  private var pollList: [pollfd] = []
 
-  /// Where the kernel refuses an epoll instance (out of descriptors), `poll` is used.
   init() {
     #if os(Linux)
       epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -39,127 +81,84 @@ final class EventPoller {
     #endif
   }
 
-  /// Call before closing a descriptor the loop listed: a later descriptor with the same number
-  /// (the next client) must be registered afresh.
-  func forget(_ fd: Int32) {
+  /// Waits for `fd` to be ready for `events` (`POLLIN`, `POLLOUT`); zero stops watching it.
+  /// Hang-ups and errors are reported for a watched descriptor whatever was asked, as `poll`
+  /// does.
+  func watch(_ fd: Int32, for events: Int16) {
+    guard fd >= 0 else { return }
+    let known = watched[fd]
+    guard known != (events == 0 ? nil : events) else { return }
+    if events == 0 {
+      watched[fd] = nil
+      if !invalid.isEmpty { invalid.remove(fd) }
+      watchedList.removeAll { $0 == fd }
+    } else {
+      if known == nil { watchedList.append(fd) }
+      watched[fd] = events
+    }
     #if os(Linux)
       guard epollFD >= 0 else { return }
-      interest.forget(fd, epollFD: epollFD)
+      var event = epoll_event()
+      event.events = UInt32(UInt16(bitPattern: events))
+      event.data.fd = fd
+      if events == 0 {
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
+        return
+      }
+      var result = epoll_ctl(epollFD, known == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
+      // The kernel drops a descriptor when it is closed; one closed without `forget` and
+      // reused, or one added twice, is put right here.
+      if result != 0 && errno == ENOENT {
+        result = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+      } else if result != 0 && errno == EEXIST {
+        result = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+      }
+      if result != 0 {
+        invalid.insert(fd)
+      } else if !invalid.isEmpty {
+        invalid.remove(fd)
+      }
     #endif
   }
 
-  /// Waits up to `timeout` milliseconds (-1: for ever) for a listed descriptor to be ready and
-  /// sets every entry's `revents`; returns how many entries have any, or -1 with `errno`.
-  func wait(_ fds: inout [pollfd], timeout: Int32) -> Int32 {
+  /// Call before closing a watched descriptor: a later descriptor with the same number (the
+  /// next client) is then watched afresh.
+  func forget(_ fd: Int32) {
+    watch(fd, for: 0)
+  }
+
+  /// Waits up to `timeout` milliseconds (-1: for ever) for a watched descriptor to be ready,
+  /// and puts each ready one in `ready` (emptied first); returns how many, or -1 with `errno`.
+  func wait(timeout: Int32, ready: inout [ReadyDescriptor]) -> Int32 {
+    ready.removeAll(keepingCapacity: true)
     #if os(Linux)
-      guard epollFD >= 0 else { return poll(&fds, nfds_t(fds.count), timeout) }
-      return interest.wait(&fds, timeout: timeout, epollFD: epollFD)
-    #else
-      return poll(&fds, nfds_t(fds.count), timeout)
+      if epollFD >= 0 {
+        for fd in invalid { ready.append(ReadyDescriptor(fd: fd, events: Int16(POLLNVAL))) }
+        let count = events.withUnsafeMutableBufferPointer { buffer in
+          epoll_wait(
+            epollFD, buffer.baseAddress, Int32(buffer.count), ready.isEmpty ? timeout : 0)
+        }
+        guard count >= 0 else { return -1 }
+        for slot in 0..<Int(count) {
+          let fd = events[slot].data.fd
+          // A descriptor given up meanwhile (its event was already queued) is not reported.
+          guard watched[fd] != nil, invalid.isEmpty || !invalid.contains(fd) else { continue }
+          ready.append(
+            ReadyDescriptor(fd: fd, events: Int16(truncatingIfNeeded: events[slot].events)))
+        }
+        return Int32(ready.count)
+      }
     #endif
+    // `poll` over what is watched (where epoll is missing, or refused an instance).
+    pollList.removeAll(keepingCapacity: true)
+    for fd in watchedList {
+      pollList.append(pollfd(fd: fd, events: watched[fd] ?? 0, revents: 0))
+    }
+    let count = poll(&pollList, nfds_t(pollList.count), timeout)
+    guard count >= 0 else { return -1 }
+    for entry in pollList where entry.revents != 0 {
+      ready.append(ReadyDescriptor(fd: entry.fd, events: entry.revents))
+    }
+    return Int32(ready.count)
   }
 }
-
-#if os(Linux)
-  /// The descriptors registered with an epoll instance, and the wait over them.
-  private struct Interest {
-    /// Indexed by descriptor number (they are small and dense): what the kernel has for it
-    /// (`events`, nil when not registered), the last wait that listed it, and where it is in
-    /// the current list. Arrays rather than dictionaries: this is looked at for every listed
-    /// descriptor on every pass of the loop.
-    private var registered: [UInt32?] = []
-    private var listedIn: [Int] = []
-    private var position: [Int] = []
-    /// Registered descriptors, to find the ones no longer listed without scanning every number.
-    private var registeredFDs: [Int32] = []
-    private var waits = 0
-    private var ready = [epoll_event](repeating: epoll_event(), count: 256)
-    /// Linux's default ceiling on descriptor numbers (`fs.nr_open`).
-    private static let largestIndexed: Int32 = 1 << 20
-
-    mutating func forget(_ fd: Int32, epollFD: Int32) {
-      guard fd >= 0, Int(fd) < registered.count, registered[Int(fd)] != nil else { return }
-      unregister(fd, epollFD: epollFD)
-    }
-
-    private mutating func grow(to count: Int) {
-      registered += [UInt32?](repeating: nil, count: count - registered.count)
-      listedIn += [Int](repeating: 0, count: count - listedIn.count)
-      position += [Int](repeating: 0, count: count - position.count)
-    }
-
-    private mutating func unregister(_ fd: Int32, epollFD: Int32) {
-      registered[Int(fd)] = nil
-      registeredFDs.removeAll { $0 == fd }
-      var unused = epoll_event()
-      _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
-    }
-
-    mutating func wait(_ fds: inout [pollfd], timeout: Int32, epollFD: Int32) -> Int32 {
-      // Descriptor numbers index arrays here; one past any ordinary limit (only a process
-      // whose limit was raised past a million could have it) is left to poll.
-      if fds.contains(where: { $0.fd >= Self.largestIndexed }) {
-        return poll(&fds, nfds_t(fds.count), timeout)
-      }
-      waits += 1
-      var invalid: Int32 = 0
-      for index in fds.indices {
-        fds[index].revents = 0
-        let fd = fds[index].fd
-        guard fd >= 0, fds[index].events != 0 else { continue }
-        let slot = Int(fd)
-        if slot >= registered.count { grow(to: slot + 1) }
-        position[slot] = index
-        listedIn[slot] = waits
-        let wanted = UInt32(UInt16(bitPattern: fds[index].events))
-        let known = registered[slot]
-        if known == wanted { continue }
-        var event = epoll_event()
-        event.events = wanted
-        event.data.fd = fd
-        var result = epoll_ctl(epollFD, known == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
-        if result != 0 && errno == ENOENT {
-          result = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
-        } else if result != 0 && errno == EEXIST {
-          result = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
-        }
-        if result == 0 {
-          if known == nil { registeredFDs.append(fd) }
-          registered[slot] = wanted
-        } else {
-          // Not a descriptor epoll can watch (closed under us): poll would say POLLNVAL.
-          if known != nil { unregister(fd, epollFD: epollFD) }
-          fds[index].revents = Int16(POLLNVAL)
-          invalid += 1
-        }
-      }
-      // Descriptors no longer listed (a paused listener, a client at its bound) are dropped,
-      // so their hang-ups do not wake the loop while they are not asked about.
-      var kept = 0
-      for fd in registeredFDs {
-        if listedIn[Int(fd)] == waits {
-          registeredFDs[kept] = fd
-          kept += 1
-        } else {
-          registered[Int(fd)] = nil
-          var unused = epoll_event()
-          _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
-        }
-      }
-      registeredFDs.removeLast(registeredFDs.count - kept)
-      let count = ready.withUnsafeMutableBufferPointer { buffer in
-        epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), invalid > 0 ? 0 : timeout)
-      }
-      guard count >= 0 else { return -1 }
-      var marked = invalid
-      for slot in 0..<Int(count) {
-        let fd = Int(ready[slot].data.fd)
-        guard fd < listedIn.count, listedIn[fd] == waits else { continue }
-        let index = position[fd]
-        if fds[index].revents == 0 { marked += 1 }
-        fds[index].revents |= Int16(truncatingIfNeeded: ready[slot].events)
-      }
-      return marked
-    }
-  }
-#endif
