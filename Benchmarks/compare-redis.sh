@@ -39,13 +39,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-if ! command -v redis-server >/dev/null; then
-  echo "redis-server is missing; installing it with apt-get" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update >/dev/null
-  $sudo apt-get install -y redis-server >/dev/null
-fi
+. Benchmarks/require.sh
+require redis-server redis-server
 
 swift build -c release --product registerd >/dev/null
 bin=$(swift build -c release --show-bin-path)

@@ -34,13 +34,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-if ! command -v valgrind >/dev/null; then
-  echo "valgrind is missing; installing it with apt-get" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update >/dev/null
-  $sudo apt-get install -y valgrind >/dev/null
-fi
+. Benchmarks/require.sh
+require valgrind valgrind
 
 swift build -c release --product register-bench >/dev/null
 bin="$(swift build -c release --show-bin-path)/register-bench"
