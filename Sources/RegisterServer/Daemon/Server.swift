@@ -161,10 +161,10 @@ package final class Server {
     if let interval = notifier?.watchdogInterval {
       nextWatchdog = monotonicMilliseconds() + interval
     }
-    for fd in [signalFD, writer?.notifyFD, pinChecks?.notifyFD, snapshots?.notifyFD] {
-      if let fd { poller.watch(fd, for: Int16(POLLIN)) }
-    }
-    if let printer { poller.watch(printer.notifyFD, for: Int16(POLLIN)) }
+    let wakeUps = [
+      signalFD, writer?.notifyFD, pinChecks?.notifyFD, snapshots?.notifyFD, printer?.notifyFD,
+    ]
+    for case let fd? in wakeUps { poller.watch(fd, for: Int16(POLLIN)) }
     // What each wait found, in the same storage every pass.
     var ready: [ReadyDescriptor] = []
     var readable: [Connection] = []

@@ -58,8 +58,10 @@ struct DescriptorTable<Value> {
 final class EventPoller {
   /// What is watched, by descriptor (never zero events: those are not watched).
   private var watched = DescriptorTable<Int16>()
-  /// The watched descriptors, for `poll` where there is no epoll.
+  /// The watched descriptors, kept only when the wait is `poll` (no epoll): epoll has its own,
+  /// and keeping this one costs a scan of it whenever a descriptor stops being watched.
   private var watchedList: [Int32] = []
+  private let usesPoll: Bool
   /// Watched descriptors the kernel would not take (not open): reported as `POLLNVAL`, as
   /// `poll` would.
   private var invalid: Set<Int32> = []
@@ -72,6 +74,9 @@ final class EventPoller {
   init() {
     #if os(Linux)
       epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+      usesPoll = epollFD < 0
+    #else
+      usesPoll = true
     #endif
   }
 
@@ -91,9 +96,9 @@ final class EventPoller {
     if events == 0 {
       watched[fd] = nil
       if !invalid.isEmpty { invalid.remove(fd) }
-      watchedList.removeAll { $0 == fd }
+      if usesPoll { watchedList.removeAll { $0 == fd } }
     } else {
-      if known == nil { watchedList.append(fd) }
+      if usesPoll && known == nil { watchedList.append(fd) }
       watched[fd] = events
     }
     #if os(Linux)
