@@ -201,6 +201,7 @@ package final class Server {
       var connecting = false
       var snapshotted = false
       var printed = false
+      var pinsChecked = false
       readable.removeAll(keepingCapacity: true)
       for item in ready {
         let fd = item.fd
@@ -214,6 +215,8 @@ package final class Server {
           snapshotted = true
         } else if fd == printer?.notifyFD {
           printed = true
+        } else if fd == pinChecks?.notifyFD {
+          pinsChecked = true
         } else if let connection = connectionsByFD[fd] {
           // Only read when reading was asked for: a client at its bound may have hung up,
           // and that is found out when its replies are written (or when reading resumes).
@@ -225,8 +228,6 @@ package final class Server {
           // Writable again, or failed: its output is written (or its failure found) below.
           touch(connection)
         }
-        // The PIN checkers' wake-up needs nothing here: their finished lines are taken
-        // on every pass (handleQueuedLines).
       }
       if signalled { handleSignals() }
       if written { collectWrites() }
@@ -237,7 +238,7 @@ package final class Server {
       }
       if snapshotted { collectSnapshots() }
       if printed { collectPrints() }
-      handleQueuedLines()
+      handleQueuedLines(pinsChecked: pinsChecked)
       startWrite()
       release()
       startPrint()
@@ -576,10 +577,14 @@ package final class Server {
     }
   }
 
-  private func handleQueuedLines() {
+  /// Hands the service the lines waiting on connections, after the lines whose PINs were
+  /// hashed meanwhile (`pinsChecked`: the PIN checkers' wake-up was readable this pass; each
+  /// finished line is put in the list before its byte is written, so a byte found means its
+  /// line is there to take, and a byte left over from a line already taken only means an
+  /// empty take on a later pass).
+  private func handleQueuedLines(pinsChecked: Bool) {
     // Lines whose PINs were hashed meanwhile go first: their connections waited for them.
-    // (Always drained: a wake-up byte may arrive after its line was taken.)
-    if let pinChecks {
+    if pinsChecked, let pinChecks {
       let checked = pinChecks.takeFinished()
       if !checked.isEmpty {
         service.submit(checked)

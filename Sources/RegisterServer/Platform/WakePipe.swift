@@ -34,9 +34,12 @@ package final class WakePipe: @unchecked Sendable {
     _ = write(writeFD, &byte, 1)
   }
 
-  /// Empties the pipe (on the loop's thread, when `readFD` is readable).
+  /// Empties the pipe (on the loop's thread, when `readFD` is readable). A read that returns
+  /// less than it asked for has emptied it, so the usual wake-up costs one read, not a second
+  /// one that finds nothing.
   package func drain() {
-    var buffer = [UInt8](repeating: 0, count: 64)
-    while buffer.withUnsafeMutableBytes({ read(readFD, $0.baseAddress, $0.count) }) > 0 {}
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+      while read(readFD, buffer.baseAddress, buffer.count) == buffer.count {}
+    }
   }
 }
