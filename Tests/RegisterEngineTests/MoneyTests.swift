@@ -327,3 +327,88 @@ private let kwd = Currency(code: "KWD")
     #expect(Checked.saturatingSum([1, 2, 3]) == 6)
   }
 }
+
+/// `Money.parseScaled` (one pass over the bytes) against the rules written out plainly, on every
+/// text of up to four characters from an alphabet of the characters that matter, and on
+/// random longer ones: the same value or the same error, for 0 to 4 decimals, with and
+/// without negatives, under a small and a large limit.
+@Suite struct MoneyParseDifferentialTests {
+  /// The rules, spelled out on a `String` (the reference the fast parser must agree with).
+  private static func reference(
+    _ text: String, fractionDigits: Int, allowNegative: Bool, limit: Int64
+  ) -> Result<Int64, MoneyError> {
+    var rest = Substring(text)
+    let negative = rest.hasPrefix("-")
+    if negative { rest = rest.dropFirst() }
+    let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let isDigits = { (part: Substring) in
+      !part.isEmpty && part.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
+    }
+    guard isDigits(parts[0]), parts.count == 1 || isDigits(parts[1]) else {
+      return .failure(.malformed(text))
+    }
+    if negative && !allowNegative { return .failure(.negative(text)) }
+    let fraction = parts.count == 2 ? Array(parts[1].utf8) : []
+    guard fraction.count <= fractionDigits else {
+      return .failure(.tooManyDecimals(text, allowed: fractionDigits))
+    }
+    let significant = parts[0].drop { $0 == "0" }
+    guard significant.count <= 18 else { return .failure(.tooLarge(text)) }
+    var value = Int64(significant) ?? 0
+    for position in 0..<fractionDigits {
+      let digit = position < fraction.count ? Int64(fraction[position] - 48) : 0
+      let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+      let (next, overflowB) = shifted.addingReportingOverflow(digit)
+      guard !overflowA, !overflowB else { return .failure(.tooLarge(text)) }
+      value = next
+    }
+    guard value <= limit else { return .failure(.tooLarge(text)) }
+    return .success(negative ? -value : value)
+  }
+
+  private static func check(_ text: String) {
+    for fractionDigits in 0...4 {
+      for allowNegative in [false, true] {
+        for limit in [Int64(999), Money.maximumMinorUnits, Int64.max] {
+          let expected = reference(
+            text, fractionDigits: fractionDigits, allowNegative: allowNegative, limit: limit)
+          let found = Result { () throws(MoneyError) -> Int64 in
+            try Money.parseScaled(
+              text, fractionDigits: fractionDigits, allowNegative: allowNegative, limit: limit)
+          }
+          #expect(
+            found == expected,
+            "\(text.debugDescription) with \(fractionDigits) decimals, negatives \(allowNegative), limit \(limit)"
+          )
+        }
+      }
+    }
+  }
+
+  @Test func everyShortTextAgreesWithTheRules() {
+    let alphabet: [String] = ["0", "1", "9", ".", "-", "a", " ", "é", "+"]
+    var texts: [String] = [""]
+    var frontier: [String] = [""]
+    for _ in 1...4 {
+      frontier = frontier.flatMap { prefix in alphabet.map { prefix + $0 } }
+      texts += frontier
+    }
+    for text in texts { Self.check(text) }
+  }
+
+  @Test func longTextsAgreeWithTheRules() {
+    var generator = SystemRandomNumberGenerator()
+    let pieces = ["0", "00", "1", "7", "9", "99999", "123456789", ".", "-"]
+    for _ in 0..<3_000 {
+      let length = Int.random(in: 1...8, using: &generator)
+      let text = (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()
+      Self.check(text)
+    }
+    for text in [
+      "9223372036854775807", "922337203685477580.7", "999999999999999999.9999",
+      "000000000000000000000000001.5", "-000000000000000000000000.0001",
+    ] {
+      Self.check(text)
+    }
+  }
+}

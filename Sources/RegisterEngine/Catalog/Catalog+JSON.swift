@@ -38,12 +38,25 @@ func validateText(
   // the checks below are byte tests — no grapheme breaking, no Unicode property lookups. (A
   // CR LF pair is one character; it is a control character either way, and a text long only
   // by counting it as two takes the general path.)
-  let utf8 = value.utf8
-  if utf8.count <= maxLength, utf8.allSatisfy({ $0 < 0x80 }) {
-    if !allowEmpty && utf8.allSatisfy({ $0 == 0x20 || (0x09...0x0D).contains($0) }) {
+  // One pass over the bytes in place: is it ASCII, is it all white space, has it a control
+  // character.
+  var contiguous = value
+  let ascii = contiguous.withUTF8 { bytes -> (blank: Bool, control: Bool)? in
+    guard bytes.count <= maxLength else { return nil }
+    var blank = true
+    var control = false
+    for byte in bytes {
+      if byte >= 0x80 { return nil }
+      if byte < 0x20 || byte == 0x7F { control = true }
+      if byte != 0x20 && !(0x09...0x0D).contains(byte) { blank = false }
+    }
+    return (blank, control)
+  }
+  if let ascii {
+    if !allowEmpty && ascii.blank {
       throw JSONShapeError(path: path, message: "must not be empty")
     }
-    if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+    if ascii.control {
       throw JSONShapeError(path: path, message: "must not contain control characters")
     }
     return

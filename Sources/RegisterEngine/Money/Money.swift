@@ -58,42 +58,72 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
   static func parseScaled(
     _ text: String, fractionDigits: Int, allowNegative: Bool, limit: Int64
   ) throws(MoneyError) -> Int64 {
-    var bytes = Substring(text).utf8[...]
-    var negative = false
-    if bytes.first == UInt8(ascii: "-") {
-      negative = true
-      bytes = bytes.dropFirst()
+    // One pass over the bytes, in place (an amount is read for every request that carries
+    // one and every amount of a snapshot or journal record read back).
+    var contiguous = text
+    let outcome = contiguous.withUTF8 { bytes in
+      scaled(bytes, fractionDigits: fractionDigits, allowNegative: allowNegative, limit: limit)
     }
-    let integerPart = bytes.prefix { $0 != UInt8(ascii: ".") }
-    var fractionPart = bytes[integerPart.endIndex...]
-    let hasPoint = !fractionPart.isEmpty
-    if hasPoint { fractionPart = fractionPart.dropFirst() }
-    let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-    guard !integerPart.isEmpty, integerPart.allSatisfy(isDigit),
-      fractionPart.allSatisfy(isDigit), !(hasPoint && fractionPart.isEmpty)
-    else { throw .malformed(text) }
-    if negative && !allowNegative { throw .negative(text) }
-    guard fractionPart.count <= fractionDigits else {
-      throw .tooManyDecimals(text, allowed: fractionDigits)
+    switch outcome {
+    case .value(let value): return value
+    case .malformed: throw .malformed(text)
+    case .negative: throw .negative(text)
+    case .tooManyDecimals: throw .tooManyDecimals(text, allowed: fractionDigits)
+    case .tooLarge: throw .tooLarge(text)
     }
-    // Leading zeros are harmless; strip them so long runs of zeros do not count as "too large".
-    let significant = integerPart.drop { $0 == UInt8(ascii: "0") }
-    guard significant.count <= 18 else { throw .tooLarge(text) }
+  }
+
+  /// What `parseScaled` makes of a text: its value, or which of its errors.
+  private enum Scaled {
+    case value(Int64)
+    case malformed, negative, tooManyDecimals, tooLarge
+  }
+
+  /// `parseScaled` on the text's UTF-8: an optional minus sign, one or more digits, and
+  /// optionally a point and one or more digits. Checked in this order: the shape, the sign,
+  /// the number of decimals, the size (leading zeros do not count towards it).
+  private static func scaled(
+    _ bytes: UnsafeBufferPointer<UInt8>, fractionDigits: Int, allowNegative: Bool, limit: Int64
+  ) -> Scaled {
+    let zero = UInt8(ascii: "0")
+    let count = bytes.count
+    var index = 0
+    let negative = count > 0 && bytes[0] == UInt8(ascii: "-")
+    if negative { index = 1 }
+    let integerStart = index
+    while index < count, bytes[index] &- zero < 10 { index += 1 }
+    let integerEnd = index
+    var fractionStart = index
+    var fractionEnd = index
+    if index < count {
+      // Anything after the digits must be a point and at least one more digit, and nothing else.
+      guard bytes[index] == UInt8(ascii: ".") else { return .malformed }
+      fractionStart = index + 1
+      index = fractionStart
+      while index < count, bytes[index] &- zero < 10 { index += 1 }
+      fractionEnd = index
+      guard index == count, fractionEnd > fractionStart else { return .malformed }
+    }
+    guard integerEnd > integerStart else { return .malformed }
+    if negative && !allowNegative { return .negative }
+    guard fractionEnd - fractionStart <= fractionDigits else { return .tooManyDecimals }
+    var significant = integerStart
+    while significant < integerEnd, bytes[significant] == zero { significant += 1 }
+    guard integerEnd - significant <= 18 else { return .tooLarge }
     var value: Int64 = 0
-    for byte in significant { value = value * 10 + Int64(byte - UInt8(ascii: "0")) }
-    for index in 0..<fractionDigits {
+    for position in significant..<integerEnd {
+      value = value * 10 + Int64(bytes[position] &- zero)
+    }
+    for position in 0..<fractionDigits {
       let digit =
-        index < fractionPart.count
-        ? Int64(
-          fractionPart[fractionPart.index(fractionPart.startIndex, offsetBy: index)]
-            - UInt8(ascii: "0")) : 0
+        fractionStart + position < fractionEnd ? Int64(bytes[fractionStart + position] &- zero) : 0
       let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
       let (next, overflowB) = shifted.addingReportingOverflow(digit)
-      guard !overflowA, !overflowB else { throw .tooLarge(text) }
+      guard !overflowA, !overflowB else { return .tooLarge }
       value = next
     }
-    guard value <= limit else { throw .tooLarge(text) }
-    return negative ? -value : value
+    guard value <= limit else { return .tooLarge }
+    return .value(negative ? -value : value)
   }
 
   /// The amount as a plain decimal string with exactly the currency's minor digits: "21.48",
