@@ -185,7 +185,9 @@ public struct JSONParser {
       throw error("nesting deeper than \(Self.maximumDepth)")
     }
     position += 1
-    var object = JSONObject()
+    // Room for a request's or a record's members up front: grown one append at a time from
+    // empty, the member array was reallocated and copied at the 1st, 2nd, 3rd and 5th member.
+    var object = JSONObject(capacity: 8)
     skipWhitespace()
     if current == UInt8(ascii: "}") {
       position += 1
