@@ -68,10 +68,12 @@ public struct DayTotals: Sendable, Equatable {
   /// paid out. (Every change to the totals is refused in `decide` unless `checkedExpectedCash`
   /// still computes afterwards, so the wrapping operators here never wrap.)
   public var expectedCash: Int64 {
-    Checked.saturatingSum([
-      float, cashTaken, Checked.saturatingSubtract(0, changeGiven),
-      Checked.saturatingSubtract(0, cashRefunds), paidIn, Checked.saturatingSubtract(0, paidOut),
-    ])
+    // Added in this order, as a sum of the list would (each drawer reply asks: no list built).
+    var cash = Checked.saturatingAdd(float, cashTaken)
+    cash = Checked.saturatingAdd(cash, Checked.saturatingSubtract(0, changeGiven))
+    cash = Checked.saturatingAdd(cash, Checked.saturatingSubtract(0, cashRefunds))
+    cash = Checked.saturatingAdd(cash, paidIn)
+    return Checked.saturatingAdd(cash, Checked.saturatingSubtract(0, paidOut))
   }
   public var netSales: Int64 {
     Checked.saturatingSubtract(Checked.saturatingSubtract(gross, discounts), promotionDiscounts)
