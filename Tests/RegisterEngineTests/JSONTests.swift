@@ -222,6 +222,35 @@ import Testing
     #expect(try JSONParser.parse(serialized) == value)
   }
 
+  /// Every ASCII character, alone and between others, written as the rules say: the plain
+  /// ones as they are (in one piece), the rest escaped; the same for a few beyond ASCII.
+  @Test func eachCharacterIsWrittenAsTheRulesSay() {
+    func expected(_ scalar: Unicode.Scalar) -> String {
+      switch scalar {
+      case "\"": return #"\""#
+      case "\\": return #"\\"#
+      case "\n": return #"\n"#
+      case "\r": return #"\r"#
+      case "\t": return #"\t"#
+      case "\u{08}": return #"\b"#
+      case "\u{0C}": return #"\f"#
+      case "\u{2028}": return #"\u2028"#
+      case "\u{2029}": return #"\u2029"#
+      default:
+        guard scalar.value < 0x20 || scalar.value == 0x7F else { return String(scalar) }
+        let hex = String(scalar.value, radix: 16)
+        return #"\u"# + String(repeating: "0", count: 4 - hex.count) + hex
+      }
+    }
+    let beyond: [Unicode.Scalar] = ["\u{80}", "é", "\u{2027}", "\u{2028}", "\u{2029}", "😀"]
+    for scalar in (0...0x7F).compactMap(Unicode.Scalar.init) + beyond {
+      let alone = JSONValue.string(String(scalar)).serialized
+      #expect(alone == "\"" + expected(scalar) + "\"", "U+\(String(scalar.value, radix: 16))")
+      let between = JSONValue.string("ab" + String(scalar) + "cd").serialized
+      #expect(between == "\"ab" + expected(scalar) + "cd\"", "U+\(String(scalar.value, radix: 16))")
+    }
+  }
+
   @Test func pretty() {
     let value = JSONValue.object([
       "a": .array([.number("1"), .number("2")]), "b": .object(JSONObject()), "c": .array([]),

@@ -89,6 +89,17 @@ extension JSONValue {
     output.append(UInt8(ascii: "\""))
     var text = text
     text.withUTF8 { bytes in
+      // Nearly every string (a type, a reason, a hash) is printable ASCII with no quote or
+      // backslash: checked in one tight pass, then appended in one piece.
+      var plain = true
+      for byte in bytes where byte &- 0x20 >= 0x5F || byte == 0x22 || byte == 0x5C {
+        plain = false
+        break
+      }
+      if plain {
+        output.append(contentsOf: bytes)
+        return
+      }
       var index = 0
       var runStart = 0
       let count = bytes.count
