@@ -232,6 +232,37 @@ private let extremeCases: [ExtremeCase] = {
   }
 }
 
+/// `checkOutcome` hands on the order after a request's events only when they change it; the
+/// day's totals are then checked against the order as each event finds it either way.
+@Suite struct OrderOutcomeTests {
+  private func usd(_ cents: Int64) -> Money { Money(minorUnits: cents, currency: .usd) }
+
+  @Test func eventsThatLeaveTheOrderHandOnNothing() throws {
+    let lane = try TestLane()
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    let register = lane.register
+    let cashOnly: [Event] = [.paidIn(amount: usd(100), reason: "x"), .noSale(reason: nil)]
+    #expect(try register.checkOutcome(of: cashOnly, at: testTime) == nil)
+    let drawer = try register.checkDayTotals(of: cashOnly, orderAfter: nil)
+    #expect(drawer.paidIn == register.day.totals.paidIn + 100)
+    #expect(drawer.noSales == register.day.totals.noSales + 1)
+  }
+
+  @Test func eventsThatChangeTheOrderHandOnTheOrderAfterThem() throws {
+    let lane = try TestLane()
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    let register = lane.register
+    let line = try #require(register.order.lines.first)
+    let voided: [Event] = [.lineVoided(order: register.order.id, line: line.line)]
+    let after = try #require(try register.checkOutcome(of: voided, at: testTime))
+    #expect(after.order.lines.first?.voided == true)
+    #expect(after.totals.total == 0)
+    #expect(register.totals.total > 0)
+    let drawer = try register.checkDayTotals(of: voided, orderAfter: after)
+    #expect(drawer.voidedLines == register.day.totals.voidedLines + 1)
+  }
+}
+
 // MARK: - 6. Stacked discounts and the approval limit
 
 @Suite struct StackedDiscountTests {

@@ -37,7 +37,8 @@ extension Register {
       // only when the events leave what the order is priced with as it is.
       let priced =
         catalog.promotions.isEmpty || events.contains(where: \.changesPricing)
-        ? nil : PricedOrder(order: after.order, totals: after.totals)
+        ? nil
+        : PricedOrder(order: after?.order ?? order, totals: after?.totals ?? totals)
       return (
         .accepted(events: standing + events + printJobs(for: events), approvedBy: approvedBy),
         priced
@@ -144,17 +145,19 @@ extension Register {
     return events
   }
 
+  /// The open order and its totals after a request's events, when they change them.
+  typealias OrderAfter = (order: Order, totals: OrderTotals)
+
   /// Applies `events` to a copy of the open order and makes sure the result can be totalled
   /// (no overflow) and no discount exceeds what it applies to, so that `apply` never meets an
   /// order it cannot total. Only the order is copied (this runs on every request), and the
   /// catalog too when an event changes what orders are priced with (tax settings, promotions,
   /// a product's category): the order is then totalled as `apply` will total it. Once payment
   /// has started, the total may only go up, whatever the change. Returns the order and its
-  /// totals after the events (the current ones when they do not change it).
+  /// totals after the events, or nil when they leave both as they are (most events do not
+  /// touch the order: no copy of it is handed on for them).
   @discardableResult
-  func checkOutcome(of events: [Event], at now: Timestamp) throws(RegisterError) -> (
-    order: Order, totals: OrderTotals
-  ) {
+  func checkOutcome(of events: [Event], at now: Timestamp) throws(RegisterError) -> OrderAfter? {
     var copy = order
     var changed = false
     // A product's category matters only to promotions: without any, a product change leaves
@@ -178,7 +181,7 @@ extension Register {
       pricing = after
       changed = true
     }
-    guard changed else { return (order, totals) }
+    guard changed else { return nil }
     let priced = pricing ?? catalog
     let totals: OrderTotals
     do {
@@ -227,41 +230,50 @@ extension Register {
   /// (`invalid_amount`) a change the totals could not hold: money never wraps. Returns the
   /// day's totals after the events.
   func checkDayTotals(
-    of events: [Event], orderAfter after: (order: Order, totals: OrderTotals)
+    of events: [Event], orderAfter after: OrderAfter?
   ) throws(RegisterError) -> DayTotals {
     var projected = day.totals
-    var current = order
+    /// Folds one event into `projected`, with the open order as the event finds it.
+    func fold(_ event: Event, finding current: Order) throws(ArithmeticOverflow) {
+      var sale: CompletedSale?
+      var refund: CompletedReturn?
+      switch event {
+      case .saleCompleted(_, let receipt, let rounding, let change, let giftCards):
+        sale = CompletedSale(
+          receiptNumber: receipt, day: day.number, at: Timestamp(epochMilliseconds: 0),
+          order: after?.order ?? order, totals: after?.totals ?? totals, cashRounding: rounding,
+          change: change, header: ReceiptHeader(store: store), currency: store.currency,
+          operatorName: nil, customer: nil, giftCards: giftCards)
+      case .returnCompleted(let event):
+        refund = CompletedReturn(
+          receiptNumber: event.receipt, originalReceipt: event.original, day: day.number,
+          at: Timestamp(epochMilliseconds: 0), lines: event.lines, refunds: event.refunds,
+          cashRounding: event.cashRounding, reason: event.reason,
+          header: ReceiptHeader(store: store), currency: store.currency, operatorName: nil,
+          customer: nil)
+      case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
+        .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
+        .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
+        .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
+        .wishlistAdded, .wishlistRemoved,
+        .productAdded,
+        .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
+        .receiptEmailed, .dayClosed, .printQueued, .printDone:
+        break
+      }
+      try projected.apply(event, order: current, orderTotals: totals, sale: sale, refund: refund)
+    }
     do {
-      for event in events {
-        var sale: CompletedSale?
-        var refund: CompletedReturn?
-        switch event {
-        case .saleCompleted(_, let receipt, let rounding, let change, let giftCards):
-          sale = CompletedSale(
-            receiptNumber: receipt, day: day.number, at: Timestamp(epochMilliseconds: 0),
-            order: after.order, totals: after.totals, cashRounding: rounding, change: change,
-            header: ReceiptHeader(store: store), currency: store.currency, operatorName: nil,
-            customer: nil, giftCards: giftCards)
-        case .returnCompleted(let event):
-          refund = CompletedReturn(
-            receiptNumber: event.receipt, originalReceipt: event.original, day: day.number,
-            at: Timestamp(epochMilliseconds: 0), lines: event.lines, refunds: event.refunds,
-            cashRounding: event.cashRounding, reason: event.reason,
-            header: ReceiptHeader(store: store), currency: store.currency, operatorName: nil,
-            customer: nil)
-        case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
-          .discountSet, .priceOverridden, .lineVoided, .orderVoided, .orderParked, .orderResumed,
-          .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
-          .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
-          .wishlistAdded, .wishlistRemoved,
-          .productAdded,
-          .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale,
-          .receiptEmailed, .dayClosed, .printQueued, .printDone:
-          break
+      if after == nil {
+        // No event changes the order (`checkOutcome` found none that does): each finds it as
+        // it is, read where it lies.
+        for event in events { try fold(event, finding: order) }
+      } else {
+        var current = order
+        for event in events {
+          try fold(event, finding: current)
+          _ = current.apply(event, at: Timestamp(epochMilliseconds: 0))
         }
-        try projected.apply(
-          event, order: current, orderTotals: totals, sale: sale, refund: refund)
-        _ = current.apply(event, at: Timestamp(epochMilliseconds: 0))
       }
     } catch {
       throw RegisterError.overflow("the day's totals")

@@ -11,13 +11,14 @@ extension Register {
   /// its share of the order discount and a lowered price together) beyond the store's
   /// `discount_approval_limit`.
   func managerRule(
-    for command: Command, events: [Event], orderAfter after: (order: Order, totals: OrderTotals),
-    drawer: DayTotals
+    for command: Command, events: [Event], orderAfter after: OrderAfter?, drawer: DayTotals
   ) -> ManagerRule? {
     if let reason = cashShortfall(events, drawer: drawer) {
       return ManagerRule(reason: reason, refusal: .insufficientCash)
     }
-    if requiresSignIn, let reason = discountOverLimit(after) {
+    // An order the events leave as it is discounts nothing more than it did (every line is
+    // measured against itself before), so only a changed one is judged.
+    if requiresSignIn, let after, let reason = discountOverLimit(after) {
       return ManagerRule(reason: reason, refusal: .approvalRequired)
     }
     return nil
