@@ -208,6 +208,15 @@ private let extremeCases: [ExtremeCase] = {
     register.apply(.paidIn(amount: usd(1000), reason: "x"), at: testTime)
     #expect(register.day.totals.paidIn == Int64.max - 100)
     #expect(register.day.totals.paidInCount == 0)
+    // A paid-out the same way: neither its sum nor its count moves.
+    register.day.totals.paidOut = Int64.max - 100
+    register.apply(.paidOut(amount: usd(1000), reason: "x"), at: testTime)
+    #expect(register.day.totals.paidOut == Int64.max - 100)
+    #expect(register.day.totals.paidOutCount == 0)
+    // And one that fits is counted.
+    register.apply(.paidOut(amount: usd(50), reason: "x"), at: testTime)
+    #expect(register.day.totals.paidOut == Int64.max - 50)
+    #expect(register.day.totals.paidOutCount == 1)
   }
 
   @Test func aSaleThatWouldOverflowTheDayIsRefused() throws {

@@ -44,7 +44,9 @@ public struct DayBook: Sendable, Equatable {
       // The day opens with its first sale activity or the float.
       if day.openedAt == nil { day.openedAt = time }
     case .paidIn, .paidOut, .noSale:
-      record(event, order: order, orderTotals: orderTotals, sale: nil, refund: nil)
+      // One checked sum or one count each, written only once it fits (`DayTotals.apply`): folded
+      // in place, without the copy `record` makes for events that change several totals.
+      try? day.totals.apply(event, order: order, orderTotals: orderTotals)
     case .dayClosed(let number, let counted, let head):
       closedDays[number] = ClosedDay(
         number: number, openedAt: day.openedAt, closedAt: time, totals: day.totals,

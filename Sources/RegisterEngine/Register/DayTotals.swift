@@ -123,12 +123,14 @@ public struct DayTotals: Sendable, Equatable {
       try record(refund)
     case .floatSet(let amount):
       float = amount.minorUnits
+    // A paid-in or paid-out changes nothing when its sum does not fit (the count goes up only
+    // after it): the day book folds these in place (`DayBook.apply`).
     case .paidIn(let amount, _):
-      paidInCount += 1
       paidIn = try Checked.add(paidIn, amount.minorUnits)
+      paidInCount += 1
     case .paidOut(let amount, _):
-      paidOutCount += 1
       paidOut = try Checked.add(paidOut, amount.minorUnits)
+      paidOutCount += 1
     case .noSale:
       noSales += 1
     case .storeConfigured, .catalogLoaded, .lineAdded, .quantitySet, .tenderAdded, .discountSet,
