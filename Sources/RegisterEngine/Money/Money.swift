@@ -86,12 +86,13 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
     _ bytes: UnsafeBufferPointer<UInt8>, fractionDigits: Int, allowNegative: Bool, limit: Int64
   ) -> Scaled {
     let zero = UInt8(ascii: "0")
+    let isDigit = { (byte: UInt8) in byte >= zero && byte <= UInt8(ascii: "9") }
     let count = bytes.count
     var index = 0
     let negative = count > 0 && bytes[0] == UInt8(ascii: "-")
     if negative { index = 1 }
     let integerStart = index
-    while index < count, bytes[index] &- zero < 10 { index += 1 }
+    while index < count, isDigit(bytes[index]) { index += 1 }
     let integerEnd = index
     var fractionStart = index
     var fractionEnd = index
@@ -100,7 +101,7 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
       guard bytes[index] == UInt8(ascii: ".") else { return .malformed }
       fractionStart = index + 1
       index = fractionStart
-      while index < count, bytes[index] &- zero < 10 { index += 1 }
+      while index < count, isDigit(bytes[index]) { index += 1 }
       fractionEnd = index
       guard index == count, fractionEnd > fractionStart else { return .malformed }
     }
@@ -112,11 +113,11 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
     guard integerEnd - significant <= 18 else { return .tooLarge }
     var value: Int64 = 0
     for position in significant..<integerEnd {
-      value = value * 10 + Int64(bytes[position] &- zero)
+      value = value * 10 + Int64(bytes[position] - zero)
     }
     for position in 0..<fractionDigits {
       let digit =
-        fractionStart + position < fractionEnd ? Int64(bytes[fractionStart + position] &- zero) : 0
+        fractionStart + position < fractionEnd ? Int64(bytes[fractionStart + position] - zero) : 0
       let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
       let (next, overflowB) = shifted.addingReportingOverflow(digit)
       guard !overflowA, !overflowB else { return .tooLarge }
