@@ -92,7 +92,7 @@ extension JSONValue {
       // Nearly every string (a type, a reason, a hash) is printable ASCII with no quote or
       // backslash: checked in one tight pass, then appended in one piece.
       var plain = true
-      for byte in bytes where byte &- 0x20 >= 0x5F || byte == 0x22 || byte == 0x5C {
+      for byte in bytes where byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C {
         plain = false
         break
       }
