@@ -119,7 +119,7 @@ do {
   exit(1)
 }
 
-let recovery: JournalFiles.Recovery
+var recovery: JournalFiles.Recovery
 do {
   recovery = try JournalFiles.recover(directory: options.dataDirectory, now: clock.now())
 } catch {
@@ -186,15 +186,15 @@ do {
   exit(1)
 }
 journal.macKey = journalKey
-let recovered = recovery.register
-if recovered.lastSequence > 0 {
+if recovery.register.lastSequence > 0 {
+  let recovered = recovery.register
   Log.info(
     "recovered \(recovery.recordsRead) journal records: day \(recovered.day.number), "
       + "\(recovered.lastReceiptNumber ?? 0) receipts, open order \(recovered.order.id) with \(recovered.order.lines.count) lines"
   )
 }
 
-let service = RegisterService(register: recovered, clock: clock, journal: journal)
+let service = RegisterService(register: recovery.takeRegister(), clock: clock, journal: journal)
 service.onStorageFailure = { message in
   Log.error("STORAGE FAILED: \(message); refusing all changes until restarted")
 }
@@ -263,7 +263,7 @@ service.onDeferredImport = { events in
 do {
   try service.commit(
     catalogChanges(
-      catalog, into: service, current: recovered.lastSequence > 0 ? recovered : nil,
+      catalog, into: service, current: service.register.lastSequence > 0 ? service.register : nil,
       when: .startUp))
 } catch {
   Log.error("cannot write the journal: \(error)")

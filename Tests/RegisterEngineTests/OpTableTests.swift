@@ -119,6 +119,43 @@ import Testing
     }
   }
 
+  /// A record that cannot be read names the member at fault, however deep: the decode runs
+  /// without building paths and, only when it fails, again with them.
+  @Test(arguments: [
+    (
+      "line_added",
+      #"{"order_id":1,"line":{"line":1,"sku":"TEE","name":"T","qty":"two","unit_price":"1.00","regular_price":"1.00","tax_class":"standard","tax_rate":"0"}}"#,
+      "data.line.qty"
+    ),
+    ("line_added", #"{"order_id":1}"#, "data.line"),
+    (
+      "tender_added", #"{"order_id":1,"tender":{"type":"cash","amount":"1.001"}}"#,
+      "data.tender.amount"
+    ),
+    ("paid_in", #"{"amount":"1.00","reason":7}"#, "data.reason"),
+    ("sale_completed", #"{"order_id":1,"receipt":2,"change":"-1.00"}"#, "data.change"),
+    (
+      "catalog_loaded",
+      #"{"products":[{"sku":"A","name":"A","description":"A","category":"C","price":"1.00"},{"sku":"B","name":"B","description":"B","category":"C","price":"x"}]}"#,
+      "data.products[1].price"
+    ),
+    (
+      "order_voided",
+      #"{"order_id":1,"reversed_tenders":[{"type":"cash","amount":"1.00"},{"type":"barter","amount":"1.00"}]}"#,
+      "data.reversed_tenders[1].type"
+    ),
+  ])
+  func aRecordThatCannotBeReadNamesTheMember(type: String, data: String, path: String) throws {
+    let value = try JSONParser.parse(Array(data.utf8))
+    do {
+      _ = try Event.decode(type: type, data: value, currency: .usd)
+      Issue.record("\(type) \(data) was read")
+    } catch {
+      #expect(error.path == path)
+      #expect(!error.description.contains("\u{0}"))
+    }
+  }
+
   @Test func everyEventRoundTripsThroughItsType() throws {
     let events: [Event] = [
       .noSale(reason: "r"), .signedOut(id: "amy"), .pinFailed(id: "amy"),

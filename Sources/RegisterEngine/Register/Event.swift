@@ -252,38 +252,50 @@ public enum Event: Sendable, Equatable {
   public static func decode(
     type: String, data: JSONValue, currency: Currency
   ) throws(JSONShapeError) -> Event {
-    var fields = try JSONFields(data, path: "data")
+    // Member paths (`data.line.sku`) are built only for the message of a record that fails:
+    // recovery, replay and export read every record, nearly always good.
+    try withPathsOnFailure("data") { path throws(JSONShapeError) in
+      try decode(type: type, data: data, currency: currency, path: path)
+    }
+  }
+
+  private static func decode(
+    type: String, data: JSONValue, currency: Currency, path: String
+  ) throws(JSONShapeError) -> Event {
+    var fields = try JSONFields(data, path: path)
     let event: Event
     guard let kind = EventType(rawValue: type) else {
       throw JSONShapeError(path: "type", message: "unknown event type \"\(type)\"")
     }
     switch kind {
     case .storeConfigured:
-      return .storeConfigured(try StoreSettings(json: data, path: "data"))
+      return .storeConfigured(try StoreSettings(json: data, path: path))
     case .catalogLoaded:
       let items = try fields.required("products", as: [JSONValue].self)
       var products: [Product] = []
       for (index, item) in items.enumerated() {
         products.append(
           try Product(
-            json: item, path: "data.products[\(index)]", currency: currency, taxClasses: nil))
+            json: item, path: indexPath(joinPath(path, "products"), index), currency: currency,
+            taxClasses: nil))
       }
       var promotions: [Promotion] = []
       if let list = try fields.optional("promotions", as: [JSONValue].self) {
         for (index, item) in list.enumerated() {
           promotions.append(
-            try Promotion(json: item, path: "data.promotions[\(index)]", currency: currency))
+            try Promotion(
+              json: item, path: indexPath(joinPath(path, "promotions"), index), currency: currency))
         }
       }
       event = .catalogLoaded(products, promotions: promotions)
     case .lineAdded:
       let order = try fields.required("order_id", as: Int.self)
       guard let lineValue = fields.raw("line") else {
-        throw JSONShapeError(path: "data.line", message: "is required")
+        throw JSONShapeError(path: joinPath(path, "line"), message: "is required")
       }
       event = .lineAdded(
         order: order,
-        line: try OrderLine(eventJSON: lineValue, path: "data.line", currency: currency))
+        line: try OrderLine(eventJSON: lineValue, path: joinPath(path, "line"), currency: currency))
     case .lineRemoved:
       event = .lineRemoved(
         order: try fields.required("order_id"), line: try fields.required("line"))
@@ -294,26 +306,27 @@ public enum Event: Sendable, Equatable {
     case .tenderAdded:
       let order = try fields.required("order_id", as: Int.self)
       guard let tenderValue = fields.raw("tender") else {
-        throw JSONShapeError(path: "data.tender", message: "is required")
+        throw JSONShapeError(path: joinPath(path, "tender"), message: "is required")
       }
       event = .tenderAdded(
-        order: order, tender: try Tender(json: tenderValue, path: "data.tender", currency: currency)
+        order: order,
+        tender: try Tender(json: tenderValue, path: joinPath(path, "tender"), currency: currency)
       )
     case .discountSet:
       let order = try fields.required("order_id", as: Int.self)
       let line = try fields.optional("line", as: Int.self)
       guard let value = fields.raw("discount") else {
-        throw JSONShapeError(path: "data.discount", message: "is required (null clears)")
+        throw JSONShapeError(path: joinPath(path, "discount"), message: "is required (null clears)")
       }
       let discount =
         value == .null
-        ? nil : try Discount(json: value, path: "data.discount", currency: currency)
+        ? nil : try Discount(json: value, path: joinPath(path, "discount"), currency: currency)
       event = .discountSet(order: order, line: line, discount: discount)
     case .priceOverridden:
       let order = try fields.required("order_id", as: Int.self)
       let line = try fields.required("line", as: Int.self)
       guard let price = try fields.money("unit_price", currency: currency) else {
-        throw JSONShapeError(path: "data.unit_price", message: "is required")
+        throw JSONShapeError(path: joinPath(path, "unit_price"), message: "is required")
       }
       let reason = try fields.required("reason", as: String.self)
       event = .priceOverridden(
@@ -330,7 +343,8 @@ public enum Event: Sendable, Equatable {
           for (index, item) in items.enumerated() {
             cards.append(
               try IssuedGiftCard(
-                json: item, path: "data.gift_cards[\(index)]", currency: currency))
+                json: item, path: indexPath(joinPath(path, "gift_cards"), index), currency: currency
+              ))
           }
           return cards
         } ?? [])
@@ -342,7 +356,9 @@ public enum Event: Sendable, Equatable {
         .enumerated()
       {
         reversed.append(
-          try Tender(json: item, path: "data.reversed_tenders[\(index)]", currency: currency))
+          try Tender(
+            json: item, path: indexPath(joinPath(path, "reversed_tenders"), index),
+            currency: currency))
       }
       event = .orderVoided(
         order: try fields.required("order_id"), reason: try fields.optional("reason"),
@@ -354,9 +370,9 @@ public enum Event: Sendable, Equatable {
       event = .orderResumed(
         order: try fields.required("order_id"), replacing: try fields.required("replacing"))
     case .returnCompleted:
-      return .returnCompleted(try ReturnEvent(json: data, path: "data", currency: currency))
+      return .returnCompleted(try ReturnEvent(json: data, path: path, currency: currency))
     case .operatorAdded:
-      return .operatorAdded(try Operator(eventJSON: data, path: "data"))
+      return .operatorAdded(try Operator(eventJSON: data, path: path))
     case .operatorRemoved: event = .operatorRemoved(id: try fields.required("operator_id"))
     case .operatorUnlocked: event = .operatorUnlocked(id: try fields.required("operator_id"))
     case .pinFailed: event = .pinFailed(id: try fields.required("operator_id"))
@@ -366,11 +382,11 @@ public enum Event: Sendable, Equatable {
     case .operatorPINSet:
       let id = try fields.required("operator_id", as: String.self)
       guard let pin = PINHash(encoded: try fields.required("pin_hash", as: String.self)) else {
-        throw JSONShapeError(path: "data.pin_hash", message: "not a PIN hash")
+        throw JSONShapeError(path: joinPath(path, "pin_hash"), message: "not a PIN hash")
       }
       event = .operatorPINSet(id: id, pin: pin)
     case .customerAdded:
-      return .customerAdded(try Customer(eventJSON: data, path: "data"))
+      return .customerAdded(try Customer(eventJSON: data, path: path))
     case .customerAttached:
       event = .customerAttached(
         order: try fields.required("order_id"), customerID: try fields.required("customer_id"),
@@ -385,7 +401,7 @@ public enum Event: Sendable, Equatable {
         customerID: try fields.required("customer_id"), sku: try fields.required("sku"),
         order: try fields.optional("order_id"))
     case .productAdded, .productUpdated:
-      let product = try Product(json: data, path: "data", currency: currency, taxClasses: nil)
+      let product = try Product(json: data, path: path, currency: currency, taxClasses: nil)
       return kind == .productAdded ? .productAdded(product) : .productUpdated(product)
     case .productRemoved: event = .productRemoved(sku: try fields.required("sku"))
     case .stockAdjusted:
@@ -394,12 +410,12 @@ public enum Event: Sendable, Equatable {
         reason: try fields.required("reason"))
     case .floatSet:
       guard let amount = try fields.money("amount", currency: currency) else {
-        throw JSONShapeError(path: "data.amount", message: "is required")
+        throw JSONShapeError(path: joinPath(path, "amount"), message: "is required")
       }
       event = .floatSet(amount: amount)
     case .paidIn, .paidOut:
       guard let amount = try fields.money("amount", currency: currency) else {
-        throw JSONShapeError(path: "data.amount", message: "is required")
+        throw JSONShapeError(path: joinPath(path, "amount"), message: "is required")
       }
       let reason = try fields.required("reason", as: String.self)
       event =
@@ -411,7 +427,7 @@ public enum Event: Sendable, Equatable {
         receipt: try fields.required("receipt"), to: try fields.required("to"),
         messageID: try fields.required("message_id"))
     case .printQueued:
-      return .printQueued(try PrintJob(json: data, path: "data"))
+      return .printQueued(try PrintJob(json: data, path: path))
     case .printDone:
       event = .printDone(job: try fields.required("job"))
     case .dayClosed:

@@ -310,10 +310,14 @@ public enum JournalFiles {
   ) throws(RecoveryError) -> Loaded {
     var register = Register()
     var from = JournalHead(sequence: 0, sum: JournalRecord.genesis)
-    let (loaded, skipped) = SnapshotFiles.loadNewest(in: directory, upToDay: snapshotDay)
-    if let loaded {
-      register = loaded.register
-      from = loaded.head
+    var (loaded, skipped) = SnapshotFiles.loadNewest(in: directory, upToDay: snapshotDay)
+    let snapshot = loaded?.snapshot
+    // The register is moved out of what the snapshot load returned, not copied: a copy left
+    // there would share every part's storage, and the first change to each part (the
+    // products' stock at the first sale) would then copy that part whole.
+    if let found = loaded.take() {
+      register = found.register
+      from = found.head
     }
     register.archiveReceipts([], reader: FileReceiptArchive(dataDirectory: directory))
     let apply = { (_: Segment, records: [JournalRecord]) throws(RecoveryError) in
@@ -321,7 +325,7 @@ public enum JournalFiles {
     }
     let chain = try read(
       segments, after: from.sequence, sum: from.sum, until: { done(register) }, apply)
-    if let mismatch = chain.startMismatch, let snapshot = loaded?.snapshot {
+    if let mismatch = chain.startMismatch, let snapshot {
       throw RecoveryError(
         """
         the snapshot \(snapshot.path) is the register as of journal record \(from.sequence), but \(mismatch).
@@ -331,7 +335,7 @@ public enum JournalFiles {
         """)
     }
     return Loaded(
-      register: register, chain: chain, snapshot: loaded?.snapshot, skippedSnapshots: skipped)
+      register: register, chain: chain, snapshot: snapshot, skippedSnapshots: skipped)
   }
 
   // MARK: - Recovery
@@ -354,6 +358,16 @@ public enum JournalFiles {
     public var snapshot: SnapshotFiles.Snapshot?
     /// Newer snapshots that could not be used, and why.
     public var skippedSnapshots: [String] = []
+
+    /// The recovered register, moved out (an empty one is left here). A copy kept here for
+    /// the life of the process would share every part's storage with the running register,
+    /// and the running register's first change to each part (the products' stock at the
+    /// first sale) would then copy that part whole, and keep both.
+    public mutating func takeRegister() -> Register {
+      var taken = Register()
+      swap(&taken, &register)
+      return taken
+    }
 
     /// A storage appending to the open segment.
     public func openStorage(segmentLimit: Int = JournalFiles.defaultSegmentLimit)
