@@ -1,6 +1,6 @@
 /// A snapshot file: the register's whole state as of one journal record, checksummed.
 ///
-/// `{"format":1,"seq":S,"sum":"<the record's sum>","day":D,"state":{…},"checksum":"<hex>"}` on
+/// `{"format":2,"seq":S,"sum":"<the record's sum>","day":D,"state":{…},"checksum":"<hex>"}` on
 /// one line, where `checksum` is the SHA-256 of every byte before `,"checksum":"` (the same
 /// rule as a journal record's `sum`) and `state` is `Register.snapshotValue()`. Start-up loads
 /// the newest good one and applies only the journal records after `seq`; the record `seq` must
@@ -105,11 +105,13 @@ public enum SnapshotFile {
     }
     do throws(JSONShapeError) {
       var fields = try JSONFields(value)
-      let format = try fields.required("format", as: Int.self)
-      guard format == Register.snapshotFormat else {
+      let format = try fields.required("format", as: Int64.self)
+      guard Register.readableSnapshotFormats.contains(format) else {
         throw JSONShapeError(
           path: "format",
-          message: "is \(format); this registerd reads format \(Register.snapshotFormat)")
+          message:
+            "is \(format); this registerd reads formats 1-\(Register.snapshotFormat) (a newer registerd wrote it?)"
+        )
       }
       let sequence = try fields.required("seq", as: Int64.self)
       let sum = try fields.required("sum", as: String.self)

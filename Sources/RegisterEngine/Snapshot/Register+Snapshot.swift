@@ -9,8 +9,13 @@
 /// an unknown member, a missing one, a wrong type or an integer out of its range is a
 /// `JSONShapeError` naming the path, never a trap.
 extension Register {
-  /// The snapshot format this code writes and reads.
-  public static let snapshotFormat = 1
+  /// The snapshot format this code writes. Format 2 writes a product as last imported that
+  /// the live catalog has, changed in stock alone, as a reference to the live product
+  /// (`StoreCatalog.snapshotValue`); format 1 wrote every one in full.
+  public static let snapshotFormat = 2
+  /// The formats this code reads: its own, and the one before (an upgrade keeps starting from
+  /// the snapshots the older registerd wrote).
+  public static let readableSnapshotFormats: ClosedRange<Int64> = 1...2
 
   /// The whole state, as a snapshot.
   public func snapshotValue() -> JSONValue {
@@ -74,9 +79,11 @@ extension Register {
   ) throws(JSONShapeError) {
     var fields = try JSONFields(value)
     let format = try fields.int64("format", in: SnapshotRange.count)
-    guard format == Self.snapshotFormat else {
+    guard Self.readableSnapshotFormats.contains(format) else {
       throw JSONShapeError(
-        path: "format", message: "snapshot format \(format) is not \(Self.snapshotFormat)")
+        path: "format",
+        message:
+          "snapshot format \(format) is not one this registerd reads (1-\(Self.snapshotFormat))")
     }
     self.init()
     // The parts that grow with the register's history first (receipts carry their own

@@ -1,13 +1,28 @@
 extension StoreCatalog {
   /// The store settings and products in the catalog file's shape (which the journal also
-  /// uses), with the live products' stock.
+  /// uses), with the live products' stock. A product as last imported that the live catalog
+  /// still has, changed only in its stock (nearly all of them: sales move stock, little
+  /// else changes between imports), is written as `{"as_live": SKU, "stock": N}` — the live
+  /// product with that stock (no `stock`: untracked) — instead of in full a second time.
   var snapshotValue: JSONValue {
     .object([
       "store": store.json,
       "products": .array(products.all.map(\.json)),
-      "catalog_base": .array(catalogBase.map(\.json)),
+      "catalog_base": .array(catalogBase.map(baseEntry)),
       "promotions": .array(promotions.map(\.json)),
     ])
+  }
+
+  /// A product as last imported, as its snapshot entry: compact when the live product with
+  /// its SKU differs from it in stock alone.
+  private func baseEntry(_ base: Product) -> JSONValue {
+    if var live = products[base.sku] {
+      live.stock = base.stock
+      if live == base {
+        return .object(["as_live": .string(base.sku), "stock": base.stock.map(JSONValue.int)])
+      }
+    }
+    return base.json
   }
 
   init(snapshot value: JSONValue, path: String) throws(JSONShapeError) {
@@ -43,7 +58,24 @@ extension StoreCatalog {
         message: "SKU \"\(product.sku)\" appears twice")
     }
     products = ProductList(live)
-    catalogBase = try fields.array("catalog_base", decodeProduct)
+    let list = products
+    catalogBase = try fields.array("catalog_base") { value, path throws(JSONShapeError) in
+      // A compact entry (format 2): the live product with this SKU, with this stock.
+      guard case .object(let object) = value, object["as_live"] != nil else {
+        return try decodeProduct(value, path)
+      }
+      var entry = try JSONFields(value, path: path)
+      let sku = try entry.required("as_live", as: String.self)
+      guard var product = list[sku] else {
+        throw JSONShapeError(
+          path: entry.pathOf("as_live"), message: "no live product has SKU \"\(sku)\"")
+      }
+      product.stock = try entry.raw("stock").map { value throws(JSONShapeError) in
+        try snapshotInt64(value, path: entry.pathOf("stock"), in: SnapshotRange.count)
+      }
+      try entry.rejectUnknown()
+      return product
+    }
     promotions = try fields.addedLater("promotions", absent: []) { fields throws(JSONShapeError) in
       try fields.array("promotions") { value, path throws(JSONShapeError) in
         try Promotion(json: value, path: path, currency: currency)
