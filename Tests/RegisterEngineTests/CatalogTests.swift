@@ -328,3 +328,65 @@ private func parse(_ text: String) throws(CatalogError) -> Catalog {
     }
   }
 }
+
+/// The SKU check reads bytes; the rule is stated on characters. The two agree for every
+/// character of the ASCII range and beyond it, alone, at the length limit and past it.
+@Suite struct SKURuleTests {
+  static let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+  static func ruleSaysValid(_ sku: String) -> Bool {
+    !sku.isEmpty && sku.count <= 32 && sku.allSatisfy { allowed.contains($0) }
+      && !CardNumberMask.containsCardNumber(sku)
+  }
+
+  static func checkSaysValid(_ sku: String) -> Bool {
+    (try? validateSKU(sku, path: "sku")) != nil
+  }
+
+  @Test func theByteCheckAgreesWithTheCharacterRule() {
+    var samples: [String] = ["", "A", String(repeating: "a", count: 32)]
+    samples.append(String(repeating: "a", count: 33))
+    samples.append(String(repeating: "é", count: 16))
+    samples.append("4242424242424242")
+    samples.append("SKU-4242-4242-4242-4242")
+    for scalar in (0...0x7F).compactMap(Unicode.Scalar.init) + ["é", "\u{301}", "Ａ", "٣", "ß"] {
+      let character = String(scalar)
+      samples += [character, "A" + character, character + "1", "TEE" + character + "M"]
+      samples.append(String(repeating: "a", count: 31) + character)
+      samples.append(String(repeating: "a", count: 32) + character)
+    }
+    samples.append("e\u{301}")
+    for sku in samples {
+      #expect(Self.checkSaysValid(sku) == Self.ruleSaysValid(sku), "\(sku.debugDescription)")
+    }
+    #expect(samples.filter(Self.checkSaysValid).count > 100, "valid ones are among the samples")
+  }
+}
+
+@Suite struct ProductListTests {
+  static func product(_ sku: String, _ name: String, barcodes: [String] = []) throws -> Product {
+    var product = try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "t.json").products[0]
+    product.sku = sku
+    product.name = name
+    product.barcodes = barcodes
+    return product
+  }
+
+  /// Built from a list, each SKU found where it is listed; a SKU listed twice keeps its first
+  /// place with the later product, and a barcode stays with the first product that has it.
+  @Test func aListIsIndexedAndASKUListedTwiceIsReplacedInPlace() throws {
+    let a = try Self.product("A", "first A", barcodes: ["036000291452"])
+    let b = try Self.product("B", "B", barcodes: ["036000291452", "73513537"])
+    let unique = ProductList([a, b])
+    #expect(unique.all.map(\.sku) == ["A", "B"])
+    #expect(unique["B"]?.name == "B")
+    #expect(unique.product(barcode: try Barcode.parse("036000291452").get())?.sku == "A")
+    #expect(unique.product(barcode: try Barcode.parse("73513537").get())?.sku == "B")
+    let later = try Self.product("A", "second A")
+    let twice = ProductList([a, b, later])
+    #expect(twice.count == 2)
+    #expect(twice.all.map(\.name) == ["second A", "B"])
+    #expect(twice["A"]?.name == "second A")
+    #expect(twice.product(barcode: try Barcode.parse("036000291452").get())?.sku == "B")
+  }
+}

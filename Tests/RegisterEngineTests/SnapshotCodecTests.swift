@@ -263,6 +263,23 @@ struct SnapshotCoverage {
     #expect(try Register(snapshot: snapshot) == register)
   }
 
+  /// A live product listed twice is refused, naming the second.
+  @Test func aSKUListedTwiceIsRefused() throws {
+    let snapshot = try Self.editedCatalogRegister().snapshotValue()
+    var products = try #require(snapshot["catalog"]?["products"]?.arrayValue)
+    let count = products.count
+    products.append(products[0])
+    let mutated = SnapshotTree.replacing(
+      snapshot, at: SnapshotTree.path("catalog.products"), with: .array(products))
+    do {
+      _ = try Register(snapshot: mutated)
+      Issue.record("a SKU listed twice was read")
+    } catch {
+      #expect(error.path == "catalog.products[\(count)]")
+      #expect(error.message.contains("appears twice"))
+    }
+  }
+
   /// A reference to a live product the snapshot does not have is refused, naming where.
   @Test func aReferenceToNoLiveProductIsRefused() throws {
     let snapshot = try Self.editedCatalogRegister().snapshotValue()

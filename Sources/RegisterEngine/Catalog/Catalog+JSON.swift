@@ -117,12 +117,22 @@ extension Percent {
   public var json: JSONValue { .string(decimalString) }
 }
 
-private let skuCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+/// A byte a SKU may hold: an ASCII letter or digit, '-', '_' or '.'. (A SKU of these alone
+/// has as many characters as bytes.)
+private func isSKUByte(_ byte: UInt8) -> Bool {
+  switch byte {
+  case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+    true
+  default:
+    false
+  }
+}
 
 /// Checks a SKU: 1 to 32 letters, digits, '-', '_' or '.', and nothing that looks like a card
 /// number (an identifier is stored and printed as it is, so it cannot be masked).
 func validateSKU(_ sku: String, path: String) throws(JSONShapeError) {
-  guard !sku.isEmpty, sku.count <= 32, sku.allSatisfy({ skuCharacters.contains($0) }) else {
+  guard !sku.isEmpty, sku.utf8.count <= 32, sku.utf8.allSatisfy(isSKUByte) else {
     throw JSONShapeError(
       path: path,
       message: "\"\(sku)\" is not a valid SKU (1 to 32 letters, digits, '-', '_' or '.')")

@@ -9,7 +9,19 @@ public struct ProductList: Sendable, Equatable {
   private var barcodeOwners: [String: String] = [:]
 
   public init(_ products: [Product] = []) {
-    for product in products { upsert(product) }
+    // Nearly always every SKU is new: the list is taken as it is (no copy of each product)
+    // and indexed in one pass. A SKU listed twice is upserted as it comes, the later one
+    // replacing the earlier in its place.
+    var index: [String: Int] = [:]
+    index.reserveCapacity(products.count)
+    for (offset, product) in products.enumerated()
+    where index.updateValue(offset, forKey: product.sku) != nil {
+      for product in products { upsert(product) }
+      return
+    }
+    self.all = products
+    self.index = index
+    for product in products where !product.barcodes.isEmpty { claimBarcodes(of: product) }
   }
 
   public subscript(sku: String) -> Product? {

@@ -51,13 +51,16 @@ extension StoreCatalog {
       return product
     }
     let live = try fields.array("products", decodeProduct)
-    var seen: Set<String> = []
-    for (index, product) in live.enumerated() where !seen.insert(product.sku).inserted {
-      throw JSONShapeError(
-        path: indexPath(fields.pathOf("products"), index),
-        message: "SKU \"\(product.sku)\" appears twice")
-    }
     products = ProductList(live)
+    if products.count != live.count {
+      // A SKU twice: name the second.
+      var seen: Set<String> = []
+      for (index, product) in live.enumerated() where !seen.insert(product.sku).inserted {
+        throw JSONShapeError(
+          path: indexPath(fields.pathOf("products"), index),
+          message: "SKU \"\(product.sku)\" appears twice")
+      }
+    }
     let list = products
     catalogBase = try fields.array("catalog_base") { value, path throws(JSONShapeError) in
       // A compact entry (format 2): the live product with this SKU, with this stock.
