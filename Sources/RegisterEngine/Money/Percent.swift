@@ -26,8 +26,18 @@ public struct Percent: Hashable, Sendable, Comparable, CustomStringConvertible {
   /// The shortest exact decimal form: "7.5", "0", "8.875".
   public var decimalString: String {
     var text = Money.format(millionths, fractionDigits: Self.fractionDigits)
-    while text.hasSuffix("0") { text.removeLast() }
-    if text.hasSuffix(".") { text.removeLast() }
+    // The fraction's trailing zeros go, and the point with them when nothing is left after it
+    // (the text always has a point: six fraction digits).
+    var trailing = 0
+    for byte in text.utf8.reversed() {
+      if byte == UInt8(ascii: "0") {
+        trailing += 1
+        continue
+      }
+      if byte == UInt8(ascii: ".") { trailing += 1 }
+      break
+    }
+    text.removeLast(trailing)
     return text
   }
 

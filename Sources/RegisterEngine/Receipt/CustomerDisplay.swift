@@ -116,13 +116,13 @@ package struct CustomerDisplay: Equatable {
       let room = max(0, width - right.count - (right.isEmpty ? 0 : 1))
       let cut = String(left.prefix(room))
       let space = max(0, width - cut.count - right.count)
-      return String((cut + String(repeating: " ", count: space) + right).prefix(width))
+      return String((cut + String(repeated: " ", count: space) + right).prefix(width))
     }
     func centered(_ text: String) -> String {
       let cut = String(text.prefix(width))
       let left = (width - cut.count) / 2
-      return String(repeating: " ", count: left) + cut
-        + String(repeating: " ", count: width - left - cut.count)
+      return String(repeated: " ", count: left) + cut
+        + String(repeated: " ", count: width - left - cut.count)
     }
     switch screen {
     case .welcome:
@@ -148,7 +148,7 @@ package struct CustomerDisplay: Equatable {
   /// terminal), else they are plain text.
   package func lines(big: Bool, width: Int = 40) -> [String] {
     var out: [String] = []
-    let rule = String(repeating: "=", count: width)
+    let rule = String(repeated: "=", count: width)
     switch screen {
     case .welcome:
       out.append(center("Welcome!", width))
@@ -161,7 +161,7 @@ package struct CustomerDisplay: Equatable {
           ? item.name : "\(item.quantity) x \(item.name)"
         out.append(columns(name, item.amount, width))
       }
-      out.append(String(repeating: "-", count: width))
+      out.append(String(repeated: "-", count: width))
       out += amount("TOTAL", total, big: big, width: width)
       out.append(columns("\(itemCount) item\(itemCount == 1 ? "" : "s")", "", width))
       if let paid, let balanceDue {
@@ -190,16 +190,16 @@ package struct CustomerDisplay: Equatable {
   private func columns(_ left: String, _ right: String, _ width: Int) -> String {
     if right.isEmpty { return left }
     let space = max(1, width - left.count - right.count)
-    return left + String(repeating: " ", count: space) + right
+    return left + String(repeated: " ", count: space) + right
   }
 
   private func center(_ text: String, _ width: Int) -> String {
     guard text.count < width else { return text }
-    return String(repeating: " ", count: (width - text.count) / 2) + text
+    return String(repeated: " ", count: (width - text.count) / 2) + text
   }
 
   private func right(_ text: String, _ width: Int) -> String {
-    text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    text.count >= width ? text : String(repeated: " ", count: width - text.count) + text
   }
 }
 

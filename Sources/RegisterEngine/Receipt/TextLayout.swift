@@ -27,7 +27,15 @@ struct TextLayout {
   }
 
   /// The finished text, one `\n` after every line.
-  var text: String { lines.map { $0 + "\n" }.joined() }
+  var text: String {
+    var text = ""
+    text.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
+    for line in lines {
+      text += line
+      text += "\n"
+    }
+    return text
+  }
 
   /// Appends lines in `style`, then goes back to the style before.
   mutating func styled(_ style: LineStyle, _ body: (inout TextLayout) -> Void) {
@@ -50,13 +58,13 @@ struct TextLayout {
   mutating func blank() { append("") }
 
   mutating func rule(_ character: Character = "-") {
-    append(String(repeating: character, count: width))
+    append(String(repeated: character, count: width))
   }
 
   mutating func center(_ text: String) {
     for piece in wrap(text, indent: "") {
       let padding = max(0, (width - piece.count) / 2)
-      append(String(repeating: " ", count: padding) + piece, centered: true)
+      append(String(repeated: " ", count: padding) + piece, centered: true)
     }
   }
 
@@ -66,13 +74,13 @@ struct TextLayout {
     let room = width - right.count - 1
     guard room > 0 else {
       line(left)
-      append(String(repeating: " ", count: max(0, width - right.count)) + right)
+      append(String(repeated: " ", count: max(0, width - right.count)) + right)
       return
     }
     var pieces = wrap(left, indent: indent, firstWidth: room, restWidth: room)
     let last = pieces.removeLast()
     for piece in pieces { append(piece) }
-    append(last + String(repeating: " ", count: width - last.count - right.count) + right)
+    append(last + String(repeated: " ", count: width - last.count - right.count) + right)
   }
 
   /// Splits text into lines of at most the given widths, breaking at spaces where it can.

@@ -197,6 +197,6 @@ func writePadded(
 
 func pad(_ value: Int, _ width: Int) -> String {
   let text = String(abs(value))
-  let padded = text.count < width ? String(repeating: "0", count: width - text.count) + text : text
+  let padded = text.count < width ? String(repeated: "0", count: width - text.count) + text : text
   return value < 0 ? "-" + padded : padded
 }
