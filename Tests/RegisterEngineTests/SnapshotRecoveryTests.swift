@@ -100,6 +100,50 @@ import Testing
     return lane.service.register
   }
 
+  /// Segments after a snapshot are read and scanned ahead, before the sum they must follow
+  /// is known. A segment from another journal — every record whole, numbered right, chained
+  /// within itself, but not to the segment before — is still found at its first line, with or
+  /// without a snapshot to start from.
+  @Test(arguments: [true, false])
+  func aSegmentFromAnotherJournalIsFoundAtItsFirstLine(withSnapshot: Bool) throws {
+    let directory = try makeTemporaryDirectory()
+    let other = try makeTemporaryDirectory()
+    defer {
+      try? FileManager.default.removeItem(atPath: directory)
+      try? FileManager.default.removeItem(atPath: other)
+    }
+    _ = try Self.twoDays(directory, clock: ManualClock(testTime))
+    // The same requests a minute later: the same records, numbers and segments, other sums.
+    _ = try Self.twoDays(
+      other, clock: ManualClock(Timestamp(epochMilliseconds: testTime.epochMilliseconds + 60_000)))
+    let segments = try JournalFiles.segments(in: directory)
+    let others = try JournalFiles.segments(in: other)
+    #expect(segments.map(\.firstSequence) == others.map(\.firstSequence))
+    #expect(segments.count == 3)
+    // Day 2's segment swapped for the other journal's; the snapshot after day 1 is the newest.
+    let swapped = segments[1].path
+    try FileManager.default.removeItem(atPath: swapped)
+    try FileManager.default.copyItem(atPath: others[1].path, toPath: swapped)
+    let snapshots = SnapshotFiles.list(in: directory)
+    for snapshot in snapshots.dropFirst() {
+      try FileManager.default.removeItem(atPath: snapshot.path)
+    }
+    if !withSnapshot {
+      try FileManager.default.removeItem(atPath: snapshots[0].path)
+    }
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: testTime)
+    }
+    let message = try #require(error?.message)
+    #expect(message.contains("the journal segment \(swapped) is damaged"), "\(message)")
+    #expect(message.contains("(line 1, byte 0)"), "\(message)")
+    #expect(message.contains("hash chain broken"), "\(message)")
+    // The reader that takes no segment ahead finds the same.
+    let chain = try JournalFiles.read(segments, after: 0, sum: JournalRecord.genesis) { _, _ in }
+    #expect(chain.damage?.path == swapped)
+    #expect(chain.damage?.damage.line == 1)
+  }
+
   @Test func archivedReceiptsAreFoundReturnedAndListedAfterARestart() throws {
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -25,10 +25,15 @@ package final class Server {
   static let linesPerPass = 256
   /// Requests of one client being handled at once (their replies wait for the journal).
   static let maximumOutstanding = 256
-  /// Descriptors kept for the daemon's own use (standard streams, the listener, pipes, the
-  /// journal, the spare descriptor, files it reads and writes) when the connection limit is
-  /// derived from the descriptor limit.
-  static let reservedDescriptors = 16
+  /// Descriptors kept for the daemon's own use when the connection limit is derived from the
+  /// descriptor limit. It holds 19 once started: the standard streams, the spare descriptor,
+  /// the lock, the open segment, the listener, eight pipe ends (signals, the journal writer,
+  /// PIN checks, snapshots) and the three of libdispatch's thread pool (an eventfd, an epoll
+  /// and a timerfd, made the first time a start-up loads a snapshot or reads the journal on
+  /// a second thread). The rest is room for the files it opens while serving: a new segment
+  /// before the old one is closed, a snapshot's temporary file and its directory, a day's
+  /// receipt archive, an e-mail in the outbox.
+  static let reservedDescriptors = 24
   /// How long the listener rests after an accept error it cannot answer (descriptors or
   /// memory exhausted), unless a connection closes first.
   static let acceptBackOff: Int64 = 100

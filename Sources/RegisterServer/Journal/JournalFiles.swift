@@ -197,6 +197,17 @@ public enum JournalFiles {
     until done: () -> Bool = { false },
     _ body: (Segment, [JournalRecord]) throws(RecoveryError) -> Void
   ) throws(RecoveryError) -> ChainScan {
+    try read(segments, after: sequence, sum: sum, ahead: nil, until: done, body)
+  }
+
+  /// As above, taking each segment's bytes (and scan, when it is the one this would make)
+  /// from `ahead` when it reads these segments from this point.
+  static func read(
+    _ segments: [Segment], after sequence: Int64, sum: String?, ahead: SegmentsAhead?,
+    until done: () -> Bool = { false },
+    _ body: (Segment, [JournalRecord]) throws(RecoveryError) -> Void
+  ) throws(RecoveryError) -> ChainScan {
+    let ahead = ahead.flatMap { $0.segments == segments && $0.point == sequence ? $0 : nil }
     var chain = ChainScan(lastSequence: sequence, lastSum: sum ?? JournalRecord.genesis)
     var knownSum = sum
     // Segments wholly before the point are skipped; the one holding the point's record is read
@@ -205,9 +216,14 @@ public enum JournalFiles {
     let start = segments.lastIndex { $0.firstSequence <= max(sequence, 1) } ?? 0
     for index in segments.indices where index >= start {
       let segment = segments[index]
+      let prepared = ahead?.take(index)
       let bytes: [UInt8]
       do {
-        bytes = try readSegment(segment.path)
+        if let prepared {
+          bytes = try prepared.bytes.get()
+        } else {
+          bytes = try readSegment(segment.path)
+        }
       } catch {
         throw RecoveryError("cannot read the journal segment \(segment.path): \(error)")
       }
@@ -229,9 +245,18 @@ public enum JournalFiles {
           continue
         }
       }
-      let scan = JournalScanner.scan(
-        bytes, firstSequence: holdsPoint ? segment.firstSequence : chain.lastSequence + 1,
-        previousSum: holdsPoint ? nil : knownSum)
+      let firstSequence = holdsPoint ? segment.firstSequence : chain.lastSequence + 1
+      let previousSum = holdsPoint ? nil : knownSum
+      let scan: JournalScan
+      if let early = prepared?.scan, firstSequence == segment.firstSequence,
+        previousSum == nil || early.records.first?.previous == previousSum
+      {
+        // Scanned ahead from the same first sequence number, and its first record follows
+        // the one expected: the very scan this would make.
+        scan = early
+      } else {
+        scan = JournalScanner.scan(bytes, firstSequence: firstSequence, previousSum: previousSum)
+      }
       var records = scan.records
       if holdsPoint {
         let skipped = records.prefix { $0.sequence <= sequence }
@@ -310,6 +335,13 @@ public enum JournalFiles {
   ) throws(RecoveryError) -> Loaded {
     var register = Register()
     var from = JournalHead(sequence: 0, sum: JournalRecord.genesis)
+    // The segments after the snapshot expected (the newest, by name) are read and scanned on
+    // another thread while it loads; if another one is loaded in the end, they are not used.
+    let expected = SnapshotFiles.list(in: directory).last { snapshot in
+      snapshotDay.map { snapshot.day <= $0 } ?? true
+    }
+    let ahead = SegmentsAhead(segments: segments, after: expected?.sequence ?? 0)
+    defer { ahead.stop() }
     var (loaded, skipped) = SnapshotFiles.loadNewest(in: directory, upToDay: snapshotDay)
     let snapshot = loaded?.snapshot
     // The register is moved out of what the snapshot load returned, not copied: a copy left
@@ -319,12 +351,14 @@ public enum JournalFiles {
       register = found.register
       from = found.head
     }
+    if from.sequence != ahead.point { ahead.stop() }
     register.archiveReceipts([], reader: FileReceiptArchive(dataDirectory: directory))
     let apply = { (_: Segment, records: [JournalRecord]) throws(RecoveryError) in
       try register.replay(records)
     }
     let chain = try read(
-      segments, after: from.sequence, sum: from.sum, until: { done(register) }, apply)
+      segments, after: from.sequence, sum: from.sum, ahead: ahead, until: { done(register) },
+      apply)
     if let mismatch = chain.startMismatch, let snapshot {
       throw RecoveryError(
         """
