@@ -340,7 +340,8 @@ public enum JournalFiles {
     let expected = SnapshotFiles.list(in: directory).last { snapshot in
       snapshotDay.map { snapshot.day <= $0 } ?? true
     }
-    let ahead = SegmentsAhead(segments: segments, after: expected?.sequence ?? 0)
+    let ahead = SegmentsAhead(
+      segments: segments, after: expected?.sequence ?? 0, throughDay: snapshotDay)
     defer { ahead.stop() }
     var (loaded, skipped) = SnapshotFiles.loadNewest(in: directory, upToDay: snapshotDay)
     let snapshot = loaded?.snapshot

@@ -3,8 +3,8 @@ import RegisterEngine
 
 /// Reads and scans journal segments on another thread, in order and one ahead of the reader
 /// that takes them, while that reader does other work (loading a snapshot, applying the
-/// segment before). At most two segments are in memory at once: the one being applied and the
-/// next.
+/// segment before). At most two scanned segments are in memory at once (the one being applied
+/// and the next), and the bytes of the one holding the point until it is taken.
 ///
 /// It starts from a chain point known from a snapshot's name alone (the one start-up or a
 /// replay expects to load): the segment holding the point is only read (its last line is all
@@ -40,15 +40,29 @@ final class SegmentsAhead: @unchecked Sendable {
   private let finished = DispatchSemaphore(value: 0)
   private var next: Int
 
+  /// Where reading ahead stops: the first segment not read (past the day asked for).
+  let end: Int
+
   /// Starts reading `segments` from the one holding record `point` (the record a snapshot
-  /// is the state as of).
-  init(segments: [JournalFiles.Segment], after point: Int64) {
+  /// is the state as of), up to the last one of day `throughDay` when given (a replay of that
+  /// day reads no further).
+  init(segments: [JournalFiles.Segment], after point: Int64, throughDay: Int? = nil) {
     self.segments = segments
     self.point = point
-    start = segments.lastIndex { $0.firstSequence <= max(point, 1) } ?? 0
-    next = start
+    let first = segments.lastIndex { $0.firstSequence <= max(point, 1) } ?? 0
+    start = first
+    end =
+      throughDay.flatMap { day in
+        segments.indices.first { $0 > first && segments[$0].day > day }
+      } ?? segments.count
+    next = first
     lock.signal()
     room.signal()
+    // The segment holding the point is not scanned (its last line is all that is looked at,
+    // usually): it does not take the place of the next one.
+    if start < end, point > 0, segments[start].firstSequence <= point {
+      room.signal()
+    }
     DispatchQueue.global().async { [self] in
       run()
       finished.signal()
@@ -56,7 +70,7 @@ final class SegmentsAhead: @unchecked Sendable {
   }
 
   private func run() {
-    for index in segments.indices where index >= start {
+    for index in start..<end {
       room.wait()
       lock.wait()
       let stop = stopped
@@ -77,9 +91,9 @@ final class SegmentsAhead: @unchecked Sendable {
   }
 
   /// The next segment in order (`index` must be the one after the last taken, from `start`),
-  /// waiting for it if it is not prepared yet.
+  /// waiting for it if it is not prepared yet; nil for one it does not read.
   func take(_ index: Int) -> Prepared? {
-    guard index == next, index < segments.count else { return nil }
+    guard index == next, index < end else { return nil }
     next += 1
     ready.wait()
     lock.wait()
