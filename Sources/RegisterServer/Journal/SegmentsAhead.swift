@@ -91,9 +91,12 @@ final class SegmentsAhead: @unchecked Sendable {
   }
 
   /// The next segment in order (`index` must be the one after the last taken, from `start`),
-  /// waiting for it if it is not prepared yet; nil for one it does not read.
+  /// waiting for it if it is not prepared yet; nil for one it does not read (or once stopped).
   func take(_ index: Int) -> Prepared? {
-    guard index == next, index < end else { return nil }
+    lock.wait()
+    let stop = stopped
+    lock.signal()
+    guard !stop, index == next, index < end else { return nil }
     next += 1
     ready.wait()
     lock.wait()
