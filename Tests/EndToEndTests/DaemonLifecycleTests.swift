@@ -111,7 +111,11 @@ struct DaemonLifecycleTests {
     let directory = try TemporaryDirectory()
     let path = directory.path("s.sock")
     let fd = try UnixSocket.listen(at: path, mode: 0o600)
-    close(fd)  // the file stays, nobody answers
+    // The file stays, nobody answers. Shut down first: a process another test is spawning at
+    // this moment may hold a copy of the descriptor until its exec, and a listener that was
+    // only closed here would still accept through that copy.
+    _ = shutdown(fd, Int32(SHUT_RDWR))
+    close(fd)
     #expect(UnixSocket.probe(path) == .stale)
     let daemon = try Daemon(directory: directory)
     defer { daemon.cleanup() }
