@@ -200,6 +200,12 @@ public enum JournalFiles {
     try read(segments, after: sequence, sum: sum, ahead: nil, until: done, body)
   }
 
+  /// The index of the segment that holds record `sequence` (the first segment for 0): where
+  /// reading after it starts.
+  static func pointSegment(in segments: [Segment], after sequence: Int64) -> Int {
+    segments.lastIndex { $0.firstSequence <= max(sequence, 1) } ?? 0
+  }
+
   /// As above, taking each segment's bytes (and scan, when it is the one this would make)
   /// from `ahead` when it reads these segments from this point.
   static func read(
@@ -213,7 +219,7 @@ public enum JournalFiles {
     // Segments wholly before the point are skipped; the one holding the point's record is read
     // from its start, its records up to the point only checked (the point's own sum must be
     // the one expected).
-    let start = segments.lastIndex { $0.firstSequence <= max(sequence, 1) } ?? 0
+    let start = pointSegment(in: segments, after: sequence)
     for index in segments.indices where index >= start {
       let segment = segments[index]
       let prepared = ahead?.take(index)
@@ -337,9 +343,7 @@ public enum JournalFiles {
     var from = JournalHead(sequence: 0, sum: JournalRecord.genesis)
     // The segments after the snapshot expected (the newest, by name) are read and scanned on
     // another thread while it loads; if another one is loaded in the end, they are not used.
-    let expected = SnapshotFiles.list(in: directory).last { snapshot in
-      snapshotDay.map { snapshot.day <= $0 } ?? true
-    }
+    let expected = SnapshotFiles.candidates(in: directory, upToDay: snapshotDay).first
     let ahead = SegmentsAhead(
       segments: segments, after: expected?.sequence ?? 0, throughDay: snapshotDay)
     defer { ahead.stop() }

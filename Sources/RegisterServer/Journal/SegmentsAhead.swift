@@ -49,7 +49,7 @@ final class SegmentsAhead: @unchecked Sendable {
   init(segments: [JournalFiles.Segment], after point: Int64, throughDay: Int? = nil) {
     self.segments = segments
     self.point = point
-    let first = segments.lastIndex { $0.firstSequence <= max(point, 1) } ?? 0
+    let first = JournalFiles.pointSegment(in: segments, after: point)
     start = first
     end =
       throughDay.flatMap { day in

@@ -149,9 +149,7 @@ public enum SnapshotFiles {
     in dataDirectory: String, upToDay newest: Int? = nil, upToSequence sequence: Int64? = nil
   ) -> (loaded: (snapshot: Snapshot, register: Register, head: JournalHead)?, skipped: [String]) {
     var skipped: [String] = []
-    for snapshot in list(in: dataDirectory).reversed() {
-      if let newest, snapshot.day > newest { continue }
-      if let sequence, snapshot.sequence > sequence { continue }
+    for snapshot in candidates(in: dataDirectory, upToDay: newest, upToSequence: sequence) {
       do {
         let bytes = try FileIO.read(snapshot.path, followingSymlinks: false)
         var (register, head) = try decodeChecked(bytes, snapshot: snapshot)
@@ -162,6 +160,17 @@ public enum SnapshotFiles {
       }
     }
     return (nil, skipped)
+  }
+
+  /// The snapshots `loadNewest` tries, newest first: those with a state day up to `newest`
+  /// and of the state as of record `sequence` or an earlier one, when given.
+  static func candidates(
+    in dataDirectory: String, upToDay newest: Int? = nil, upToSequence sequence: Int64? = nil
+  ) -> [Snapshot] {
+    list(in: dataDirectory).reversed().filter { snapshot in
+      (newest.map { snapshot.day <= $0 } ?? true)
+        && (sequence.map { snapshot.sequence <= $0 } ?? true)
+    }
   }
 
   private static func decodeChecked(_ bytes: [UInt8], snapshot: Snapshot) throws -> (
