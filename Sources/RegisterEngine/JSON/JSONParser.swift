@@ -298,6 +298,14 @@ public struct JSONParser {
       guard let byte = current else { throw error("unterminated string") }
       switch byte {
       case UInt8(ascii: "\""):
+        // A member name, op name or event type is handed out as the literal it is, without
+        // validating and copying its bytes (`WireWords`).
+        if result.isEmpty, isASCII, let base = bytes.baseAddress,
+          let word = WireWords.table.value(at: base + start, count: position - start)
+        {
+          position += 1
+          return word
+        }
         // The common case, a string without escapes, is its text as it stands.
         let last = try text(start..<position, isASCII: isASCII)
         position += 1

@@ -264,7 +264,7 @@ public enum Event: Sendable, Equatable {
   ) throws(JSONShapeError) -> Event {
     var fields = try JSONFields(data, path: path)
     let event: Event
-    guard let kind = EventType(rawValue: type) else {
+    guard let kind = EventType.named(type) else {
       throw JSONShapeError(path: "type", message: "unknown event type \"\(type)\"")
     }
     switch kind {
