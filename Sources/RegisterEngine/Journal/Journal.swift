@@ -122,6 +122,16 @@ public struct FileEffect: Sendable, Equatable {
   public var mode: UInt32
 }
 
+/// The journal's position and what it has written since start (`Journal.counts`).
+public struct JournalCounts: Sendable, Equatable {
+  /// The sequence number of the last record written.
+  public var lastSequence: Int64
+  /// Records written since start.
+  public var records: Int
+  /// Groups (fsyncs) used for them.
+  public var fsyncs: Int
+}
+
 /// The append side of the journal: seals groups of records for one write and one fsync (group
 /// commit), encodes and writes them, and never pretends a failed write succeeded.
 ///
@@ -135,10 +145,16 @@ public final class Journal: @unchecked Sendable {
   /// Only the writer touches the storage (the daemon's writer thread, or `append`).
   public let storage: any JournalStorage
   public private(set) var lastSum: String
-  public private(set) var lastSequence: Int64
-  /// Records written since start, and groups (fsyncs) used for them.
-  public private(set) var recordsWritten = 0
-  public private(set) var batchesWritten = 0
+  /// The last record written, and what was written since start, kept together: `hello` shows
+  /// all three for every request, and each read of a class's property is checked for
+  /// exclusivity at run time.
+  public private(set) var counts: JournalCounts
+  /// The sequence number of the last record written.
+  public var lastSequence: Int64 { counts.lastSequence }
+  /// Records written since start.
+  public var recordsWritten: Int { counts.records }
+  /// Groups (fsyncs) used for them.
+  public var batchesWritten: Int { counts.fsyncs }
   /// The journal key: with one, every record written carries its HMAC (`"mac"`).
   public var macKey: HMACSHA256?
   /// The chain after the last group `write` put on disk. Only the writer touches it (the
@@ -149,7 +165,7 @@ public final class Journal: @unchecked Sendable {
   public init(storage: any JournalStorage, lastSum: String, lastSequence: Int64) {
     self.storage = storage
     self.lastSum = lastSum
-    self.lastSequence = lastSequence
+    self.counts = JournalCounts(lastSequence: lastSequence, records: 0, fsyncs: 0)
   }
 
   /// Seals records as the next group, to follow the last group written (so only once that one
@@ -281,9 +297,9 @@ public final class Journal: @unchecked Sendable {
   public func noteWritten(_ work: JournalWrite) {
     guard let sum = work.sum, let last = work.pending.last else { return }
     lastSum = sum
-    lastSequence = last.sequence
-    recordsWritten += work.records
-    batchesWritten += 1
+    counts = JournalCounts(
+      lastSequence: last.sequence, records: counts.records + work.records,
+      fsyncs: counts.fsyncs + 1)
   }
 
   /// Encodes and writes records at once. On failure nothing of them counts.

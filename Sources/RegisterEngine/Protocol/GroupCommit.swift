@@ -49,68 +49,107 @@ final class GroupCommit<Owner: GroupCommitOwner> {
 
   /// Where groups are written; without one nothing is ever sealed (see `settleWithoutJournal`).
   private let journal: Journal?
-  private var held: [Held] = []
-  /// The group being filled, and its records.
-  private var openGroup = 1
-  private var openRecords: [PendingRecord] = []
-  /// Groups handed to the writer and not reported back yet, oldest first, with their records.
-  private var inFlight: [(group: Int, records: [PendingRecord])] = []
-  /// Groups ended early (by a close of day) waiting for the writer, oldest first.
-  private var queued: [(group: Int, records: [PendingRecord])] = []
-  private var checkpoints: [Int: Checkpoint] = [:]
-  /// Events that became durable and have not been handed out yet.
-  private var committed: [CommittedEvent] = []
+  /// Everything that changes, in one value: a method that touches only it (`hold`, `stage`,
+  /// `takeReleasable`, called for every request) makes one access to the class's storage
+  /// instead of one per property, each of which Swift checks for exclusivity at run time.
+  /// Nothing calls the owner while it is being changed.
+  private var state: State
+
+  private struct State {
+    var held: [Held] = []
+    /// The group being filled, and its records.
+    var openGroup = 1
+    var openRecords: [PendingRecord] = []
+    /// Groups handed to the writer and not reported back yet, oldest first, with their records.
+    var inFlight: [(group: Int, records: [PendingRecord])] = []
+    /// Groups ended early (by a close of day) waiting for the writer, oldest first.
+    var queued: [(group: Int, records: [PendingRecord])] = []
+    var checkpoints: [Int: Checkpoint] = [:]
+    /// Events that became durable and have not been handed out yet.
+    var committed: [CommittedEvent] = []
+    /// The sequence number of the last record known to be on disk.
+    var durableSequence: Int64
+
+    /// The newest group with staged changes (nil: nothing is pending).
+    var newestPending: Int? {
+      !openRecords.isEmpty ? openGroup : queued.last?.group ?? inFlight.last?.group
+    }
+
+    mutating func hold(_ incoming: IncomingLine, _ reply: SerializedReply) {
+      held.append(Held(incoming: incoming, reply: reply, group: newestPending))
+    }
+
+    mutating func takeReleasable() -> BatchResult {
+      // Everything staged before the open group and not being written is durable.
+      let durable = (inFlight.first?.group ?? queued.first?.group ?? openGroup) - 1
+      let ready = held.prefix { ($0.group ?? 0) <= durable }
+      held.removeFirst(ready.count)
+      let replies = ready.map {
+        OutgoingReply(
+          connection: $0.incoming.connection, pieces: $0.reply.pieces,
+          subscription: $0.reply.subscription)
+      }
+      let events = committed
+      committed = []
+      return BatchResult(replies: replies, events: events)
+    }
+  }
+
   /// The sequence number of the last record known to be on disk.
-  private(set) var durableSequence: Int64
+  var durableSequence: Int64 { state.durableSequence }
 
   /// Group commit into `journal`, whose records up to `durableSequence` are already durable.
   init(journal: Journal?, durableSequence: Int64) {
     self.journal = journal
-    self.durableSequence = durableSequence
+    self.state = State(durableSequence: durableSequence)
   }
 
   /// True while changes are staged or being written.
-  var hasPendingWrites: Bool { !inFlight.isEmpty || !queued.isEmpty || !openRecords.isEmpty }
+  var hasPendingWrites: Bool {
+    !state.inFlight.isEmpty || !state.queued.isEmpty || !state.openRecords.isEmpty
+  }
 
   /// Before a change is applied: when it is the open group's first, keeps the owner's
   /// checkpoint (and the journal's chain) to go back to should the group fail. A group that
   /// ends with a close of day is ended first, so the change goes into a new group.
   func willStage(for owner: Owner) {
     guard let journal else { return }
-    if let last = openRecords.last, last.event.eventType == .dayClosed {
-      queued.append((openGroup, openRecords))
-      openRecords = []
-      openGroup += 1
+    if let last = state.openRecords.last, last.event.eventType == .dayClosed {
+      state.queued.append((state.openGroup, state.openRecords))
+      state.openRecords = []
+      state.openGroup += 1
     }
-    guard openRecords.isEmpty, checkpoints[openGroup] == nil else { return }
-    checkpoints[openGroup] = Checkpoint(
-      state: owner.checkpoint(),
-      sequence: queued.last?.records.last?.sequence ?? inFlight.last?.records.last?.sequence
-        ?? journal.lastSequence)
+    guard state.openRecords.isEmpty, state.checkpoints[state.openGroup] == nil else { return }
+    let sequence =
+      state.queued.last?.records.last?.sequence ?? state.inFlight.last?.records.last?.sequence
+      ?? journal.lastSequence
+    // The owner is asked before the state is changed (not while).
+    let checkpoint = Checkpoint(state: owner.checkpoint(), sequence: sequence)
+    state.checkpoints[state.openGroup] = checkpoint
   }
 
   /// Queues records (already applied by the owner) in the open group.
   func stage(_ records: [PendingRecord]) {
-    openRecords.append(contentsOf: records)
+    state.openRecords.append(contentsOf: records)
   }
 
   /// Gives the last staged record the request's idempotency key; false when nothing is staged.
   func attachKey(_ key: KeyRecord) -> Bool {
-    guard !openRecords.isEmpty else { return false }
-    openRecords[openRecords.count - 1].key = key
+    guard !state.openRecords.isEmpty else { return false }
+    state.openRecords[state.openRecords.count - 1].key = key
     return true
   }
 
   /// The journal chain's head once everything staged is written (nil without a journal).
   func journalHead() -> JournalHead? {
     journal?.head(
-      after: inFlight.flatMap(\.records) + queued.flatMap(\.records) + openRecords)
+      after: state.inFlight.flatMap(\.records) + state.queued.flatMap(\.records)
+        + state.openRecords)
   }
 
   /// Holds a request's reply until the changes it could have seen are durable.
   func hold(_ incoming: IncomingLine, _ reply: SerializedReply) {
-    let pending = !openRecords.isEmpty ? openGroup : queued.last?.group ?? inFlight.last?.group
-    held.append(Held(incoming: incoming, reply: reply, group: pending))
+    state.hold(incoming, reply)
   }
 
   /// The next group to hand to the writer, sealed: the oldest ended group, else the open group
@@ -119,16 +158,16 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     guard let journal else { return nil }
     let group: Int
     let records: [PendingRecord]
-    if !queued.isEmpty {
-      (group, records) = queued.removeFirst()
-    } else if !openRecords.isEmpty {
-      (group, records) = (openGroup, openRecords)
-      openRecords = []
-      openGroup += 1
+    if !state.queued.isEmpty {
+      (group, records) = state.queued.removeFirst()
+    } else if !state.openRecords.isEmpty {
+      (group, records) = (state.openGroup, state.openRecords)
+      state.openRecords = []
+      state.openGroup += 1
     } else {
       return nil
     }
-    inFlight.append((group, records))
+    state.inFlight.append((group, records))
     var work = journal.seal(records, group: group)
     work.effects = owner.effects(of: records)
     return work
@@ -137,61 +176,52 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   /// The writer finished `work` (groups finish in the order they were handed over): with
   /// `error`, the group was not made durable.
   func finished(_ work: JournalWrite, error: SystemError?, for owner: Owner) {
-    guard let current = inFlight.first, current.group == work.group else { return }
+    guard let current = state.inFlight.first, current.group == work.group else { return }
     if let error {
       fail(group: work.group, error: error, owner: owner)
       return
     }
     journal?.noteWritten(work)
-    durableSequence = current.records.last?.sequence ?? durableSequence
-    inFlight.removeFirst()
-    checkpoints[work.group] = nil
-    committed.append(contentsOf: current.records.map(CommittedEvent.init))
+    state.durableSequence = current.records.last?.sequence ?? state.durableSequence
+    state.inFlight.removeFirst()
+    state.checkpoints[work.group] = nil
+    state.committed.append(contentsOf: current.records.map(CommittedEvent.init))
   }
 
   /// Records written outside the groups (`RegisterService.commit`, at start-up) are durable
   /// up to `sequence`: a subscriber asking for what came after an earlier record is sent them.
   func noteDurable(through sequence: Int64) {
-    durableSequence = max(durableSequence, sequence)
+    state.durableSequence = max(state.durableSequence, sequence)
   }
 
   /// Without a journal (tests, demos): everything staged counts as durable now.
   func settleWithoutJournal() {
     guard journal == nil else { return }
-    committed.append(contentsOf: openRecords.map(CommittedEvent.init))
-    durableSequence = openRecords.last?.sequence ?? durableSequence
-    openRecords = []
-    openGroup += 1
+    state.committed.append(contentsOf: state.openRecords.map(CommittedEvent.init))
+    state.durableSequence = state.openRecords.last?.sequence ?? state.durableSequence
+    state.openRecords = []
+    state.openGroup += 1
   }
 
   /// The replies that may be sent now (in arrival order) and the newly durable events.
   func takeReleasable() -> BatchResult {
-    // Everything staged before the open group and not being written is durable.
-    let durable = (inFlight.first?.group ?? queued.first?.group ?? openGroup) - 1
-    let ready = held.prefix { ($0.group ?? 0) <= durable }
-    held.removeFirst(ready.count)
-    let replies = ready.map {
-      OutgoingReply(
-        connection: $0.incoming.connection, pieces: $0.reply.pieces,
-        subscription: $0.reply.subscription)
-    }
-    let events = committed
-    committed = []
-    return BatchResult(replies: replies, events: events)
+    state.takeReleasable()
   }
 
   /// Rolls back `group` and everything staged after it, and answers again every request whose
   /// reply depended on the lost changes.
   private func fail(group: Int, error: SystemError, owner: Owner) {
-    guard let checkpoint = checkpoints[group] else { return }
-    inFlight = []
-    queued = []
-    openRecords = []
-    checkpoints = [:]
+    guard let checkpoint = state.checkpoints[group] else { return }
+    state.inFlight = []
+    state.queued = []
+    state.openRecords = []
+    state.checkpoints = [:]
     owner.rollBack(to: checkpoint.state, sequence: checkpoint.sequence, failure: error)
-    for index in held.indices where (held[index].group ?? 0) >= group {
-      held[index].reply = owner.answer(held[index].incoming)
-      held[index].group = nil
+    for index in state.held.indices where (state.held[index].group ?? 0) >= group {
+      // The owner answers before the held reply is changed (not while).
+      let answer = owner.answer(state.held[index].incoming)
+      state.held[index].reply = answer
+      state.held[index].group = nil
     }
   }
 }

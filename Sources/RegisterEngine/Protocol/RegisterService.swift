@@ -25,7 +25,8 @@ public final class RegisterService {
     }
   }
   /// The register's storage. Every change goes through `register`, which drops what was
-  /// rendered from the state before it; `decide` reads it directly (it changes nothing).
+  /// rendered from the state before it; `decide` reads it directly (it changes nothing), and
+  /// `record` applies a request's events to it directly and then drops the rendering itself.
   private var state: Register
   /// The answers read from `register`, with the rendering kept between changes.
   private var replies: Replies
@@ -51,7 +52,7 @@ public final class RegisterService {
   public var outboxDirectory: String?
   /// Random bytes for PIN salts and message ids (the platform's: RegisterServer's
   /// `RegisterService.systemRandom`, which its `init(register:clock:journal:)` passes).
-  public var random: @Sendable (Int) -> [UInt8]
+  public let random: @Sendable (Int) -> [UInt8]
 
   /// The sequence number of the last record known to be on disk.
   public var durableSequence: Int64 { groups.durableSequence }
@@ -334,6 +335,19 @@ public final class RegisterService {
   /// in (for a sign-in, the one signing in).
   func record(
     _ events: [Event], at time: Timestamp, approvedBy: String? = nil, priced: PricedOrder? = nil
+  ) -> [PendingRecord] {
+    // The register is changed where it lies, through one access (`register`'s observer is
+    // told once, after): reading and changing it through the property for every event made
+    // three accesses each, and each access to a class's property is checked at run time.
+    let records = Self.record(
+      events, at: time, approvedBy: approvedBy, priced: priced, on: &state)
+    replies.stateChanged()
+    return records
+  }
+
+  private static func record(
+    _ events: [Event], at time: Timestamp, approvedBy: String?, priced: PricedOrder?,
+    on register: inout Register
   ) -> [PendingRecord] {
     var records: [PendingRecord] = []
     records.reserveCapacity(events.count)

@@ -54,9 +54,10 @@ struct Replies {
   {
     switch command {
     case .hello:
+      let counts = journal?.counts
       let stamp = HelloStamp(
-        readOnly: source.storageFailure != nil, records: journal?.recordsWritten ?? -1,
-        fsyncs: journal?.batchesWritten ?? -1, lastSequence: journal?.lastSequence ?? -1,
+        readOnly: source.storageFailure != nil, records: counts?.records ?? -1,
+        fsyncs: counts?.fsyncs ?? -1, lastSequence: counts?.lastSequence ?? -1,
         printer: source.printerStatus, printJobs: source.register.printQueue.pending.count)
       if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
       let rendered = hello(from: source)
