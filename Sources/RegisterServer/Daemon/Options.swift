@@ -61,7 +61,7 @@ package struct Options {
                           disconnected (default: 1048576)
       --max-connections N clients served at once; more are answered
                           too_many_connections (default: 1000, or the open-file
-                          limit minus 24 when that is lower)
+                          limit minus 32 when that is lower)
       --idle-timeout SECONDS
                           disconnect a client whose request line stays incomplete
                           this long (default: 30; decimals allowed)
