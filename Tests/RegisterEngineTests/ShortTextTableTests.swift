@@ -59,6 +59,21 @@ struct ShortTextTableTests {
     #expect(table.value(of: "paid_out") == 2)
   }
 
+  private enum Named: String, CaseIterable {
+    case short = "paid_in"
+    case long = "a_name_much_longer_than_thirty_two_bytes"
+  }
+
+  /// A case whose name is too long for the table is still found by `named`, the slow way.
+  @Test func aNameTooLongForTheTableIsStillFound() {
+    let table = ShortTextTable(cases: Named.self)
+    #expect(table.named("paid_in") == .short)
+    #expect(table.named("a_name_much_longer_than_thirty_two_bytes") == .long)
+    #expect(table.value(of: "a_name_much_longer_than_thirty_two_bytes") == nil)
+    #expect(table.named("a_name_much_longer_than_thirty_two_bytez") == nil)
+    #expect(table.named("paid_out") == nil)
+  }
+
   @Test func opsAndEventTypesAreFoundByTheirNamesOnly() {
     for op in Op.allCases {
       #expect(Op.named(op.rawValue) == op)

@@ -120,3 +120,16 @@ struct ShortTextTable<Value: Sendable>: Sendable {
     return Int(truncatingIfNeeded: mixed >> shift)
   }
 }
+
+extension ShortTextTable where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+  /// Every case of an enum by its raw value (its name on the wire or in the journal).
+  init(cases _: Value.Type) {
+    self.init(Value.allCases.map { ($0.rawValue, $0) })
+  }
+
+  /// The case named `name`. A name too long for the table is looked up the slow way, so a
+  /// case with a long name would still be found.
+  func named(_ name: String) -> Value? {
+    name.utf8.count > Self.maximumLength ? Value(rawValue: name) : value(of: name)
+  }
+}

@@ -73,12 +73,8 @@ extension Op {
   /// Every op by its wire name, for decoding: found from the name's bytes (`ShortTextTable`),
   /// without hashing a `String` as a dictionary would, or comparing the name with each op's in
   /// turn as the synthesized `init(rawValue:)` does.
-  private static let byName = ShortTextTable<Op>(allCases.map { ($0.rawValue, $0) })
+  private static let byName = ShortTextTable(cases: Op.self)
 
   /// The op named `name` on the wire.
-  public static func named(_ name: String) -> Op? {
-    // A name too long for the table cannot be an op's today; the slow way keeps it right if
-    // one ever is.
-    name.utf8.count > ShortTextTable<Op>.maximumLength ? Op(rawValue: name) : byName.value(of: name)
-  }
+  public static func named(_ name: String) -> Op? { byName.named(name) }
 }

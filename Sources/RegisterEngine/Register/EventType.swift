@@ -71,11 +71,8 @@ public enum EventType: String, CaseIterable, Sendable {
 extension EventType {
   /// Every event type by its name, found from the name's bytes (`ShortTextTable`): a record's
   /// type is looked up for every record read.
-  private static let byName = ShortTextTable<EventType>(allCases.map { ($0.rawValue, $0) })
+  private static let byName = ShortTextTable(cases: EventType.self)
 
   /// The event type named `name` in a record.
-  static func named(_ name: String) -> EventType? {
-    name.utf8.count > ShortTextTable<EventType>.maximumLength
-      ? EventType(rawValue: name) : byName.value(of: name)
-  }
+  static func named(_ name: String) -> EventType? { byName.named(name) }
 }
