@@ -601,8 +601,12 @@ struct SnapshotCoverage {
       (closed.closedAt, closed.closedAt.snapshotValue, []),
     ]
     if let line = refund.lines.first { checks.append((line, line.snapshotValue, [])) }
+    // Never written: nil whenever anything reads the register (a replay computes the totals it
+    // left due before it returns).
+    let transient = ["\(Orders.self)": Set(["totals_due_at"])]
     for (value, encoded, extra) in checks {
       let properties = Set(Mirror(reflecting: value).children.compactMap(\.label).map(Self.snake))
+        .subtracting(transient["\(type(of: value))"] ?? [])
       let members = Set(encoded.objectValue?.keys ?? [])
       #expect(members == properties.union(extra), "\(type(of: value))")
     }

@@ -32,15 +32,21 @@ extension Register {
         event = try Event.decode(
           type: record.type, data: record.data, currency: store.currency)
       } catch {
+        // What was applied stays readable (its totals computed), as if replayed one by one.
+        settleTotals()
         throw RecoveryError(
           "journal record seq \(record.sequence) (\(record.type)) cannot be read: \(error.description). "
             + "It may come from a newer registerd; run that version, or restore the journal from a backup."
         )
       }
-      apply(event, at: record.at, operatorID: record.operatorID, sequence: record.sequence)
+      // The open order's totals are computed when something reads them, not for each line.
+      apply(
+        event, at: record.at, operatorID: record.operatorID, sequence: record.sequence,
+        deferringTotals: true)
       if let key = record.key { remember(key) }
       count += 1
       if count % 10_000 == 0 { progress?(count) }
     }
+    settleTotals()
   }
 }

@@ -15,6 +15,10 @@ public struct Orders: Sendable, Equatable {
   public internal(set) var parkedTotals: [Int: OrderTotals]
   /// The id the next order opened gets.
   public internal(set) var nextOrderID: Int
+  /// While a journal is replayed, the time of the last change to the open order whose totals
+  /// are not computed yet (see `apply(_:at:catalog:priced:deferringTotals:)`); nil whenever
+  /// anything reads the register.
+  private(set) var totalsDueAt: Timestamp?
 
   init() {
     order = Order(id: 1)
@@ -46,13 +50,44 @@ public struct Orders: Sendable, Equatable {
     }
   }
 
+  /// True for the events whose totals a replay may compute later (`deferringTotals`): they
+  /// change the open order and nothing that computing its totals reads, and no part of the
+  /// register reads the open order's totals when it applies them.
+  static func defersTotals(_ event: Event) -> Bool {
+    switch event {
+    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
+      .lineVoided, .customerAttached, .customerDetached:
+      return true
+    case .storeConfigured, .catalogLoaded, .saleCompleted, .orderVoided, .orderParked,
+      .orderResumed, .returnCompleted, .operatorAdded, .operatorRemoved, .operatorPINSet,
+      .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
+      .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn,
+      .paidOut, .noSale, .receiptEmailed, .dayClosed, .wishlistAdded, .wishlistRemoved,
+      .printQueued, .printDone:
+      return false
+    }
+  }
+
+  /// Computes the open order's totals deferred by a replay (nothing when none are due). The
+  /// events since the change they are due for changed neither the catalog nor the time the
+  /// promotions are taken at, so the totals are the ones computing them at each change gives.
+  mutating func settleTotals(catalog: StoreCatalog) {
+    guard let time = totalsDueAt else { return }
+    totalsDueAt = nil
+    recomputeTotals(catalog: catalog, at: time)
+  }
+
   /// Folds an event the register admits into the orders. `catalog` is the store's catalog
   /// with the event applied: its tax settings and promotions are in force. `priced`: the
   /// totals `decide` computed for the order the request's events lead to, taken when the order
-  /// reaches it.
+  /// reaches it. `deferringTotals` (a journal being replayed): a change to the open order's
+  /// lines, tenders or customer leaves its totals due, to be computed once before anything
+  /// reads them (`settleTotals`), instead of after every line of an order.
   mutating func apply(
-    _ event: Event, at time: Timestamp, catalog: StoreCatalog, priced: PricedOrder? = nil
+    _ event: Event, at time: Timestamp, catalog: StoreCatalog, priced: PricedOrder? = nil,
+    deferringTotals: Bool = false
   ) {
+    assert(totalsDueAt == nil || Self.defersTotals(event), "due totals are settled first")
     switch event {
     case .storeConfigured, .catalogLoaded:
       // New tax settings or promotions change every order's totals.
@@ -73,6 +108,9 @@ public struct Orders: Sendable, Equatable {
       guard order.apply(event, at: time) else { return }
       if let priced, priced.order == order {
         totals = priced.totals
+        totalsDueAt = nil
+      } else if deferringTotals {
+        totalsDueAt = time
       } else {
         recomputeTotals(catalog: catalog, at: time)
       }

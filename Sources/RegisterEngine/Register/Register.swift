@@ -76,11 +76,16 @@ public struct Register: Sendable {
   /// `decide` never makes) changes nothing but `lastSequence`. `sequence` is the event's
   /// journal sequence number, when it has one; `priced`, what `decideAndPrice` handed on for
   /// the request the event is part of (see `PricedOrder`).
+  ///
+  /// `deferringTotals` (a journal being replayed): the open order's totals are computed once
+  /// before an event that reads them, not after each of its lines (see `Orders`); the caller
+  /// calls `settleTotals()` when it is done applying.
   public mutating func apply(
     _ event: Event, at time: Timestamp, operatorID: String? = nil, sequence: Int64? = nil,
-    priced: PricedOrder? = nil
+    priced: PricedOrder? = nil, deferringTotals: Bool = false
   ) {
     if let sequence { lastSequence = sequence }
+    if !Orders.defersTotals(event) { orders.settleTotals(catalog: catalog) }
     guard orders.admits(event), dayBook.admits(event) else { return }
     // A sale or a return is built once, from the state the event finds, for every part that
     // records it.
@@ -96,8 +101,14 @@ public struct Register: Sendable {
     storedValue.apply(event, at: time, order: orders.order, sale: sale, refund: refund)
     keys.apply(event)
     printQueue.apply(event)
-    orders.apply(event, at: time, catalog: catalog, priced: priced)
+    orders.apply(
+      event, at: time, catalog: catalog, priced: priced, deferringTotals: deferringTotals)
     lastActivity = time
+  }
+
+  /// Computes the open order's totals a replay left due (see `apply`).
+  mutating func settleTotals() {
+    orders.settleTotals(catalog: catalog)
   }
 
   /// The receipt `event` completes, built from the state it finds: the sale of the open order

@@ -2,7 +2,8 @@ extension Orders {
   /// The open order and its totals, the parked orders, their kept totals (by order id, in id
   /// order) and the next order id.
   var snapshotValue: JSONValue {
-    .object([
+    assert(totalsDueAt == nil, "a replay settles the totals it leaves due before it returns")
+    return .object([
       "order": order.snapshotValue,
       "totals": totals.snapshotValue,
       "parked": .array(parked.map(\.snapshotValue)),
