@@ -321,4 +321,78 @@ import Testing
     #expect(damage.offset == sample.lines[3].lowerBound)
     #expect(scan.records.count == 3)
   }
+
+  /// Every line of `bytes` rewritten by `edit` (given the record's members without "sum",
+  /// and the sum of the line before) and summed again, chained to the new line before it:
+  /// what someone who can write the file but not read a journal key can do.
+  static func resealed(
+    _ bytes: [UInt8], lines: Range<Int>? = nil, edit: (inout JSONObject) -> Void
+  ) throws -> [UInt8] {
+    var out: [UInt8] = []
+    var previous = JournalRecord.genesis
+    for (index, range) in lineRanges(bytes).enumerated() {
+      var line = Array(bytes[range].dropLast())
+      if lines?.contains(index + 1) ?? true {
+        let object = try #require(try JSONParser.parse(line).objectValue)
+        var members = JSONObject()
+        for (key, value) in object.members where key != "sum" { members[key] = value }
+        members["prev"] = .string(previous)
+        edit(&members)
+        line = seal(members)
+      }
+      previous = String(decoding: line.suffix(66).prefix(64), as: UTF8.self)
+      out += line + [UInt8(ascii: "\n")]
+    }
+    return out
+  }
+
+  /// Every record moved to a sequence number no register writes, each summed again and
+  /// chained: no record reads, yet none of them was torn by a crash. Setting them aside as a
+  /// torn tail would start the register empty and lose every acknowledged sale.
+  @Test func recordsSummedAgainThatCannotBeReadAreDamageNotATail() throws {
+    let sample = try Sample()
+    let edited = try Self.resealed(sample.bytes) { members in
+      members["seq"] = .int((members["seq"]?.int64Value ?? 0) + (1 << 62))
+    }
+    #expect((try? JournalRecord.decode(line: edited[lineRanges(edited)[0].dropLast()])) == nil)
+    let scan = JournalScanner.scan(edited)
+    let damage = try #require(scan.damage)
+    #expect(damage.line == 1)
+    #expect(damage.problem.contains("checksum matches"))
+    #expect(scan.records.isEmpty)
+    #expect(scan.tailReason == nil)
+  }
+
+  /// The same for the last record alone (a member missing), and for one after a line of
+  /// garbage: a line that carries its own checksum was written whole.
+  @Test func aLastRecordSummedAgainWithoutAMemberIsDamage() throws {
+    let sample = try Sample()
+    let edited = try Self.resealed(sample.bytes, lines: 8..<9) { members in
+      members["type"] = nil
+    }
+    let scan = JournalScanner.scan(edited)
+    let damage = try #require(scan.damage)
+    #expect(damage.line == 8)
+    #expect(damage.sequence == 8)
+    #expect(scan.records.count == 7)
+
+    var afterGarbage = sample.prefix(lines: 7)
+    afterGarbage += Array("junk\n".utf8)
+    afterGarbage += Array(edited[lineRanges(edited)[7]])
+    let second = JournalScanner.scan(afterGarbage)
+    #expect(second.damage?.line == 8)
+    #expect(second.records.count == 7)
+  }
+
+  /// A record cut short, or zeros in it, is still a torn tail: only a whole line with its own
+  /// checksum is taken for damage.
+  @Test func aRecordCutShortIsStillATail() throws {
+    let sample = try Sample()
+    for cut in [1, 40, 80, 90] {
+      let bytes = Array(sample.bytes.dropLast(cut))
+      let scan = JournalScanner.scan(bytes)
+      #expect(scan.damage == nil, "cut \(cut)")
+      #expect(scan.records.count == 7, "cut \(cut)")
+    }
+  }
 }

@@ -133,6 +133,40 @@ import Testing
     }
   }
 
+  /// Records summed again after a change that no register can read (a sequence number out
+  /// of range) are damage, not a torn tail: start-up refuses, sets nothing aside, and says
+  /// which records before them are intact (record 6 starts the second sale's request).
+  @Test(arguments: [1, 6])
+  func recordsSummedAgainThatCannotBeReadStopStartUp(firstChanged: Int) throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      try Self.sale(lane.service, clock: clock)
+      try Self.sale(lane.service, clock: clock)
+    }
+    let segment = try #require(try Self.segments(directory).first)
+    let bytes = try FileIO.read(segment.path)
+    let count = lineRanges(bytes).count
+    #expect(count > firstChanged)
+    let edited = try JournalScannerTests.resealed(bytes, lines: firstChanged..<(count + 1)) {
+      members in
+      members["seq"] = .int((members["seq"]?.int64Value ?? 0) + (1 << 62))
+    }
+    try Data(edited).write(to: URL(fileURLWithPath: segment.path))
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    let message = try #require(error?.message)
+    #expect(message.contains("is damaged"))
+    #expect(message.contains("up to seq \(firstChanged - 1))"))
+    #expect(try FileIO.read(segment.path) == edited)
+    let aside = try FileManager.default.contentsOfDirectory(atPath: directory)
+      .filter { $0.contains("torn") }
+    #expect(aside.isEmpty)
+  }
+
   @Test func aMissingSegmentStopsStartUpAndChangesNothing() throws {
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -191,18 +191,36 @@ public struct JournalRecord: Sendable, Equatable {
     } catch {
       throw .badShape(error.description)
     }
-    // The digest is compared with the sum's bytes in the line (the same text as `record.sum`:
-    // "sum" is the last member, checked above), without building a hex string.
-    let matches = line.withUnsafeBytes { bytes in
+    guard sumMatches(line) else { throw .checksumMismatch }
+    return record
+  }
+
+  /// True when `line` ends with a `"sum"` member (`,"sum":"` and 64 characters, then `"}`)
+  /// that is the SHA-256 of everything before it, whatever else is in the line: it was
+  /// written whole, as a record. A crash cuts a line short or leaves zeros in it; it does not
+  /// leave a line that carries its own checksum, so such a line that cannot be read is
+  /// damage, never a torn tail.
+  public static func carriesOwnChecksum(_ line: ArraySlice<UInt8>) -> Bool {
+    guard line.count > suffixLength else { return false }
+    let prefixEnd = line.endIndex - suffixLength
+    guard line[prefixEnd..<prefixEnd + sumMarker.count].elementsEqual(sumMarker),
+      line[(line.endIndex - 2)...].elementsEqual([UInt8(ascii: "\""), UInt8(ascii: "}")])
+    else { return false }
+    return sumMatches(line)
+  }
+
+  /// True when the 64 characters after `,"sum":"` at the end of `line` (where `decode` and
+  /// `carriesOwnChecksum` have found that marker) are the SHA-256 of what comes before the
+  /// marker. The digest is compared with those bytes in place, without building a hex string.
+  private static func sumMatches(_ line: ArraySlice<UInt8>) -> Bool {
+    line.withUnsafeBytes { bytes in
       var hasher = SHA256()
-      let prefixLength = prefixEnd - line.startIndex
+      let prefixLength = line.count - suffixLength
       hasher.update(buffer: UnsafeRawBufferPointer(rebasing: bytes[..<prefixLength]))
       let sumStart = prefixLength + sumMarker.count
       return SHA256.digest(
         hasher.finalizeWords(),
         equalsHex: UnsafeRawBufferPointer(rebasing: bytes[sumStart..<sumStart + 64]))
     }
-    guard matches else { throw .checksumMismatch }
-    return record
   }
 }

@@ -116,8 +116,9 @@ public enum JournalScanner {
       let start = offset
       offset = lineEnd + 1
       if firstBad != nil {
-        // After a bad record, any good-looking record means the damage is not just a tail.
-        if (try? JournalRecord.decode(line: line)) != nil {
+        // After a bad record, any line written whole as a record (its own checksum matches)
+        // means the damage is not just a tail.
+        if JournalRecord.carriesOwnChecksum(line) {
           let bad = firstBad.map {
             JournalDamage(
               line: $0.line, sequence: $0.sequence, offset: $0.offset, problem: $0.problem)
@@ -149,6 +150,20 @@ public enum JournalScanner {
         let sequence = (try? JSONParser.parse(line))?["seq"]?.int64Value
         switch error {
         case .notJSON, .badShape:
+          if JournalRecord.carriesOwnChecksum(line) {
+            // Written whole, with its own checksum, yet not a record this register can read
+            // (a value out of range, a member missing): changed and re-summed, or made by
+            // something else. Setting it and what follows aside as a torn tail would drop
+            // acknowledged records; it is damage, wherever it is.
+            return JournalScan(
+              records: records, goodLength: goodLength, tailLength: bytes.count - goodLength,
+              tailReason: nil,
+              damage: JournalDamage(
+                line: lineNumber, sequence: sequence, offset: start,
+                problem: error.description
+                  + "; its checksum matches, so it was written whole (by a newer registerd, or changed and summed again)"
+              ))
+          }
           // Not a record at all: the start of a garbage tail, unless a good record follows.
           firstBad = (lineNumber, start, sequence, error.description)
         case .checksumMismatch, .sequenceGap, .brokenChain:

@@ -291,6 +291,11 @@ public enum JournalFiles {
         return chain
       }
       if let damage = scan.damage {
+        // The records before it in this segment are intact: the chain ends with them.
+        if let last = records.last {
+          chain.lastSequence = last.sequence
+          chain.lastSum = last.sum
+        }
         chain.damage = (segment.path, damage)
         return chain
       }
