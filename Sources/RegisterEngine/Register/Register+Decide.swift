@@ -1,6 +1,14 @@
 extension Register {
   /// The most units of one product a single line may hold.
   public static let maximumQuantity: Int64 = 9999
+  /// The most lines an order may hold, voided ones included (a voided line stays on the
+  /// order and its receipt). A full trolley is a few hundred; the bound keeps what one client
+  /// can make the register hold, and the work of pricing an order, bounded.
+  public static let maximumLines = 500
+  /// The most tenders one order may take (a split payment is a handful).
+  public static let maximumTenders = 50
+  /// The most orders that may be parked at once.
+  public static let maximumParked = 100
 
   /// Validates `command` against the current state: the events that carry it out and the
   /// manager who approved it (when one had to), or a refusal with a stable code and the events
@@ -82,6 +90,12 @@ extension Register {
       guard order.tenders.isEmpty else {
         throw RegisterError(
           .orderHasTenders, "an order with tenders cannot be parked; finish paying or void it")
+      }
+      guard parked.count < Self.maximumParked else {
+        throw RegisterError(
+          .parkedFull,
+          "\(parked.count) orders are parked, the most there may be; resume one and finish or void it first"
+        )
       }
       events = [.orderParked(order: order.id, note: note)]
     case .resume(let orderID):
@@ -364,6 +378,12 @@ extension Register {
     sku: String, quantity: Int64, options: [String: String], amount: Money?,
     labelPrice: Money? = nil
   ) throws(RegisterError) -> [Event] {
+    guard order.lines.count < Self.maximumLines else {
+      throw RegisterError(
+        .orderFull,
+        "order \(order.id) holds \(order.lines.count) lines, the most one may; finish it, or park it and ring up the rest as a new order"
+      )
+    }
     guard let product = products[sku] else {
       throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"; the catalog op lists them")
     }
@@ -515,6 +535,12 @@ extension Register {
   ) throws(RegisterError) -> [Event] {
     guard !order.activeLines.isEmpty else {
       throw RegisterError(.emptyOrder, "the order is empty; add items before taking payment")
+    }
+    guard order.tenders.count < Self.maximumTenders else {
+      throw RegisterError(
+        .orderFull,
+        "order \(order.id) has taken \(order.tenders.count) tenders, the most one may; take the balance in one tender, or void the order"
+      )
     }
     let balance = totals.total - order.paid
     var events: [Event] = []

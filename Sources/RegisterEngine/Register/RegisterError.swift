@@ -45,6 +45,10 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case orderNotEmpty = "order_not_empty"
   case orderHasTenders = "order_has_tenders"
   case orderNotFound = "order_not_found"
+  /// An order at its most lines or tenders (`Register.maximumLines`, `maximumTenders`).
+  case orderFull = "order_full"
+  /// As many orders parked as there may be (`Register.maximumParked`).
+  case parkedFull = "parked_full"
   case lineVoided = "line_voided"
   case returnExceedsSold = "return_exceeds_sold"
   case keyReused = "key_reused"
