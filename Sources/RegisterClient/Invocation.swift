@@ -371,7 +371,10 @@ package enum CommandParser {
           $0.split(separator: ",").map(String.init)
         } ?? ["order", "sale", "day"]
       let count = try arguments.option("--count").map { text throws(UsageError) in
-        guard let value = Int(text), value > 0 else { throw UsageError("--count must be a number") }
+        let value: Int = try integer(text, name: "--count", as: Int.self)
+        guard value > 0 else {
+          throw UsageError("--count must be 1 or more (how many events to show), got \(value)")
+        }
         return value
       }
       invocation = .watch(topics: topics, count: count)
@@ -671,10 +674,13 @@ package enum CommandParser {
     _ text: String, name: String, as type: Integer.Type = Int64.self
   ) throws(UsageError) -> Integer {
     // Read as an Int64 as before, whatever the field's type (the same on 64-bit platforms).
-    guard let wide = Int64(text), let value = Integer(exactly: wide) else {
-      throw UsageError("\(name) must be a whole number, got \"\(text)\"")
+    if let wide = Int64(text), let value = Integer(exactly: wide) { return value }
+    // A whole number too large (or too small) for the field is not "not a whole number".
+    let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
+    if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+      throw UsageError("\(name) is a whole number too large to take, got \"\(text)\"")
     }
-    return value
+    throw UsageError("\(name) must be a whole number, got \"\(text)\"")
   }
 
   /// A tender as typed: cash is a request as it stands; a card may still need its number,

@@ -234,6 +234,15 @@ import Testing
     (["add"], "add needs SKU", "add"),
     (["add", "TEE", "two"], "QTY must be a whole number, got \"two\"", "add"),
     (
+      ["add", "TEE", "99999999999999999999"],
+      "QTY is a whole number too large to take, got \"99999999999999999999\"", "add"
+    ),
+    (
+      ["watch", "--count", "-1"], "--count must be 1 or more (how many events to show), got -1",
+      "watch"
+    ),
+    (["watch", "--count", "x"], "--count must be a whole number, got \"x\"", "watch"),
+    (
       ["add", "TEE", "--option", "frame"], "--option takes GROUP=CHOICE, like --option frame=oak",
       "add"
     ),

@@ -71,7 +71,7 @@ import Testing
     #expect(parseError(AnyCollection(bad)) == arrayError)
     // Bad UTF-8 in a slice is reported as such, whatever else is wrong.
     let badUTF8 = Array(#"{"a":"\#u{FF}"#.utf8.dropLast()) + [0xFF, UInt8(ascii: "}")]
-    #expect(parseError(Array("ok".utf8) + badUTF8, from: 2) == JSONParser.invalidUTF8)
+    #expect(parseError(Array("ok".utf8) + badUTF8, from: 2) == JSONParser.invalidUTF8(at: 6))
   }
 
   private func parseError(_ bytes: some Collection<UInt8>) -> JSONParseError? {
@@ -147,6 +147,18 @@ import Testing
   func invalidUTF8IsRefused(bytes: [UInt8]) {
     let error = #expect(throws: JSONParseError.self) { try JSONParser.parse(bytes) }
     #expect(error?.message.contains("UTF-8") == true)
+  }
+
+  /// The error names the byte where the text stops being UTF-8, wherever it is: in a string
+  /// the parser read, or in text it refused for another reason first.
+  @Test func invalidUTF8IsReportedWhereItIs() {
+    let line = Array(#"{"op":"hello","id":"abc"#.utf8) + [0xFF] + Array(#""}"#.utf8)
+    let inString = #expect(throws: JSONParseError.self) { try JSONParser.parse(line) }
+    #expect(inString == JSONParser.invalidUTF8(at: 23))
+    let afterGarbage = Array(#"{"op":"hello"} x "#.utf8) + [0xE2, 0x82]
+    let late = #expect(throws: JSONParseError.self) { try JSONParser.parse(afterGarbage) }
+    #expect(late == JSONParser.invalidUTF8(at: 17))
+    #expect(late?.description == "the text is not valid UTF-8 at byte 17")
   }
 
   @Test(arguments: [

@@ -40,12 +40,29 @@ public struct JSONParser {
       }
       return value
     } catch {
-      guard String(validating: buffer, as: UTF8.self) != nil else { throw Self.invalidUTF8 }
+      if let bad = Self.firstInvalidUTF8(in: buffer) { throw Self.invalidUTF8(at: bad) }
       throw error
     }
   }
 
-  static let invalidUTF8 = JSONParseError(message: "the text is not valid UTF-8", offset: 0)
+  static func invalidUTF8(at offset: Int) -> JSONParseError {
+    JSONParseError(message: "the text is not valid UTF-8", offset: offset)
+  }
+
+  /// Where the first byte that does not start a valid UTF-8 sequence is in `bytes` (nil: they
+  /// are all valid).
+  static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    var iterator = bytes.makeIterator()
+    var decoder = UTF8()
+    var offset = 0
+    while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar): offset += UTF8.width(scalar)
+      case .emptyInput: return nil
+      case .error: return offset
+      }
+    }
+  }
 
   /// Parses one JSON document from `bytes` but leaves the value of the member `key` of the
   /// object `path` leads to (keys from the top: `["state"]`) unparsed: the tree holds `null`
@@ -334,7 +351,8 @@ public struct JSONParser {
   {
     if isASCII { return String(decoding: bytes[range], as: UTF8.self) }
     guard let text = String(validating: bytes[range], as: UTF8.self) else {
-      throw Self.invalidUTF8
+      let bad = Self.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[range])) ?? 0
+      throw Self.invalidUTF8(at: range.lowerBound + bad)
     }
     return text
   }
