@@ -300,3 +300,48 @@ struct InheritedDescriptorTests {
     #expect(result == 0, "registerd still holds the inherited descriptor 9")
   }
 }
+
+@Suite("the harness stops daemons a killed test run left behind")
+struct LeftoverDaemonTests {
+  @Test func aDaemonWhoseTestRunIsGoneIsStopped() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    // A registerd started outside the harness, as if by a run that was killed.
+    let daemon = Process()
+    daemon.executableURL = Binaries.registerd
+    daemon.arguments = [
+      "--socket", directory.path("s.sock"), "--data-dir", directory.path("data"), "--catalog",
+      Binaries.repository.appendingPathComponent("Data/products.json").path,
+    ]
+    daemon.standardError = FileHandle.nullDevice
+    try daemon.run()
+    defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+    // A test process that has exited: a short-lived one, waited for.
+    let gone = Process()
+    gone.executableURL = URL(fileURLWithPath: "/bin/true")
+    try gone.run()
+    gone.waitUntilExit()
+    let line = "\(gone.processIdentifier) \(daemon.processIdentifier)\n"
+    if !FileManager.default.fileExists(atPath: LeftoverDaemons.listPath) {
+      _ = FileManager.default.createFile(atPath: LeftoverDaemons.listPath, contents: nil)
+    }
+    let handle = try #require(FileHandle(forWritingAtPath: LeftoverDaemons.listPath))
+    handle.seekToEndOfFile()
+    handle.write(Data(line.utf8))
+    try handle.close()
+    #expect(LeftoverDaemons.isRegisterd(daemon.processIdentifier))
+
+    LeftoverDaemons.sweepListed()
+    #expect(exitStatus(of: daemon, timeout: 10) != nil, "the leftover daemon was stopped")
+    let listed = try String(contentsOfFile: LeftoverDaemons.listPath, encoding: .utf8)
+    #expect(!listed.contains(line), "its entry is gone")
+    // This run's own daemons stay listed (the harness listed at least one before this test,
+    // or lists this suite's first below).
+    let own = try Daemon()
+    defer { own.cleanup() }
+    LeftoverDaemons.sweepListed()
+    let after = try String(contentsOfFile: LeftoverDaemons.listPath, encoding: .utf8)
+    #expect(after.contains("\(getpid()) \(own.process.processIdentifier)\n"))
+    #expect(try own.connect().send(#"{"op":"hello"}"#).isOK)
+  }
+}

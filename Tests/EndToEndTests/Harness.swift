@@ -43,6 +43,60 @@ final class TemporaryDirectory: @unchecked Sendable {
   func cleanup() { try? FileManager.default.removeItem(at: url) }
 }
 
+/// Daemons a test run started and could not stop: a run killed before its tests' `cleanup`
+/// ran (stopped with ^C, or its output piped into `head`) leaves them running, and nothing
+/// else would stop them. Each daemon started is listed with the test process's id; the first
+/// daemon a later run starts stops every listed daemon whose test process is gone.
+enum LeftoverDaemons {
+  static let listPath = "/tmp/registerd-e2e-daemons"
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var swept = false
+
+  /// Lists `daemon` as started by this test process (after sweeping the list once).
+  static func record(_ daemon: Int32) {
+    lock.withLock {
+      if !swept {
+        sweep()
+        swept = true
+      }
+      let fd = open(listPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+      guard fd >= 0 else { return }
+      defer { close(fd) }
+      let line = Array("\(getpid()) \(daemon)\n".utf8)
+      _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+  }
+
+  /// Sweeps the list now (see `sweep`).
+  static func sweepListed() {
+    lock.withLock { sweep() }
+  }
+
+  /// Kills the listed daemons whose test process has exited, and keeps the rest listed. A
+  /// process id is killed only while it is still a registerd (ids are reused).
+  private static func sweep() {
+    guard let text = try? String(contentsOfFile: listPath, encoding: .utf8) else { return }
+    var kept = ""
+    for entry in text.split(separator: "\n") {
+      let ids = entry.split(separator: " ").compactMap { Int32($0) }
+      guard ids.count == 2 else { continue }
+      if kill(ids[0], 0) == 0 || errno == EPERM {
+        kept += entry + "\n"
+        continue
+      }
+      if isRegisterd(ids[1]) { kill(ids[1], SIGKILL) }
+    }
+    try? kept.write(toFile: listPath, atomically: true, encoding: .utf8)
+  }
+
+  /// True when process `id` runs a registerd executable.
+  static func isRegisterd(_ id: Int32) -> Bool {
+    let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(id)/exe")
+    return executable.map { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("registerd") }
+      ?? false
+  }
+}
+
 /// The fixed time the daemon runs at in tests, so receipts print the same bytes every run.
 let fixedTime = "2026-11-22T14:03:05.000-05:00"
 
@@ -115,6 +169,7 @@ final class Daemon: @unchecked Sendable {
     process.standardOutput = FileHandle.nullDevice
     defer { try? handle.close() }  // the child has its own; see runProgram on descriptors
     try process.run()
+    LeftoverDaemons.record(process.processIdentifier)
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline {
       if let status = exitStatus(of: process, timeout: 0) {
