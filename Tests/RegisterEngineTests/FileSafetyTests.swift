@@ -81,6 +81,39 @@ import Testing
     #expect(try FileIO.read(directory + "/outbox/r.eml") == [0x41])
   }
 
+  /// Files named by someone else (the catalog, the journal key) are read only when they are
+  /// regular files within a limit: anything else is refused by what it is, before a byte is
+  /// read and without blocking (a FIFO with no writer would block the open).
+  @Test func onlyARegularFileWithinTheLimitIsRead() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    #expect(mkfifo(directory + "/fifo", 0o600) == 0)
+    try FileManager.default.createSymbolicLink(
+      atPath: directory + "/zero", withDestinationPath: "/dev/zero")
+    let sparse = directory + "/sparse"
+    #expect(FileManager.default.createFile(atPath: sparse, contents: nil))
+    #expect(truncate(sparse, 3 << 30) == 0)
+    try "0123456789".write(toFile: directory + "/ten", atomically: false, encoding: .utf8)
+    let refusals = [
+      (directory + "/fifo", "is a FIFO (named pipe), not a regular file"),
+      (directory + "/zero", "is a character device, not a regular file"),
+      (directory, "is a directory, not a regular file"),
+      (sparse, "is 3221225472 bytes, more than the limit of 64 MiB"),
+      (directory + "/ten", "is 10 bytes, more than the limit of 9 bytes"),
+    ]
+    for (path, reason) in refusals {
+      let limit = path.hasSuffix("/ten") ? 9 : CatalogFile.maximumFileSize
+      let error = #expect(throws: SystemError.self) { try FileIO.read(path, limit: limit) }
+      #expect(error?.path == path)
+      #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
+    }
+    #expect(try FileIO.read(directory + "/ten", limit: 10) == Array("0123456789".utf8))
+    let catalog = #expect(throws: CatalogError.self) { try CatalogFile.load(directory + "/fifo") }
+    #expect(
+      catalog?.description.contains("\(directory)/fifo: is a FIFO (named pipe), not a regular file")
+        == true, "\(String(describing: catalog))")
+  }
+
   @Test func staleTemporariesAreRemovedAndNothingElse() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -28,14 +28,33 @@ public func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
 public enum FileIO {
   /// The whole file, or a `SystemError`. With `followingSymlinks` false, a symbolic link at
   /// `path` is refused (`ELOOP`) rather than read through.
-  public static func read(_ path: String, followingSymlinks: Bool = true) throws(SystemError)
-    -> [UInt8]
-  {
-    let flags = O_RDONLY | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW)
+  ///
+  /// Only a regular file of at most `limit` bytes is read. Files like the catalog are named by
+  /// someone else and read on the event loop (SIGHUP), so whatever is at the path must not be
+  /// able to stall the daemon or fill its memory: the open does not block (a FIFO with no
+  /// writer would wait there forever), and a FIFO, a device (/dev/zero never ends), a
+  /// directory or a socket is refused by what it is, before a byte is read.
+  public static func read(
+    _ path: String, followingSymlinks: Bool = true, limit: Int = .max
+  ) throws(SystemError) -> [UInt8] {
+    let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW)
     let fd = retryingOnInterrupt { open(path, flags) }
-    guard fd >= 0 else { throw SystemError("open", path: path) }
+    guard fd >= 0 else {
+      // A socket cannot be opened at all (ENXIO): say what it is rather than errno's text.
+      let failure = SystemError("open", path: path)
+      var info = stat()
+      if failure.code == ENXIO, stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+        throw notRegularFile(path, mode: info.st_mode)
+      }
+      throw failure
+    }
     defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw SystemError("fstat", path: path) }
+    guard info.st_mode & S_IFMT == S_IFREG else { throw notRegularFile(path, mode: info.st_mode) }
+    if Int(info.st_size) > limit { throw tooLarge(path, size: Int(info.st_size), limit: limit) }
     var result: [UInt8] = []
+    result.reserveCapacity(Int(info.st_size))
     var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
       let count = chunk.withUnsafeMutableBytes { buffer in
@@ -43,8 +62,47 @@ public enum FileIO {
       }
       if count < 0 { throw SystemError("read", path: path) }
       if count == 0 { return result }
+      // The file may grow while it is read: the limit holds for what is read, too.
+      if count > limit - result.count {
+        throw tooLarge(path, size: result.count + count, limit: limit, growing: true)
+      }
       result.append(contentsOf: chunk[0..<count])
     }
+  }
+
+  /// The refusal of something that is not a regular file, naming what it is.
+  private static func notRegularFile(_ path: String, mode: mode_t) -> SystemError {
+    let kind: String
+    var code = EINVAL
+    switch mode & S_IFMT {
+    case S_IFDIR:
+      kind = "is a directory, not a regular file"
+      code = EISDIR
+    case S_IFIFO: kind = "is a FIFO (named pipe), not a regular file"
+    case S_IFCHR: kind = "is a character device, not a regular file"
+    case S_IFBLK: kind = "is a block device, not a regular file"
+    case S_IFSOCK: kind = "is a socket, not a regular file"
+    default: kind = "is not a regular file"
+    }
+    return SystemError(
+      "read", path: path, code: code, reason: "\(kind); only regular files are read")
+  }
+
+  /// The refusal of a file over `limit` bytes, naming the limit.
+  private static func tooLarge(_ path: String, size: Int, limit: Int, growing: Bool = false)
+    -> SystemError
+  {
+    let amount = growing ? "grew past \(size) bytes while being read" : "is \(size) bytes"
+    return SystemError(
+      "read", path: path, code: EFBIG,
+      reason: "\(amount), more than the limit of \(byteCount(limit)); it was not read")
+  }
+
+  /// A byte count as people write it: "64 MiB" when it is a whole number of MiB.
+  static func byteCount(_ bytes: Int) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+    if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+    return "\(bytes) bytes"
   }
 
   /// True when something exists at `path`.
