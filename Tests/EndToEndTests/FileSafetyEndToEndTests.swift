@@ -193,4 +193,72 @@ struct FileSafetyEndToEndTests {
     while !daemon.log.contains("has no changes") && Date() < deadline { usleep(20_000) }
     #expect(daemon.log.contains("SIGHUP: \(daemon.catalogPath) has no changes"), "\(daemon.log)")
   }
+
+  /// Waits until the daemon's log holds `text`.
+  private func waitForLog(_ daemon: Daemon, _ text: String) -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while !daemon.log.contains(text) && Date() < deadline { usleep(20_000) }
+    return daemon.log.contains(text)
+  }
+
+  @Test(
+    "a link planted as snapshots/ or receipts/ while running: a close of day writes nothing through it",
+    arguments: ["snapshots", "receipts"])
+  func linkedSnapshotDirectoryWhileRunning(name: String) throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let elsewhere = daemon.directory.path("elsewhere")
+    try FileManager.default.createDirectory(
+      atPath: elsewhere, withIntermediateDirectories: false,
+      attributes: [.posixPermissions: 0o700])
+    let link = daemon.dataDirectory + "/" + name
+    #expect(!FileManager.default.fileExists(atPath: link))
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
+
+    #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    let printed = try daemon.cli(["receipt", "1"])
+    #expect(printed.status == 0)
+    #expect(try daemon.cli(["close-day"]).status == 0)
+    #expect(waitForLog(daemon, "could not write a snapshot"), "\(daemon.log)")
+    #expect(daemon.log.contains("\(link): is a symbolic link"), "\(daemon.log)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+    // Still serving, and still taking changes.
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+    #expect(try daemon.cli(["receipt", "1"]).stdout == printed.stdout)
+
+    // Nothing acknowledged is lost: with the link gone, a restart has the sale, the close and
+    // the order after it (replayed from the journal).
+    #expect(daemon.stop() == 0)
+    try FileManager.default.removeItem(atPath: link)
+    try daemon.start()
+    #expect(try daemon.cli(["receipt", "1"]).stdout == printed.stdout)
+    let hello = try daemon.connect().send(#"{"op":"order"}"#)
+    #expect(hello.result["lines"]?.arrayValue?.count == 1, "the open order came back")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+  }
+
+  @Test(
+    "a link as snapshots/ or receipts/ at start-up: start refused, not read through",
+    arguments: ["snapshots", "receipts"])
+  func linkedSnapshotDirectoryAtStartUp(name: String) throws {
+    let directory = try TemporaryDirectory()
+    let daemon = try Daemon(directory: directory)
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(try daemon.cli(["close-day"]).status == 0)
+    #expect(waitForLog(daemon, "snapshot of record"), "\(daemon.log)")
+    #expect(daemon.stop() == 0)
+    // The directory moved out and a link to it left in its place.
+    let path = daemon.dataDirectory + "/" + name
+    let elsewhere = directory.path("elsewhere")
+    try FileManager.default.moveItem(atPath: path, toPath: elsewhere)
+    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: elsewhere)
+    let (status, log) = try start(directory)
+    #expect(status == 1, "\(log)")
+    let what = name == "snapshots" ? "the snapshot directory" : "the receipt archive directory"
+    #expect(log.contains("cannot start: \(what) \(path) is a symbolic link"), "\(log)")
+  }
 }

@@ -169,35 +169,129 @@ public enum FileIO {
   /// The temporary file has an unpredictable name (`PATH.tmp-` and 16 random hex digits) and
   /// is created with `O_EXCL | O_NOFOLLOW`, so a file or symbolic link planted in the directory
   /// is never written through; the rename replaces a link at `path` itself, never its target.
+  /// The directory is found as the path says (a link to it is followed): this is for files
+  /// a user names. The daemon's own files go through `writeOwnFile`.
   public static func writeAtomically(
     _ bytes: [UInt8], to path: String, mode: mode_t = 0o644
   ) throws(SystemError) {
     let directory = parentDirectory(of: path)
+    let directoryFD = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    guard directoryFD >= 0 else { throw SystemError("open", path: directory) }
+    defer { close(directoryFD) }
+    try writeAtomically(bytes, to: path, in: directoryFD, mode: mode)
+  }
+
+  /// `writeAtomically` for a file of the daemon's own under its data directory (a snapshot,
+  /// a receipt archive file, an e-mail in the outbox): its directory is made if missing and
+  /// must be a real, private directory (`openOwnDirectory`), and the file is written in the
+  /// directory so opened, so a symbolic link planted in its place, before or during the
+  /// write, is never written through.
+  public static func writeOwnFile(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600)
+    throws(SystemError)
+  {
+    let directoryFD = try openOwnDirectory(parentDirectory(of: path))
+    defer { close(directoryFD) }
+    try writeAtomically(bytes, to: path, in: directoryFD, mode: mode)
+  }
+
+  /// Writes `path`'s file in the directory open as `directoryFD` (which `path` names): the
+  /// temporary file, the rename and the directory's fsync all go through that descriptor.
+  private static func writeAtomically(
+    _ bytes: [UInt8], to path: String, in directoryFD: Int32, mode: mode_t
+  ) throws(SystemError) {
+    let directory = parentDirectory(of: path)
+    let name = lastComponent(of: path)
     var temporary = ""
     var fd: Int32 = -1
     for _ in 0..<8 {
-      temporary = "\(path).tmp-\(temporarySuffix())"
+      temporary = "\(name).tmp-\(temporarySuffix())"
       fd = retryingOnInterrupt {
-        open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        openat(directoryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
       }
       if fd >= 0 || errno != EEXIST { break }
     }
-    guard fd >= 0 else { throw SystemError("open", path: temporary) }
+    let temporaryPath = directory + "/" + temporary
+    guard fd >= 0 else { throw SystemError("open", path: temporaryPath) }
     do throws(SystemError) {
-      try writeAll(fd, bytes, path: temporary)
-      if retryingOnInterrupt({ fsync(fd) }) != 0 { throw SystemError("fsync", path: temporary) }
+      try writeAll(fd, bytes, path: temporaryPath)
+      if retryingOnInterrupt({ fsync(fd) }) != 0 {
+        throw SystemError("fsync", path: temporaryPath)
+      }
     } catch {
       close(fd)
-      unlink(temporary)
+      unlinkat(directoryFD, temporary, 0)
       throw error
     }
     close(fd)
-    guard rename(temporary, path) == 0 else {
+    guard renameat(directoryFD, temporary, directoryFD, name) == 0 else {
       let failure = SystemError("rename", path: path)
-      unlink(temporary)
+      unlinkat(directoryFD, temporary, 0)
       throw failure
     }
-    try syncDirectory(directory)
+    if retryingOnInterrupt({ fsync(directoryFD) }) != 0 {
+      throw SystemError("fsync", path: directory)
+    }
+  }
+
+  /// Opens `path`, a directory under the data directory that the daemon keeps its own files
+  /// in (the journal, snapshots, the receipt archive, the outbox), making it (mode 700, its
+  /// parent then fsynced) when `create` is true and it is missing. The caller closes the
+  /// descriptor.
+  ///
+  /// It must be a real directory, not writable by group or others. A symbolic link is refused
+  /// (`ELOOP`), never followed, whatever it points at: one planted there would have the
+  /// daemon write its files — or read them back at start-up — wherever it leads. Anything
+  /// else is refused with `ENOTDIR`, and a directory open to others (who could plant such a
+  /// link in it) with `EACCES`. The descriptor is of the directory itself, so files made
+  /// through it land there even if the path is replaced meanwhile.
+  public static func openOwnDirectory(_ path: String, create: Bool = true) throws(SystemError)
+    -> Int32
+  {
+    let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+    var fd = retryingOnInterrupt { open(path, flags) }
+    if fd < 0 && errno == ENOENT && create {
+      if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir", path: path) }
+      try syncDirectory(parentDirectory(of: path))
+      fd = retryingOnInterrupt { open(path, flags) }
+    }
+    guard fd >= 0 else {
+      let failure = SystemError("open", path: path)
+      // Linux says ENOTDIR for a link opened this way: say what is there instead.
+      var info = stat()
+      guard lstat(path, &info) == 0 else { throw failure }
+      if info.st_mode & S_IFMT == S_IFLNK {
+        throw SystemError(
+          "open", path: path, code: ELOOP,
+          reason:
+            "is a symbolic link; registerd does not follow links for the files it writes or reads in its data directory"
+        )
+      }
+      if info.st_mode & S_IFMT != S_IFDIR {
+        throw SystemError("open", path: path, code: ENOTDIR, reason: "is not a directory")
+      }
+      throw failure
+    }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      let failure = SystemError("fstat", path: path)
+      close(fd)
+      throw failure
+    }
+    let mode = info.st_mode & 0o777
+    if mode & 0o022 != 0 {
+      close(fd)
+      throw SystemError(
+        "open", path: path, code: EACCES,
+        reason:
+          "is writable by group or others (mode \(String(mode, radix: 8))); chmod go-w \(path)")
+    }
+    return fd
+  }
+
+  /// The last component of a path (the whole of a bare name).
+  static func lastComponent(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
   }
 
   /// 64 random bits as hex, for temporary file names nobody can guess in advance.
