@@ -45,10 +45,12 @@ package struct Options {
                           $XDG_RUNTIME_DIR/registerd.sock, else /tmp/registerd-UID.sock)
       --catalog FILE      the products, and the store settings unless --store gives them
                           (default: Data/products.json in a checkout, else
-                          /etc/registerd/products.json)
+                          /etc/registerd/products.json); a regular file of at most
+                          64 MiB, read again on SIGHUP
       --store FILE        the store settings (name, address, tax, rounding, limits) in a
                           file of their own; the catalog's store section is then ignored
-                          (default when installed: /etc/registerd/store.json if present)
+                          (default when installed: /etc/registerd/store.json if present);
+                          a regular file of at most 64 MiB
       --data-dir DIR      where the journal and other data live (default:
                           $REGISTER_DATA_DIR, else $STATE_DIRECTORY; installed
                           /var/lib/registerd; in a checkout .registerd)

@@ -56,26 +56,29 @@ public final class FileJournalStorage: JournalStorage {
   private static func openFile(_ segment: JournalFiles.Segment) throws(SystemError) -> (
     Int32, Int, Int
   ) {
+    // The journal directory is opened as a real directory (a link planted in its place, also
+    // while the daemon runs, is refused) and the segment made in it through that descriptor.
     let folder = FileIO.parentDirectory(of: segment.path)
-    if !FileIO.exists(folder) {
-      try FileIO.makeDirectories(folder)
-      try FileIO.syncDirectory(FileIO.parentDirectory(of: folder))
-    }
+    let name = FileIO.lastComponent(of: segment.path)
+    let folderFD = try FileIO.openOwnDirectory(folder)
+    defer { closeDescriptor(folderFD) }
     var before = stat()
-    let existed = lstat(segment.path, &before) == 0
+    let existed = fstatat(folderFD, name, &before, AT_SYMLINK_NOFOLLOW) == 0
     // Never through a symbolic link: one planted at the segment's name would have the daemon
     // write to (or, recovering, truncate) whatever it points at.
     let fd = retryingOnInterrupt {
-      open(segment.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      openat(folderFD, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
     }
     guard fd >= 0 else { throw SystemError("open", path: segment.path) }
     var info = stat()
     fstat(fd, &info)
     let size = Int(info.st_size)
     let length: Int
-    do {
+    do throws(SystemError) {
       length = try JournalFiles.recordsEnd(fd, size: size, path: segment.path)
-      if !existed { try FileIO.syncDirectory(folder) }
+      if !existed && retryingOnInterrupt({ fsync(folderFD) }) != 0 {
+        throw SystemError("fsync", path: folder)
+      }
     } catch {
       closeDescriptor(fd)
       throw error
@@ -176,18 +179,9 @@ extension FileEffect {
 
   /// Writes it (temporary file, fsync, rename, fsync the directory). A directory it goes in
   /// that is a symbolic link or writable by others (an outbox replaced by a link while the
-  /// daemon runs) is refused with `ELOOP` / `EACCES`, not written through.
+  /// daemon runs) is refused with `ELOOP` / `EACCES`, not written through
+  /// (`FileIO.writeOwnFile`).
   public func perform() throws(SystemError) {
-    let directory = FileIO.parentDirectory(of: path)
-    try FileIO.makeDirectories(directory)
-    var info = stat()
-    guard lstat(directory, &info) == 0 else { throw SystemError("lstat", path: directory) }
-    switch info.st_mode & S_IFMT {
-    case S_IFDIR: break
-    case S_IFLNK: throw SystemError("open", path: directory, code: ELOOP)
-    default: throw SystemError("open", path: directory, code: ENOTDIR)
-    }
-    if info.st_mode & 0o022 != 0 { throw SystemError("open", path: directory, code: EACCES) }
-    try FileIO.writeAtomically(bytes, to: path, mode: mode_t(mode))
+    try FileIO.writeOwnFile(bytes, to: path, mode: mode_t(mode))
   }
 }

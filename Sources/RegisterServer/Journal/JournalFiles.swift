@@ -439,8 +439,16 @@ public enum JournalFiles {
       throw RecoveryError("\(reason). Nothing was changed.")
     }
     let folder = segmentDirectory(in: directory)
-    if let reason = FileIO.unsafeDirectoryReason(folder, what: "the journal directory") {
-      throw RecoveryError("\(reason). Nothing was changed.")
+    // Snapshots and the receipt archive are read at start-up as the register's own state: a
+    // link in their place would have it start from whatever the link leads to.
+    for (path, what) in [
+      (folder, "the journal directory"),
+      (SnapshotFiles.directory(in: directory), "the snapshot directory"),
+      (SnapshotFiles.receiptsDirectory(in: directory), "the receipt archive directory"),
+    ] {
+      if let reason = FileIO.unsafeDirectoryReason(path, what: what) {
+        throw RecoveryError("\(reason). Nothing was changed.")
+      }
     }
     let legacy = legacyPath(in: directory)
     if let reason = FileIO.unsafeFileReason(legacy, what: "the journal") {

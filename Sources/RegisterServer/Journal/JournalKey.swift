@@ -44,9 +44,17 @@ public enum JournalKey {
           "the journal key \(path) is inside the data directory; keep it elsewhere (whoever can write the journal must not be able to read the key)"
       )
     }
+    // Checked by its size first, for the message; read with the limit all the same, since
+    // the file can be replaced between the two (by then a FIFO or a device is refused too).
+    guard (16...4096).contains(Int(info.st_size)) else {
+      throw Problem(
+        description:
+          "the journal key \(path) has \(info.st_size) bytes; use 16 to 4096 (head -c 32 /dev/urandom > \(path))"
+      )
+    }
     let bytes: [UInt8]
     do {
-      bytes = try FileIO.read(path, followingSymlinks: false)
+      bytes = try FileIO.read(path, followingSymlinks: false, limit: 4096)
     } catch {
       throw Problem(description: "cannot read the journal key \(path): \(error)")
     }

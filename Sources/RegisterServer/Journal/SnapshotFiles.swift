@@ -91,15 +91,16 @@ public enum SnapshotFiles {
     _ register: Register, head: JournalHead, dataDirectory: String
   ) throws(SystemError) -> Written {
     var register = register
-    let receipts = receiptsDirectory(in: dataDirectory)
     var archived: [ArchivedDay] = []
     let days = register.ledger.unarchivedDays(before: register.day.number)
-    if !days.isEmpty { try makeDirectory(receipts, in: dataDirectory) }
+    // Both directories are the daemon's own: `writeOwnFile` makes them when missing and
+    // refuses a symbolic link planted in their place (and one open to others) rather than
+    // write through it. The snapshot is then not written; the journal still has everything.
     for (day, dayReceipts) in days {
       let files = ReceiptArchive.files(day: day, receipts: dayReceipts)
-      try FileIO.writeAtomically(
+      try FileIO.writeOwnFile(
         files.receipts, to: archivePath(day: day, in: dataDirectory), mode: 0o600)
-      try FileIO.writeAtomically(
+      try FileIO.writeOwnFile(
         files.index, to: archivePath(day: day, index: true, in: dataDirectory), mode: 0o600)
       archived.append(contentsOf: files.runs)
     }
@@ -107,16 +108,9 @@ public enum SnapshotFiles {
     let snapshot = Snapshot(
       dataDirectory: dataDirectory, day: register.day.number, sequence: head.sequence)
     let bytes = SnapshotFile.encode(register, head: head)
-    try makeDirectory(directory(in: dataDirectory), in: dataDirectory)
-    try FileIO.writeAtomically(bytes, to: snapshot.path, mode: 0o600)
+    try FileIO.writeOwnFile(bytes, to: snapshot.path, mode: 0o600)
     let removed = prune(in: dataDirectory)
     return Written(snapshot: snapshot, bytes: bytes.count, archived: archived, removed: removed)
-  }
-
-  private static func makeDirectory(_ path: String, in dataDirectory: String) throws(SystemError) {
-    guard !FileIO.exists(path) else { return }
-    try FileIO.makeDirectories(path)
-    try FileIO.syncDirectory(dataDirectory)
   }
 
   static func archivePath(day: Int, index: Bool = false, in dataDirectory: String) -> String {
@@ -131,12 +125,16 @@ public enum SnapshotFiles {
   public static func prune(in dataDirectory: String) -> Int {
     let all = list(in: dataDirectory)
     guard all.count > newestKept else { return 0 }
+    // Removed in the directory as opened for real: never through a link put in its place.
+    guard let folderFD = try? FileIO.openOwnDirectory(directory(in: dataDirectory), create: false)
+    else { return 0 }
+    defer { close(folderFD) }
     var keptWeeks: Set<Int> = []
     var removed = 0
     for snapshot in all.dropLast(newestKept).reversed() {
       let week = (snapshot.day - 1) / weekly
       if keptWeeks.insert(week).inserted { continue }
-      if unlink(snapshot.path) == 0 { removed += 1 }
+      if unlinkat(folderFD, FileIO.lastComponent(of: snapshot.path), 0) == 0 { removed += 1 }
     }
     return removed
   }
@@ -242,7 +240,8 @@ private final class CatalogAhead: @unchecked Sendable {
   }
 }
 
-/// Reads archived receipts from `DATA/receipts/dayNNNNNN.ndjson` (never through a link).
+/// Reads archived receipts from `DATA/receipts/dayNNNNNN.ndjson` (never through a link, at
+/// the file's name or in place of the directory).
 public final class FileReceiptArchive: ReceiptArchiveReader {
   public let dataDirectory: String
 
@@ -253,7 +252,14 @@ public final class FileReceiptArchive: ReceiptArchiveReader {
   public func read(day: Int, index: Bool, offset: Int, length: Int) -> [UInt8]? {
     guard offset >= 0, length > 0, length <= 1 << 26 else { return nil }
     let path = SnapshotFiles.archivePath(day: day, index: index, in: dataDirectory)
-    let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+    guard
+      let folderFD = try? FileIO.openOwnDirectory(
+        FileIO.parentDirectory(of: path), create: false)
+    else { return nil }
+    defer { close(folderFD) }
+    let fd = retryingOnInterrupt {
+      openat(folderFD, FileIO.lastComponent(of: path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    }
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var bytes = [UInt8](repeating: 0, count: length)
