@@ -58,7 +58,13 @@ public enum ContactValidation {
     let fail = { (why: String) in
       RegisterError(.invalidEmail, "\"\(email)\" is not an e-mail address: \(why)")
     }
-    guard email.count <= 254 else { throw fail("longer than 254 characters") }
+    // ASCII only, checked on the bytes: the checks below match `Character`s, which compare by
+    // canonical equivalence (a Kelvin sign, U+212A, would pass as a "K" and be stored as an
+    // address that is not the one it looks like). It makes every count below a byte count.
+    guard email.utf8.allSatisfy({ $0 < 0x80 }) else {
+      throw fail("use plain ASCII letters, digits and punctuation")
+    }
+    guard email.utf8.count <= 254 else { throw fail("longer than 254 characters") }
     let parts = email.split(separator: "@", omittingEmptySubsequences: false)
     guard parts.count == 2 else { throw fail("it needs exactly one @") }
     let local = parts[0]
