@@ -96,7 +96,11 @@ public struct JSONObject: Sendable, Equatable {
   /// Members in insertion order.
   public private(set) var members: [(key: String, value: JSONValue)] = []
   /// Position of each key in `members`, kept once the object is large.
-  private var index: [String: Int]?
+  ///
+  /// Member names are compared by their bytes, as RFC 8259 has it, not by `String`'s
+  /// canonical equivalence (see `ExactText`): an object may hold a member named "café" with
+  /// é composed and one with it decomposed (a snapshot's idempotency keys are member names).
+  private var index: [ExactText: Int]?
   static let indexThreshold = 16
 
   public init() {}
@@ -114,12 +118,9 @@ public struct JSONObject: Sendable, Equatable {
 
   /// The position of `key` in `members`.
   func position(of key: String) -> Int? {
-    if let index { return index[key] }
-    // Comparing lengths first skips most unequal keys cheaply: String's `==` is quick for
-    // equal strings but takes a slow path for unequal ones.
-    let length = key.utf8.count
-    for position in members.indices
-    where members[position].key.utf8.count == length && members[position].key == key {
+    if let index { return index[ExactText(key)] }
+    // Comparing lengths first skips most unequal keys cheaply (`hasSameBytes` does).
+    for position in members.indices where members[position].key.hasSameBytes(as: key) {
       return position
     }
     return nil
@@ -150,7 +151,7 @@ public struct JSONObject: Sendable, Equatable {
   mutating func append(_ key: String, _ value: JSONValue) {
     members.append((key, value))
     if index != nil {
-      index?[key] = members.count - 1
+      index?[ExactText(key)] = members.count - 1
     } else if members.count > Self.indexThreshold {
       rebuildIndex()
     }
@@ -161,16 +162,16 @@ public struct JSONObject: Sendable, Equatable {
       index = nil
       return
     }
-    var built: [String: Int] = [:]
+    var built: [ExactText: Int] = [:]
     built.reserveCapacity(members.count)
-    for (position, member) in members.enumerated() { built[member.key] = position }
+    for (position, member) in members.enumerated() { built[ExactText(member.key)] = position }
     index = built
   }
 
   public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
     guard lhs.members.count == rhs.members.count else { return false }
     for (left, right) in zip(lhs.members, rhs.members)
-    where left.key != right.key || left.value != right.value {
+    where !left.key.hasSameBytes(as: right.key) || left.value != right.value {
       return false
     }
     return true

@@ -14,6 +14,13 @@ public enum CardNumberMask {
     mask(text) != text
   }
 
+  /// True when `digits` (each 0 to 9) make a card number by the rule above: 12 to 19 of them,
+  /// passing the Luhn check. The one place that rule is written; masking and the checks of
+  /// fields that cannot be masked (a phone number's digits) both ask it.
+  public static func isCardNumber(digits: [UInt8]) -> Bool {
+    (12...19).contains(digits.count) && CardValidator.passesLuhn(digits)
+  }
+
   /// `text` with every card-number-like run replaced by `****` and its last four digits.
   public static func mask(_ text: String) -> String {
     // Cheap exit, before any copy: most text has no 12 digits at all. (A digit is one ASCII
@@ -65,7 +72,7 @@ public enum CardNumberMask {
           digits.append(UInt8(scalars[position].value - 48))
         }
         if digits.count > 19 { break }
-        if digits.count >= 12 && CardValidator.passesLuhn(digits) { matched = last }
+        if isCardNumber(digits: digits) { matched = last }
       }
       if first > 0 {
         // The separator before this group.

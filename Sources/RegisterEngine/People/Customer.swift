@@ -43,11 +43,28 @@ public struct Customer: Sendable, Equatable {
 public enum ContactValidation {
   /// A practical check of an address: one "@", a local part of allowed characters, a domain of
   /// dot-separated labels with a letter-only top level, no spaces, at most 254 characters.
+  ///
+  /// An address that holds something that looks like a card number (`CardNumberMask`) is
+  /// refused: an address is stored, journaled, echoed and written into a message's `To:` as it
+  /// is, and a masked one would no longer reach anybody.
   public static func validateEmail(_ email: String) throws(RegisterError) {
+    // First, and without the address in the message: the message would otherwise show it.
+    guard !CardNumberMask.containsCardNumber(email) else {
+      throw RegisterError(
+        .invalidEmail,
+        "the e-mail address looks like it holds a card number (12 to 19 digits, alone or in groups joined by single spaces or dashes, that pass the Luhn check); card numbers are never stored, so give another address"
+      )
+    }
     let fail = { (why: String) in
       RegisterError(.invalidEmail, "\"\(email)\" is not an e-mail address: \(why)")
     }
-    guard email.count <= 254 else { throw fail("longer than 254 characters") }
+    // ASCII only, checked on the bytes: the checks below match `Character`s, which compare by
+    // canonical equivalence (a Kelvin sign, U+212A, would pass as a "K" and be stored as an
+    // address that is not the one it looks like). It makes every count below a byte count.
+    guard email.utf8.allSatisfy({ $0 < 0x80 }) else {
+      throw fail("use plain ASCII letters, digits and punctuation")
+    }
+    guard email.utf8.count <= 254 else { throw fail("longer than 254 characters") }
     let parts = email.split(separator: "@", omittingEmptySubsequences: false)
     guard parts.count == 2 else { throw fail("it needs exactly one @") }
     let local = parts[0]
@@ -70,14 +87,29 @@ public enum ContactValidation {
 
   /// A phone number: digits with optional spaces, dashes, dots, parentheses and a leading +;
   /// 7 to 15 digits in all.
+  ///
+  /// One whose digits look like a card number is refused (a phone number is stored and shown
+  /// as it is, so it cannot be masked): all its digits taken together, or a run of them in
+  /// groups joined by single spaces or dashes, that number 12 to 19 and pass the Luhn check
+  /// (`CardNumberMask`'s rule). One phone number in ten of 12 to 15 digits passes the check
+  /// by chance and is refused too; the message says why, so it can be given without the
+  /// country code or left out.
   public static func validatePhone(_ phone: String) throws(RegisterError) {
-    let allowed = Set("0123456789 -.()")
-    let body = phone.hasPrefix("+") ? String(phone.dropFirst()) : phone
-    let digits = body.filter(\.isNumber).count
-    guard body.allSatisfy({ allowed.contains($0) }), (7...15).contains(digits) else {
+    let body = phone.hasPrefix("+") ? phone.utf8.dropFirst() : phone.utf8[...]
+    // Bytes, not characters: a digit is one ASCII byte, and no other character gets through.
+    let allowed = Set("0123456789 -.()".utf8)
+    let digits = body.filter { $0 >= 0x30 && $0 <= 0x39 }.map { $0 - 0x30 }
+    guard body.allSatisfy({ allowed.contains($0) }), (7...15).contains(digits.count) else {
       throw RegisterError(
         .invalidPhone,
         "\"\(phone)\" is not a phone number: use 7 to 15 digits, with spaces, dashes or a leading +"
+      )
+    }
+    guard !CardNumberMask.isCardNumber(digits: digits), !CardNumberMask.containsCardNumber(phone)
+    else {
+      throw RegisterError(
+        .invalidPhone,
+        "the phone number looks like a card number (12 to 19 of its digits pass the Luhn check, as a card number's do); card numbers are never stored, so give it without the country code, or leave it out"
       )
     }
   }

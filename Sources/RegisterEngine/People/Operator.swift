@@ -141,10 +141,14 @@ public struct Operator: Sendable, Equatable {
   }
 }
 
-/// Checks an operator id: 1 to 32 letters, digits, '-', '_' or '.'.
+/// Checks an operator id: 1 to 32 ASCII letters, digits, '-', '_' or '.'.
+///
+/// Checked byte by byte: a set of `Character`s matches by canonical equivalence, so the
+/// Kelvin sign (U+212A) would pass as a "K" and be stored as an id that is not the one it
+/// looks like.
 func validateOperatorID(_ id: String) throws(RegisterError) {
-  let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
-  guard !id.isEmpty, id.count <= 32, id.allSatisfy({ allowed.contains($0) }) else {
+  let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".utf8)
+  guard !id.isEmpty, id.utf8.count <= 32, id.utf8.allSatisfy({ allowed.contains($0) }) else {
     throw RegisterError(
       .badRequest, "an operator id is 1 to 32 letters, digits, '-', '_' or '.'")
   }

@@ -121,8 +121,13 @@ public struct RequestEnvelope: Sendable, Equatable {
   init(from fields: inout RequestFields) throws(RegisterError) {
     id = fields.raw("id") ?? .null
     key = try fields.optional("key", as: String.self)
-    if let key, key.isEmpty || key.count > 200 {
-      throw RegisterError(.badRequest, "key must be 1 to 200 characters")
+    // Counted in Unicode scalars, not characters: one character may be any number of
+    // combining marks, and a key is journaled and kept in snapshots.
+    if let key, key.isEmpty || key.scalarLength > 200 {
+      throw RegisterError(
+        .badRequest,
+        "key must be 1 to 200 characters (Unicode scalars: an accent sent as a mark of its own counts as one)"
+      )
     }
     // A key is journaled with its reply and echoed in key_reused: it must not look like a
     // card number (a masked key would no longer be the client's key).

@@ -21,14 +21,17 @@ public struct StoredKey: Sendable, Equatable {
 /// inserted in place instead of copying every key the day has seen.
 public struct KeyTable: Sendable, Equatable {
   /// The keys by the business day they were used in (internal for the snapshot codec).
-  var days: [Int: [String: StoredKey]] = [:]
+  /// A key is its exact bytes (`ExactText`): keys that differ in their bytes are different
+  /// keys even when Swift's `String` would call them equal ("café" composed and decomposed).
+  var days: [Int: [ExactText: StoredKey]] = [:]
 
   public init() {}
 
   /// The stored key, if it has not expired.
   public subscript(key: String) -> StoredKey? {
+    let exact = ExactText(key)
     for table in days.values {
-      if let stored = table[key] { return stored }
+      if let stored = table[exact] { return stored }
     }
     return nil
   }
@@ -58,7 +61,7 @@ public struct KeyTable: Sendable, Equatable {
   }
 
   mutating func insert(_ key: String, _ stored: StoredKey) {
-    days[stored.day, default: [:]][key] = stored
+    days[stored.day, default: [:]][ExactText(key)] = stored
   }
 
   /// Forgets the keys of every day before `day`.

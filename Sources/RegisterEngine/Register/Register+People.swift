@@ -7,8 +7,11 @@ extension Register {
     signedIn.flatMap { id in operators.first { $0.id == id } }
   }
 
+  /// The operator whose id is exactly `id`, byte for byte (`hasSameBytes`): an id that merely
+  /// looks the same (a Kelvin sign for a "K") names nobody, so every event names an operator
+  /// by the bytes it was added with.
   func operatorNamed(_ id: String) throws(RegisterError) -> Operator {
-    guard let person = operators.first(where: { $0.id == id }) else {
+    guard let person = operators.first(where: { $0.id.hasSameBytes(as: id) }) else {
       throw RegisterError(.operatorNotFound, "there is no operator \"\(id)\"")
     }
     return person
@@ -140,7 +143,7 @@ extension Register {
     var work = PINWork()
     func check(_ pin: String, of id: String, managerOnly: Bool) {
       guard (try? PINHash.validate(pin)) != nil,
-        let person = operators.first(where: { $0.id == id }),
+        let person = operators.first(where: { $0.id.hasSameBytes(as: id) }),
         !managerOnly || person.role == .manager
       else { return }
       work.checks.append(
