@@ -177,23 +177,19 @@ for file in "${files[@]}"; do
   fi
 done
 verify_s=$(seconds "$bin/register-cli" verify --data-dir "$large/data")
-python_s=$(seconds python3 -c '
+# The floor any tool gets: json.loads of every line of FILES, as a command.
+json_loads='
 import json, sys
 for name in sys.argv[1:]:
     with open(name, "rb") as f:
         for line in f:
             json.loads(line)
-' "${files[@]}")
+'
+python_s=$(seconds python3 -c "$json_loads" "${files[@]}")
 sha_s=$(seconds sh -c 'cat "$@" | sha256sum' sh "${files[@]}")
 # The same Python loop as a command on the files replay applies (its start-up counted, as
 # replay's is): the comparison on the same files, beside the whole-year rate above.
-python_day_s=$(seconds python3 -c '
-import json, sys
-for name in sys.argv[1:]:
-    with open(name, "rb") as f:
-        for line in f:
-            json.loads(line)
-' "${replay_files[@]}")
+python_day_s=$(seconds python3 -c "$json_loads" "${replay_files[@]}")
 
 awk -v days="$days" -v middle="$middle" -v runs="$runs" \
   -v s1="$start_small" -v sN="$start_large" -v rss="$rss_kb" -v hwm="$hwm_kb" \
