@@ -19,6 +19,32 @@ let decomposedKey = "cafe\u{301}-1"
     #expect(ExactText("\u{212A}") != ExactText("K"), "the Kelvin sign is not a K")
   }
 
+  /// The byte comparison itself: equal lengths that differ anywhere, small (inline) and large
+  /// (heap) strings, the same text made in different ways.
+  @Test func sameBytesComparesEveryByte() {
+    #expect("".hasSameBytes(as: ""))
+    #expect(!"abc".hasSameBytes(as: "abd") && !"abc".hasSameBytes(as: "xbc"))
+    #expect(!"abc".hasSameBytes(as: "abcd") && !"abcd".hasSameBytes(as: "abc"))
+    let long = String(repeating: "receipt-", count: 8)
+    let built = (0..<8).map { _ in "receipt-" }.joined()
+    #expect(long.hasSameBytes(as: built))
+    #expect(!long.hasSameBytes(as: String(built.dropLast()) + "_"))
+    #expect(String(long.utf8.prefix(20))!.hasSameBytes(as: String(built.prefix(20))))
+    #expect(!"\u{E9}".hasSameBytes(as: "\u{E8}"), "same length, last byte differs")
+  }
+
+  /// A limit in scalars, answered from the byte count when that is within the limit.
+  @Test func moreScalarsThanALimit() {
+    #expect(!String(repeating: "a", count: 200).hasMoreScalars(than: 200))
+    #expect(String(repeating: "a", count: 201).hasMoreScalars(than: 200))
+    // 400 bytes, 200 scalars: within; one more scalar: over.
+    #expect(!String(repeating: "\u{E9}", count: 200).hasMoreScalars(than: 200))
+    #expect(String(repeating: "\u{E9}", count: 201).hasMoreScalars(than: 200))
+    // One character of 201 scalars.
+    #expect(("e" + String(repeating: "\u{301}", count: 200)).hasMoreScalars(than: 200))
+    #expect(!"".hasMoreScalars(than: 0) && "a".hasMoreScalars(than: 0))
+  }
+
   /// The defect: the second paid-in got the first one's reply and was silently dropped.
   @Test func keysThatDifferInTheirBytesAreDifferentKeys() throws {
     let lane = try JournalLane()

@@ -37,12 +37,22 @@ extension String {
   /// True when the two are the same UTF-8 bytes — not merely canonically equivalent, which is
   /// what `==` tells (see `ExactText`).
   public func hasSameBytes(as other: String) -> Bool {
-    guard utf8.count == other.utf8.count else { return false }
-    var left = self
-    var right = other
-    return left.withUTF8 { leftBytes in
-      right.withUTF8 { rightBytes in leftBytes.elementsEqual(rightBytes) }
+    // A native string's UTF-8 count is stored, so unequal lengths (most unequal member names)
+    // cost two loads. Equal lengths compare the bytes in place: no copy, no retain.
+    let count = utf8.count
+    guard count == other.utf8.count else { return false }
+    let same = utf8.withContiguousStorageIfAvailable { left in
+      other.utf8.withContiguousStorageIfAvailable { right in
+        var index = 0
+        while index < count {
+          if left[index] != right[index] { return false }
+          index += 1
+        }
+        return true
+      }
     }
+    // Text that is not stored contiguously (bridged) is compared byte by byte through its view.
+    return (same ?? nil) ?? utf8.elementsEqual(other.utf8)
   }
 
   /// The length that limits on text a client sends count: Unicode scalars. A character (a
@@ -50,4 +60,11 @@ extension String {
   /// are one character in 20 KB — so a limit in characters bounds nothing; one in scalars
   /// bounds the bytes too (at most four per scalar).
   public var scalarLength: Int { unicodeScalars.count }
+
+  /// True when the text is longer than `limit` Unicode scalars. A scalar is one to four
+  /// bytes, so text of at most `limit` bytes (nearly all: ASCII within the limit) is answered
+  /// from its stored length, without decoding it.
+  public func hasMoreScalars(than limit: Int) -> Bool {
+    utf8.count > limit && unicodeScalars.count > limit
+  }
 }

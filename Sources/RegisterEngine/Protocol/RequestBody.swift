@@ -123,7 +123,7 @@ public struct RequestEnvelope: Sendable, Equatable {
     key = try fields.optional("key", as: String.self)
     // Counted in Unicode scalars, not characters: one character may be any number of
     // combining marks, and a key is journaled and kept in snapshots.
-    if let key, key.isEmpty || key.scalarLength > 200 {
+    if let key, key.isEmpty || key.hasMoreScalars(than: 200) {
       throw RegisterError(
         .badRequest,
         "key must be 1 to 200 characters (Unicode scalars: an accent sent as a mark of its own counts as one)"

@@ -57,7 +57,7 @@ struct RequestFields {
   mutating func text(_ key: String, required: Bool, maxLength: Int = 200) throws(RegisterError)
     -> String?
   {
-    if case .string(let value)? = fields.peek(key), value.scalarLength > maxLength {
+    if case .string(let value)? = fields.peek(key), value.hasMoreScalars(than: maxLength) {
       throw RegisterError(
         .badRequest,
         "\(fields.pathOf(key)) is longer than \(maxLength) characters (Unicode scalars: an accent sent as a mark of its own counts as one)"
