@@ -49,9 +49,11 @@ struct CardEntryEndToEndTests {
 
     input.fileHandleForWriting.write(Data("4242 4242 4242 4242\n 737 \n".utf8))
     try input.fileHandleForWriting.close()
-    let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let status = try #require(exitStatus(of: process, timeout: 30))
+    let collected = collectOutput(
+      of: process, from: [output.fileHandleForReading, errors.fileHandleForReading], timeout: 30)
+    let stdout = collected.text(0)
+    let stderr = collected.text(1)
+    let status = try #require(collected.status)
     #expect(status == 0, "\(stderr)")
     #expect(stdout.contains("VISA ****4242"), "\(stdout)")
     #expect(stdout.contains("Sale complete"))
@@ -196,7 +198,7 @@ struct CardAtTerminalTests {
     input.write(Data("737\n".utf8))
     #expect(exitStatus(of: process, timeout: 20) != nil)
     try? input.close()
-    text += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+    text += String(decoding: readAvailable(output), as: UTF8.self)
     #expect(text.contains("VISA ****4242"), "\(text)")
     #expect(text.contains("status=0"))
     #expect(!text.contains("4242424242424242"), "the number was not echoed")
@@ -223,7 +225,7 @@ struct CardAtTerminalTests {
     input.write(Data([4]))  // Ctrl-D: the end of the batch.
     #expect(exitStatus(of: process, timeout: 20) != nil)
     try? input.close()
-    text += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+    text += String(decoding: readAvailable(output), as: UTF8.self)
     #expect(text.contains("VISA ****4242") && text.contains("(no items)"), "\(text)")
     #expect(text.contains("status=0"), "\(text)")
     #expect(!text.contains("4242 4242") && !text.contains("737"), "nothing echoed: \(text)")
@@ -242,7 +244,7 @@ struct CardAtTerminalTests {
     input.write(Data([3]))  // Ctrl-C: the terminal sends SIGINT to its foreground processes.
     if exitStatus(of: process, timeout: 20) == nil { process.terminate() }
     try? input.close()
-    text += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+    text += String(decoding: readAvailable(output), as: UTF8.self)
     #expect(text.contains("status=130"), "ended by SIGINT: \(text)")
     #expect(text.contains(" echo ") && !text.contains("-echo "), "echo is on again: \(text)")
     #expect(try daemon.connect().send(#"{"op":"order"}"#).result["item_count"] == .int(1))
@@ -263,17 +265,11 @@ struct CustomerDisplayEndToEndTests {
     watch.standardError = Pipe()
     try watch.run()
     // The welcome screen is drawn once it has subscribed, so it sees every change after it.
-    var text = ""
-    while !text.contains("Your items will show here.") {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      text += String(decoding: chunk, as: UTF8.self)
-    }
+    var text = read(output.fileHandleForReading, until: "Your items will show here.")
     #expect(text.contains("Welcome!") && text.contains("Lane & Thread Outfitters"), "\(text)")
     #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
-    if exitStatus(of: watch, timeout: 15) == nil { watch.terminate() }
-    text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    text += collectOutput(of: watch, from: [output.fileHandleForReading], timeout: 15).text()
     #expect(!text.contains("\u{1B}"), "no escape codes when not on a terminal")
     let order = try daemon.connect().send(#"{"op":"receipt","number":1}"#)
     let receipt = try #require(order.result["text"]?.stringValue)

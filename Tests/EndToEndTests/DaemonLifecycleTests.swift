@@ -67,8 +67,9 @@ struct DaemonLifecycleTests {
     let errors = Pipe()
     second.standardError = errors
     try second.run()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(exitStatus(of: second, timeout: 60).map { $0 != 0 } == true)
+    let collected = collectOutput(of: second, from: [errors.fileHandleForReading])
+    let message = collected.text()
+    #expect(collected.status.map { $0 != 0 } == true)
     #expect(message.contains("already listening on \(daemon.socketPath)"))
     // The first one is untouched.
     #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
@@ -88,8 +89,9 @@ struct DaemonLifecycleTests {
     let errors = Pipe()
     second.standardError = errors
     try second.run()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(exitStatus(of: second, timeout: 60) == 1)
+    let collected = collectOutput(of: second, from: [errors.fileHandleForReading])
+    let message = collected.text()
+    #expect(collected.status == 1)
     #expect(message.contains(daemon.dataDirectory))
     #expect(message.contains("pid \(daemon.process.processIdentifier)"))
     #expect(!FileManager.default.fileExists(atPath: daemon.directory.path("other.sock")))
@@ -172,8 +174,9 @@ struct DaemonLifecycleTests {
     let errors = Pipe()
     process.standardError = errors
     try process.run()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(exitStatus(of: process, timeout: 60) == 1)
+    let collected = collectOutput(of: process, from: [errors.fileHandleForReading])
+    let message = collected.text()
+    #expect(collected.status == 1)
     for fragment in mentions {
       #expect(message.contains(fragment), "\(fragment) not in: \(message)")
     }
@@ -343,5 +346,50 @@ struct LeftoverDaemonTests {
     let after = try String(contentsOfFile: LeftoverDaemons.listPath, encoding: .utf8)
     #expect(after.contains("\(getpid()) \(own.process.processIdentifier)\n"))
     #expect(try own.connect().send(#"{"op":"hello"}"#).isOK)
+  }
+}
+
+@Suite("the harness waits for a program's exit, not for end of file on its pipes")
+struct CollectOutputTests {
+  /// A shell that prints, leaves a process behind that holds its stdout and stderr (as a
+  /// server started by another test at the same moment can), and exits.
+  @Test func aPipeHeldByAnotherProcessDoesNotHoldTheTest() throws {
+    let started = Date()
+    let result = try runProgram(
+      URL(fileURLWithPath: "/bin/sh"),
+      ["-c", "echo out; echo err >&2; sleep 30 & echo \"left $!\""])
+    defer {
+      if let pid = result.stdout.split(separator: " ").last.flatMap({ Int32($0.dropLast()) }) {
+        kill(pid, SIGKILL)
+      }
+    }
+    #expect(Date().timeIntervalSince(started) < 20, "returned once the shell exited")
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("out\nleft "), "\(result.stdout)")
+    #expect(result.stderr == "err\n")
+  }
+
+  @Test func aProgramThatDoesNotExitInTimeIsKilledAndSaysSo() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "echo before; exec sleep 60"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let started = Date()
+    let collected = collectOutput(of: process, from: [output.fileHandleForReading], timeout: 1)
+    #expect(Date().timeIntervalSince(started) < 15)
+    #expect(collected.status == nil, "did not exit in time")
+    #expect(exitStatus(of: process, timeout: 0) == SIGKILL, "and was killed")
+    #expect(collected.text() == "before\n")
+  }
+
+  @Test func moreThanAPipeBufferIsReadWhileItRuns() throws {
+    // 1 MiB on stdout: without reading while it runs, the program blocks on a full pipe.
+    let result = try runProgram(
+      URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 1048576 /dev/zero; echo done >&2"])
+    #expect(result.status == 0)
+    #expect(result.stdoutBytes.count == 1_048_576)
+    #expect(result.stderr == "done\n")
   }
 }

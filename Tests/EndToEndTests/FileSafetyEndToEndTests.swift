@@ -40,9 +40,8 @@ struct FileSafetyEndToEndTests {
     // A daemon stuck before it takes its signals (blocked at start-up, as a launching process
     // may pass them on) is killed: the test then fails instead of waiting on its stderr.
     if exitStatus(of: process, timeout: 5) == nil { kill(process.processIdentifier, SIGKILL) }
-    let status = exitStatus(of: process, timeout: 30) ?? -1
-    let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    return (status, log)
+    let collected = collectOutput(of: process, from: [errors.fileHandleForReading], timeout: 30)
+    return (collected.status ?? -1, collected.text())
   }
 
   @Test("a symbolic link at data/journal.ndjson: start refused, its target untouched")

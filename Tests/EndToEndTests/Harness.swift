@@ -300,17 +300,10 @@ func runProgram(
   try process.run()
   if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
   try input.fileHandleForWriting.close()
-  // Read both pipes fully before waiting, so a large output cannot block the child.
-  let group = DispatchGroup()
-  nonisolated(unsafe) var outData = Data()
-  nonisolated(unsafe) var errData = Data()
-  group.enter()
-  DispatchQueue.global().async {
-    outData = output.fileHandleForReading.readDataToEndOfFile()
-    group.leave()
-  }
-  errData = errors.fileHandleForReading.readDataToEndOfFile()
-  group.wait()
+  // Both pipes are read while it runs (a large output cannot block it), until it exits, not
+  // to end of file (`collectOutput` says why).
+  let collected = collectOutput(
+    of: process, from: [output.fileHandleForReading, errors.fileHandleForReading], timeout: 60)
   // Closed now, not whenever Foundation lets go of the Process: a suite that runs hundreds of
   // programs otherwise holds a thousand pipe descriptors, and Foundation's Process.run on
   // Linux reads past its buffer while listing /proc/self/fd when there are that many
@@ -321,9 +314,11 @@ func runProgram(
   ] {
     try? handle.close()
   }
-  guard let status = exitStatus(of: process, timeout: 60) else {
+  guard let status = collected.status else {
     throw HarnessError("\(executable.lastPathComponent) \(arguments) did not exit within a minute")
   }
+  let outData = collected.data[0]
+  let errData = collected.data[1]
   return CLIResult(
     status: status, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: [UInt8](outData))

@@ -128,9 +128,9 @@ struct JournalKeyEndToEndTests {
       let errors = Pipe()
       process.standardError = errors
       try process.run()
-      let output = String(
-        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      #expect(exitStatus(of: process, timeout: 20) == 1, "\(path)")
+      let collected = collectOutput(of: process, from: [errors.fileHandleForReading], timeout: 20)
+      let output = collected.text()
+      #expect(collected.status == 1, "\(path)")
       #expect(output.contains(message), "\(path): \(output)")
     }
     #expect(

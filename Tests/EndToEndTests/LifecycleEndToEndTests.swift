@@ -270,8 +270,7 @@ struct LifecycleEndToEndTests {
     #expect(try daemon.cli(["tender", "cash", "100"]).status == 0)
     // Foundation's isRunning is not updated reliably here (the child is never seen to exit):
     // wait on the process itself, as the other tests do.
-    if exitStatus(of: watch, timeout: 15) == nil { watch.terminate() }
-    let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let lines = collectOutput(of: watch, from: [output.fileHandleForReading], timeout: 15).text()
       .split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
     let types = lines.compactMap { $0["event"]?.stringValue }
     #expect(

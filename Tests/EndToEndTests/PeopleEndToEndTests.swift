@@ -339,8 +339,9 @@ struct PeopleEndToEndTests {
     python.standardOutput = output
     python.standardError = output
     try python.run()
-    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(exitStatus(of: python, timeout: 60) == 0, "\(printed)")
+    let collected = collectOutput(of: python, from: [output.fileHandleForReading])
+    let printed = collected.text()
+    #expect(collected.status == 0, "\(printed)")
     #expect(
       printed.contains(
         "dana@example.com | Your receipt 1 from Lane & Thread Outfitters | Sun, 22 Nov 2026 14:03:05 -0500"

@@ -365,8 +365,9 @@ struct SystemdEndToEndTests {
     process.standardOutput = output
     process.standardError = output
     try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let status = exitStatus(of: process, timeout: 60)
+    let collected = collectOutput(of: process, from: [output.fileHandleForReading])
+    let text = collected.text()
+    let status = collected.status
     // Without a running system bus (containers, CI) systemd-analyze may say it cannot reach
     // it; that is about the host, not the units, and is the only thing left out.
     let said = text.split(separator: "\n").filter {

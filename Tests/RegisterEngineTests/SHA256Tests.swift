@@ -300,8 +300,9 @@ func systemDigest(of bytes: [UInt8]) throws -> String {
   try process.run()
   input.fileHandleForWriting.write(Data(bytes))
   try input.fileHandleForWriting.close()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  #expect(exitStatus(of: process, timeout: 60) == 0)
+  let collected = collectOutput(of: process, from: [output.fileHandleForReading])
+  let data = collected.data[0]
+  #expect(collected.status == 0)
   let text = String(decoding: data, as: UTF8.self)
   return String(text.prefix(while: { $0 != " " }))
 }

@@ -31,3 +31,88 @@ public func exitStatus(of process: Process, timeout: TimeInterval) -> Int32? {
     usleep(2000)
   }
 }
+
+/// What a child process wrote to its pipes, and how it ended.
+public struct CollectedOutput: Sendable {
+  /// The exit status (`exitStatus`), or nil when it did not exit in time and was killed.
+  public var status: Int32?
+  /// What each pipe held, in the order they were given.
+  public var data: [Data]
+
+  /// What pipe `index` held, as text.
+  public func text(_ index: Int = 0) -> String { String(decoding: data[index], as: UTF8.self) }
+}
+
+/// Reads the pipes `handles` (read ends) while `process` runs, until it exits — or, after
+/// `timeout` seconds, kills it — and returns its status and what each pipe held.
+///
+/// End of file is not what it waits for. A pipe ends only when every process holding its
+/// write end has closed it, and a process another test starts at that moment can inherit the
+/// write end: Foundation closes a child's descriptors from a list it makes just before the
+/// spawn, so a pipe made by another thread in between passes to the child, which may run for
+/// the rest of the test run (a server, a supervisor). A test reading to end of file then waits
+/// as long. Here the exit of `process` is waited for (asked of the kernel), and what it wrote
+/// before it exited is then taken from the pipes without blocking.
+public func collectOutput(
+  of process: Process, from handles: [FileHandle], timeout: TimeInterval = 60
+) -> CollectedOutput {
+  let descriptors = handles.map(\.fileDescriptor)
+  for descriptor in descriptors {
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+  }
+  var data = Array(repeating: Data(), count: descriptors.count)
+  var open = Array(repeating: true, count: descriptors.count)
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  // Reads pipe `index` until it has nothing more for now (or has ended).
+  func drain(_ index: Int) {
+    while open[index] {
+      let count = read(descriptors[index], &buffer, buffer.count)
+      if count > 0 {
+        data[index].append(contentsOf: buffer[0..<count])
+      } else if count == 0 || errno != EINTR {
+        if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { open[index] = false }
+        return
+      }
+    }
+  }
+  let deadline = Date().addingTimeInterval(timeout)
+  var status: Int32?
+  while true {
+    var entries = descriptors.indices.filter { open[$0] }.map {
+      pollfd(fd: descriptors[$0], events: Int16(POLLIN), revents: 0)
+    }
+    if entries.isEmpty { usleep(10_000) } else { _ = poll(&entries, nfds_t(entries.count), 10) }
+    for index in descriptors.indices { drain(index) }
+    if let exited = exitStatus(of: process, timeout: 0) {
+      status = exited
+      break
+    }
+    if Date() >= deadline {
+      kill(process.processIdentifier, SIGKILL)
+      _ = exitStatus(of: process, timeout: 10)
+      break
+    }
+  }
+  // What it wrote before it exited is in the pipes now.
+  for index in descriptors.indices { drain(index) }
+  return CollectedOutput(status: status, data: data)
+}
+
+/// What `handle` (a pipe or terminal's read end) holds now, read without waiting for more or
+/// for end of file (see `collectOutput` for why end of file may never come).
+public func readAvailable(_ handle: FileHandle) -> Data {
+  let descriptor = handle.fileDescriptor
+  _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+  var data = Data()
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let count = read(descriptor, &buffer, buffer.count)
+    if count > 0 {
+      data.append(contentsOf: buffer[0..<count])
+    } else if count < 0 && errno == EINTR {
+      continue
+    } else {
+      return data
+    }
+  }
+}
