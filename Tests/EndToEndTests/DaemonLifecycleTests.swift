@@ -66,6 +66,7 @@ struct DaemonLifecycleTests {
     ]
     let errors = Pipe()
     second.standardError = errors
+    second.standardOutput = FileHandle.nullDevice
     try second.run()
     let collected = collectOutput(of: second, from: [errors.fileHandleForReading])
     let message = collected.text()
@@ -88,6 +89,7 @@ struct DaemonLifecycleTests {
     ]
     let errors = Pipe()
     second.standardError = errors
+    second.standardOutput = FileHandle.nullDevice
     try second.run()
     let collected = collectOutput(of: second, from: [errors.fileHandleForReading])
     let message = collected.text()
@@ -173,6 +175,7 @@ struct DaemonLifecycleTests {
     ]
     let errors = Pipe()
     process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
     try process.run()
     let collected = collectOutput(of: process, from: [errors.fileHandleForReading])
     let message = collected.text()
@@ -189,6 +192,7 @@ struct DaemonLifecycleTests {
     process.executableURL = Binaries.registerd
     process.arguments = ["--frobnicate"]
     process.standardError = Pipe()
+    process.standardOutput = FileHandle.nullDevice
     try process.run()
     #expect(exitStatus(of: process, timeout: 60) == 2)
   }
@@ -278,6 +282,7 @@ struct InheritedDescriptorTests {
       Binaries.registerd.path, socket, directory.path("data"), directory.path("products.json"),
     ]
     process.standardError = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
     try process.run()
     defer {
       process.terminate()
@@ -317,6 +322,7 @@ struct LeftoverDaemonTests {
       Binaries.repository.appendingPathComponent("Data/products.json").path,
     ]
     daemon.standardError = FileHandle.nullDevice
+    daemon.standardOutput = FileHandle.nullDevice
     try daemon.run()
     defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
     // A test process that has exited: a short-lived one, waited for.

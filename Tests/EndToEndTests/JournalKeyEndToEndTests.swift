@@ -127,6 +127,7 @@ struct JournalKeyEndToEndTests {
       ]
       let errors = Pipe()
       process.standardError = errors
+      process.standardOutput = FileHandle.nullDevice
       try process.run()
       let collected = collectOutput(of: process, from: [errors.fileHandleForReading], timeout: 20)
       let output = collected.text()
