@@ -325,12 +325,13 @@ struct LeftoverDaemonTests {
     daemon.standardOutput = FileHandle.nullDevice
     try daemon.run()
     defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
-    // A test process that has exited: a short-lived one, waited for.
-    let gone = Process()
-    gone.executableURL = URL(fileURLWithPath: "/bin/true")
-    try gone.run()
-    gone.waitUntilExit()
-    let line = "\(gone.processIdentifier) \(daemon.processIdentifier)\n"
+    // A test process that is gone: an id above the kernel's largest, which no process can
+    // have. (Not a short-lived process waited for: Foundation's waitUntilExit can miss an
+    // exit in a parallel run and then spins for ever — it hung a CI run for 30 minutes.)
+    let maximum = try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)
+    let gone = try #require(Int32(maximum.trimmingCharacters(in: .whitespacesAndNewlines))) + 1
+    #expect(kill(gone, 0) == -1 && errno == ESRCH)
+    let line = "\(gone) \(daemon.processIdentifier)\n"
     if !FileManager.default.fileExists(atPath: LeftoverDaemons.listPath) {
       _ = FileManager.default.createFile(atPath: LeftoverDaemons.listPath, contents: nil)
     }
@@ -397,5 +398,33 @@ struct CollectOutputTests {
     #expect(result.status == 0)
     #expect(result.stdoutBytes.count == 1_048_576)
     #expect(result.stderr == "done\n")
+  }
+}
+
+@Suite("the tests never wait on Foundation's Process in ways that can hang")
+struct NoHangingWaitsTests {
+  /// `Process.waitUntilExit()` can miss a child's exit when many children start and stop at
+  /// once (as in a parallel test run): it then spins in its run loop for ever, with the child
+  /// a zombie. A CI run of this suite hung 30 minutes on one. Tests wait with `exitStatus` or
+  /// `collectOutput` (which ask the kernel), and never read a pipe to end of file.
+  @Test func noTestCallsTheWaitsThatCanHang() throws {
+    let tests = Binaries.repository.appendingPathComponent("Tests").path
+    let forbidden = ["waitUntilExit(", "readDataToEndOfFile(", "readToEnd("]
+    var found: [String] = []
+    let enumerator = FileManager.default.enumerator(atPath: tests)
+    while let name = enumerator?.nextObject() as? String {
+      guard name.hasSuffix(".swift") else { continue }
+      let text = try String(contentsOfFile: tests + "/" + name, encoding: .utf8)
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false)
+        .enumerated()
+      where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+        && !line.contains("let forbidden")
+      {
+        for call in forbidden where line.contains(call) {
+          found.append("\(name):\(number + 1): \(call)")
+        }
+      }
+    }
+    #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
   }
 }
