@@ -635,6 +635,13 @@ extension Catalog {
     guard let productsValue = fields.raw("products"), case .array(let items) = productsValue else {
       throw JSONShapeError(path: "products", message: "is required: an array of products")
     }
+    guard items.count <= Register.maximumProducts else {
+      throw JSONShapeError(
+        path: "products",
+        message:
+          "has \(items.count) products, more than the \(Register.maximumProducts) a catalog may hold"
+      )
+    }
     var products: [Product] = []
     var seen: [String: Int] = [:]
     for (index, item) in items.enumerated() {

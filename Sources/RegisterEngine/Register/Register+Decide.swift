@@ -9,6 +9,15 @@ extension Register {
   public static let maximumTenders = 50
   /// The most orders that may be parked at once.
   public static let maximumParked = 100
+  /// The most products the catalog may hold (added with `product_add` or in the catalog file):
+  /// a large store's range, with room; the bound keeps what a client or a file can make the
+  /// register hold in memory, and in every snapshot, bounded.
+  public static let maximumProducts = 100_000
+  /// The most customers the register may know (`customer_add`). A store with a larger loyalty
+  /// base keeps it in its back office.
+  public static let maximumCustomers = 100_000
+  /// The most operators (`operator_add`).
+  public static let maximumOperators = 1_000
 
   /// Validates `command` against the current state: the events that carry it out and the
   /// manager who approved it (when one had to), or a refusal with a stable code and the events

@@ -185,6 +185,12 @@ extension Register {
       guard !operators.contains(where: { $0.id == id }) else {
         throw RegisterError(.operatorExists, "operator \"\(id)\" already exists")
       }
+      guard operators.count < Self.maximumOperators else {
+        throw RegisterError(
+          .operatorsFull,
+          "there are \(operators.count) operators, the most there may be; remove one who has left first"
+        )
+      }
       try PINHash.validate(pin)
       let hash = context.prepared.newHash(
         pin: pin, iterations: store.pinIterations, random: context.random)
@@ -216,6 +222,12 @@ extension Register {
       }
       return [.signedOut(id: current)]
     case .customerAdd(let name, let email, let phone, let taxExempt):
+      guard customers.count < Self.maximumCustomers else {
+        throw RegisterError(
+          .customersFull,
+          "the register knows \(customers.count) customers, the most it may; keep further customers in the back office"
+        )
+      }
       if let email {
         try ContactValidation.validateEmail(email)
         // One customer per address: a second card for the same person splits their history.

@@ -8,6 +8,12 @@ extension Register {
         throw RegisterError(
           .productExists, "a product with SKU \"\(product.sku)\" exists; use product_update")
       }
+      guard products.count < Self.maximumProducts else {
+        throw RegisterError(
+          .catalogFull,
+          "the catalog holds \(products.count) products, the most it may; remove products no longer sold first"
+        )
+      }
       if case .success(let barcode) = Barcode.parse(product.sku),
         let owner = products.product(barcode: barcode)
       {

@@ -77,6 +77,12 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   /// `wishlist_add` to a wishlist that holds `CustomerBook.maximumWishlist` products.
   case wishlistFull = "wishlist_full"
   case productExists = "product_exists"
+  /// `product_add` to a catalog that holds `Register.maximumProducts` products.
+  case catalogFull = "catalog_full"
+  /// `customer_add` when the register knows `Register.maximumCustomers` customers.
+  case customersFull = "customers_full"
+  /// `operator_add` when there are `Register.maximumOperators` operators.
+  case operatorsFull = "operators_full"
   case invalidProduct = "invalid_product"
   case invalidEmail = "invalid_email"
   case invalidPhone = "invalid_phone"
