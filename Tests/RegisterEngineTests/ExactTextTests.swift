@@ -163,6 +163,29 @@ let decomposedKey = "cafe\u{301}-1"
     try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"\#(decomposed)"}"#)
   }
 
+  /// A SKU is its bytes: a Kelvin sign is not a "K". Before, the look-alike found the product
+  /// and was journaled on the line as the client wrote it.
+  @Test func aSKUIsItsBytes() throws {
+    let lane = try JournalLane()
+    try lane.ok(
+      #"{"op":"product_add","product":{"sku":"KEY","name":"Key","description":"","category":"C","price":"2.00"}}"#
+    )
+    let kelvin = "\u{212A}EY"
+    #expect(kelvin == "KEY", "Swift's String calls them equal")
+    let before = lane.storage.bytes
+    for request in [
+      #"{"op":"add","sku":"\#(kelvin)"}"#,
+      #"{"op":"stock_adjust","sku":"\#(kelvin)","delta":1,"reason":"r"}"#,
+      #"{"op":"product_remove","sku":"\#(kelvin)"}"#,
+    ] {
+      let reply = try lane.send(request)
+      #expect(reply.errorCode == "unknown_sku", "\(reply.serialized.prefix(200))")
+    }
+    #expect(lane.storage.bytes == before, "nothing journaled")
+    let added = try lane.ok(#"{"op":"add","sku":"KEY"}"#)
+    #expect(added["lines"]?.arrayValue?.first?["sku"]?.stringValue?.hasSameBytes(as: "KEY") == true)
+  }
+
   /// An operator id is its bytes: a Kelvin sign is not a "K", for a new id or a sign-in.
   @Test func anOperatorIDIsItsBytes() throws {
     let lane = try JournalLane()

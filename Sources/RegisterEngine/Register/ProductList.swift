@@ -24,8 +24,12 @@ public struct ProductList: Sendable, Equatable {
     for product in products where !product.barcodes.isEmpty { claimBarcodes(of: product) }
   }
 
+  /// The product whose SKU is `sku`, byte for byte. The index is a `String` dictionary, which
+  /// matches canonically equivalent text (a Kelvin sign for a "K"); such a look-alike names no
+  /// product, so every event and receipt carries the SKU exactly as the catalog has it.
   public subscript(sku: String) -> Product? {
-    index[sku].map { all[$0] }
+    guard let position = index[sku], all[position].sku.hasSameBytes(as: sku) else { return nil }
+    return all[position]
   }
 
   public var count: Int { all.count }
