@@ -49,7 +49,7 @@ public enum ContactValidation {
   /// is, and a masked one would no longer reach anybody.
   public static func validateEmail(_ email: String) throws(RegisterError) {
     // First, and without the address in the message: the message would otherwise show it.
-    guard !CardNumberMask.containsCardNumber(email) else {
+    guard !CardNumberMask.containsCardNumber(email), !holdsSeparatedCardNumber(email) else {
       throw RegisterError(
         .invalidEmail,
         "the e-mail address looks like it holds a card number (12 to 19 digits, alone or in groups joined by single spaces or dashes, that pass the Luhn check); card numbers are never stored, so give another address"
@@ -94,6 +94,25 @@ public enum ContactValidation {
   /// (`CardNumberMask`'s rule). One phone number in ten of 12 to 15 digits passes the check
   /// by chance and is refused too; the message says why, so it can be given without the
   /// country code or left out.
+  /// True when a run of digits joined by the separators an address allows (`.`, `_`, `+`, `-`)
+  /// makes a card number: 4242.4242.4242.4242@example.com, which the masking rule (groups
+  /// joined by single spaces or dashes) does not read as one.
+  static func holdsSeparatedCardNumber(_ email: String) -> Bool {
+    var digits: [UInt8] = []
+    for byte in email.utf8 {
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"):
+        digits.append(byte - UInt8(ascii: "0"))
+      case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "+"), UInt8(ascii: "-"):
+        continue
+      default:
+        if CardNumberMask.isCardNumber(digits: digits) { return true }
+        digits.removeAll(keepingCapacity: true)
+      }
+    }
+    return CardNumberMask.isCardNumber(digits: digits)
+  }
+
   public static func validatePhone(_ phone: String) throws(RegisterError) {
     let body = phone.hasPrefix("+") ? phone.utf8.dropFirst() : phone.utf8[...]
     // Bytes, not characters: a digit is one ASCII byte, and no other character gets through.
