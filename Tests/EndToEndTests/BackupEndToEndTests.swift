@@ -151,6 +151,56 @@ struct BackupEndToEndTests {
     #expect(try JournalFiles.readAll(in: daemon.dataDirectory) == live)
   }
 
+  @Test("backup and verify never read through a link planted in the data directory")
+  func plantedLinksAreNotFollowed() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    try ringClosedDays(daemon, days: 2)
+    let data = daemon.dataDirectory
+    let scratch = try TemporaryDirectory()
+    defer { scratch.cleanup() }
+    let secret = scratch.path("secret.txt")
+    try "not the register's\n".write(toFile: secret, atomically: true, encoding: .utf8)
+    func backupFails(_ why: String) throws {
+      let target = scratch.path("backup-\(UUID().uuidString.prefix(6))")
+      let result = try runCLI(["backup", "--to", target, "--data-dir", data])
+      #expect(result.status != 0, "\(why): \(result.stdout)")
+      #expect(!FileManager.default.fileExists(atPath: target), "\(why)")
+      #expect(!result.stdout.contains("not the register's"))
+    }
+
+    // A file of the receipt archive replaced by a link to a file elsewhere.
+    let receipts = data + "/receipts"
+    let archived = try #require(names(receipts).first)
+    try FileManager.default.moveItem(
+      atPath: receipts + "/" + archived, toPath: scratch.path("kept-receipts"))
+    try FileManager.default.createSymbolicLink(
+      atPath: receipts + "/" + archived, withDestinationPath: secret)
+    try backupFails("a linked receipt file")
+    try FileManager.default.removeItem(atPath: receipts + "/" + archived)
+    try FileManager.default.moveItem(
+      atPath: scratch.path("kept-receipts"), toPath: receipts + "/" + archived)
+
+    // The snapshots folder replaced by a link to a copy of it elsewhere.
+    try FileManager.default.moveItem(atPath: data + "/snapshots", toPath: scratch.path("snaps"))
+    try FileManager.default.createSymbolicLink(
+      atPath: data + "/snapshots", withDestinationPath: scratch.path("snaps"))
+    try backupFails("a linked snapshots folder")
+    try FileManager.default.removeItem(atPath: data + "/snapshots")
+    try FileManager.default.moveItem(atPath: scratch.path("snaps"), toPath: data + "/snapshots")
+
+    // An offline check of a data directory whose journal folder is a link: refused, saying so.
+    let copy = scratch.path("copy")
+    let made = try runCLI(["backup", "--to", copy, "--data-dir", data])
+    #expect(made.status == 0, "\(made.stderr)")
+    try FileManager.default.moveItem(atPath: copy + "/journal", toPath: scratch.path("journal"))
+    try FileManager.default.createSymbolicLink(
+      atPath: copy + "/journal", withDestinationPath: scratch.path("journal"))
+    let verify = try runCLI(["verify", "--data-dir", copy])
+    #expect(verify.status != 0)
+    #expect(verify.stderr.contains("symbolic link"), "\(verify.stderr)")
+  }
+
   @Test(
     "backup refuses a non-empty target; a crash mid-backup leaves no target; --copy links nothing")
   func backupRefusalsAndCrash() throws {

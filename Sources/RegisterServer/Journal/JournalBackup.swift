@@ -124,7 +124,14 @@ public enum JournalBackup {
       summary.bytes += scan.goodLength
       try FileIO.syncDirectory(journal)
 
-      // Snapshots the copied journal reaches (never a newer one: start-up would stop on it).
+      // Snapshots the copied journal reaches (never a newer one: start-up would stop on it),
+      // read through the folder's own descriptor: never through a link planted in its place
+      // (refused, as start-up refuses it) or in place of a file in it.
+      let snapshotFolder = SnapshotFiles.directory(in: dataDirectory)
+      let snapshotSource =
+        FileIO.exists(snapshotFolder)
+        ? try FileIO.openOwnDirectory(snapshotFolder, create: false, checkingMode: false) : -1
+      defer { if snapshotSource >= 0 { close(snapshotSource) } }
       let snapshots = SnapshotFiles.list(in: dataDirectory).filter {
         $0.sequence <= last.sequence
       }
@@ -134,7 +141,10 @@ public enum JournalBackup {
         for snapshot in snapshots {
           let name = String(snapshot.path.split(separator: "/").last ?? "")
           // registerd may remove an old snapshot meanwhile: then it is not needed.
-          guard try copyFile(snapshot.path, to: folder + "/" + name, mode: 0o600, missingOK: true)
+          guard
+            try copyFile(
+              name, in: snapshotSource, path: snapshot.path, to: folder + "/" + name, mode: 0o600,
+              missingOK: true)
           else { continue }
           summary.snapshots += 1
           summary.bytes += fileSize(folder + "/" + name)
@@ -144,13 +154,21 @@ public enum JournalBackup {
       // The receipt archive files (written before any snapshot that refers to them, so every
       // one a copied snapshot needs is there by now).
       let receipts = SnapshotFiles.receiptsDirectory(in: dataDirectory)
-      let names = FileIO.exists(receipts) ? try FileIO.listDirectory(receipts).sorted() : []
+      let receiptSource =
+        FileIO.exists(receipts)
+        ? try FileIO.openOwnDirectory(receipts, create: false, checkingMode: false) : -1
+      defer { if receiptSource >= 0 { close(receiptSource) } }
+      let names =
+        receiptSource >= 0
+        ? try FileIO.listOwnDirectory(receipts, directoryFD: receiptSource).sorted() : []
       let archiveFiles = names.filter { isReceiptArchiveName($0) }
       if !archiveFiles.isEmpty {
         let folder = temporary + "/" + SnapshotFiles.receiptsDirectoryName
         try makeDirectory(folder, parent: temporary)
         for name in archiveFiles {
-          try copyFile(receipts + "/" + name, to: folder + "/" + name, mode: 0o600)
+          try copyFile(
+            name, in: receiptSource, path: receipts + "/" + name, to: folder + "/" + name,
+            mode: 0o600)
           summary.receiptFiles += 1
           summary.bytes += fileSize(folder + "/" + name)
         }
@@ -383,13 +401,18 @@ public enum JournalBackup {
     return try copyFile(path, to: destination, mode: mode, missingOK: true)
   }
 
-  /// Copies `path` to a new file `destination` (fsynced); false when `path` does not exist and
-  /// `missingOK`.
+  /// Copies `name` — opened relative to the folder `directoryFD` (`AT_FDCWD`: `name` is a
+  /// path), never through a link — to the new file `destination`, and fsyncs it; false when
+  /// it is gone and `missingOK`. `path` names the source in errors.
   @discardableResult
   private static func copyFile(
-    _ path: String, to destination: String, mode: mode_t, missingOK: Bool = false
+    _ name: String, in directoryFD: Int32 = AT_FDCWD, path: String? = nil,
+    to destination: String, mode: mode_t, missingOK: Bool = false
   ) throws(SystemError) -> Bool {
-    let source = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+    let path = path ?? name
+    let source = retryingOnInterrupt {
+      openat(directoryFD, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    }
     guard source >= 0 else {
       if missingOK && errno == ENOENT { return false }
       throw SystemError("open", path: path)

@@ -90,7 +90,8 @@ public enum JournalFiles {
   public static func segments(in directory: String) throws(SystemError) -> [Segment] {
     let folder = segmentDirectory(in: directory)
     guard FileIO.exists(folder) else { return [] }
-    return try FileIO.listDirectory(folder).compactMap { name in
+    // Listed only if it is the data directory's own folder: never through a planted link.
+    return try FileIO.listOwnDirectory(folder).compactMap { name in
       Segment.parse(name).map {
         Segment(directory: directory, day: $0.day, firstSequence: $0.firstSequence)
       }

@@ -67,7 +67,11 @@ public enum SnapshotFiles {
   /// The snapshots under `dataDirectory`, oldest first.
   public static func list(in dataDirectory: String) -> [Snapshot] {
     let folder = directory(in: dataDirectory)
-    guard FileIO.exists(folder), let names = try? FileIO.listDirectory(folder) else { return [] }
+    // Listed only if it is the data directory's own folder: a planted link lists nothing
+    // (start-up refuses one; a backup or an offline check then finds no snapshot to use).
+    guard FileIO.exists(folder), let names = try? FileIO.listOwnDirectory(folder) else {
+      return []
+    }
     return names.compactMap { name in
       Snapshot.parse(name).map {
         Snapshot(dataDirectory: dataDirectory, day: $0.day, sequence: $0.sequence)

@@ -244,9 +244,12 @@ public enum FileIO {
   /// else is refused with `ENOTDIR`, and a directory open to others (who could plant such a
   /// link in it) with `EACCES`. The descriptor is of the directory itself, so files made
   /// through it land there even if the path is replaced meanwhile.
-  public static func openOwnDirectory(_ path: String, create: Bool = true) throws(SystemError)
-    -> Int32
-  {
+  ///
+  /// `checkingMode` false (a folder only read, never written): the mode is not checked, only
+  /// that it is a directory and no link.
+  public static func openOwnDirectory(
+    _ path: String, create: Bool = true, checkingMode: Bool = true
+  ) throws(SystemError) -> Int32 {
     let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
     var fd = retryingOnInterrupt { open(path, flags) }
     if fd < 0 && errno == ENOENT && create {
@@ -278,7 +281,7 @@ public enum FileIO {
       throw failure
     }
     let mode = info.st_mode & 0o777
-    if mode & 0o022 != 0 {
+    if checkingMode && mode & 0o022 != 0 {
       close(fd)
       throw SystemError(
         "open", path: path, code: EACCES,
@@ -410,6 +413,35 @@ extension FileIO {
   public static func listDirectory(_ directory: String) throws(SystemError) -> [String] {
     guard let handle = opendir(directory) else { throw SystemError("opendir", path: directory) }
     defer { closedir(handle) }
+    return names(in: handle)
+  }
+
+  /// The names in one of the data directory's own folders (the journal, snapshots, receipts),
+  /// opened as `openOwnDirectory` opens it: a symbolic link planted in its place is refused,
+  /// never listed through (its mode is not checked: listing writes nothing). `directoryFD`, when given, is an
+  /// open descriptor of the folder to list instead (it stays open).
+  public static func listOwnDirectory(_ directory: String, directoryFD: Int32? = nil)
+    throws(SystemError) -> [String]
+  {
+    let fd: Int32
+    if let directoryFD {
+      fd = dup(directoryFD)
+      guard fd >= 0 else { throw SystemError("dup", path: directory) }
+    } else {
+      fd = try openOwnDirectory(directory, create: false, checkingMode: false)
+    }
+    guard let handle = fdopendir(fd) else {
+      let failure = SystemError("fdopendir", path: directory)
+      close(fd)
+      throw failure
+    }
+    defer { closedir(handle) }  // closes fd
+    rewinddir(handle)  // a duplicate shares the position of the descriptor it copies
+    return names(in: handle)
+  }
+
+  /// The names an open directory stream lists, without "." and "..".
+  private static func names(in handle: OpaquePointer) -> [String] {
     var names: [String] = []
     while let entry = readdir(handle) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -431,14 +463,10 @@ extension FileIO {
   public static func removeStaleTemporaries(of path: String) -> Int {
     let directory = parentDirectory(of: path)
     let prefix = String(path.split(separator: "/").last ?? "") + ".tmp-"
-    guard let handle = opendir(directory) else { return 0 }
-    defer { closedir(handle) }
     var removed = 0
-    while let entry = readdir(handle) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name.hasPrefix(prefix), unlink(directory + "/" + name) == 0 { removed += 1 }
+    for name in (try? listDirectory(directory)) ?? []
+    where name.hasPrefix(prefix) && unlink(directory + "/" + name) == 0 {
+      removed += 1
     }
     return removed
   }
@@ -448,13 +476,8 @@ extension FileIO {
   /// be under way.
   @discardableResult
   public static func removeStaleTemporaries(in directory: String) -> Int {
-    guard let handle = opendir(directory) else { return 0 }
-    defer { closedir(handle) }
     var removed = 0
-    while let entry = readdir(handle) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
+    for name in (try? listDirectory(directory)) ?? [] {
       // NAME.tmp-SUFFIX, with a NAME: ".tmp-x" alone is not ours.
       let bytes = Array(name.utf8)
       let marker = Array(".tmp-".utf8)
