@@ -186,6 +186,32 @@ let decomposedKey = "cafe\u{301}-1"
     #expect(added["lines"]?.arrayValue?.first?["sku"]?.stringValue?.hasSameBytes(as: "KEY") == true)
   }
 
+  /// Catalog text is limited in scalars too: a product name of "e" and 200 combining accents
+  /// (one character) is over its 80, in the file and through product_add alike.
+  @Test func catalogTextLimitsCountScalars() throws {
+    let heavy = "e" + String(repeating: "\u{301}", count: 200)
+    #expect(heavy.count == 1)
+    let file = """
+      {"store":{"name":"S","currency":"USD","tax":{"classes":{"standard":"7.5"},"default_class":"standard"}},"products":[{"sku":"A1","name":"\(heavy)","description":"","category":"C","price":"5.00"}]}
+      """
+    let error = #expect(throws: CatalogError.self) {
+      try CatalogFile.parse(Array(file.utf8), file: "c.json")
+    }
+    #expect(error?.description.contains("longer than 80 characters (Unicode scalars") == true)
+    let lane = try JournalLane()
+    let before = lane.storage.bytes
+    let reply = try lane.send(
+      #"{"op":"product_add","product":{"sku":"A1","name":"\#(heavy)","description":"","category":"C","price":"5.00"}}"#
+    )
+    #expect(reply.errorCode == "invalid_product", "\(reply.serialized.prefix(200))")
+    #expect(lane.storage.bytes == before)
+    // 80 accented letters (160 bytes, 80 scalars) are within.
+    let accented = String(repeating: "\u{E9}", count: 80)
+    try lane.ok(
+      #"{"op":"product_add","product":{"sku":"A2","name":"\#(accented)","description":"","category":"C","price":"5.00"}}"#
+    )
+  }
+
   /// An operator id is its bytes: a Kelvin sign is not a "K", for a new id or a sign-in.
   @Test func anOperatorIDIsItsBytes() throws {
     let lane = try JournalLane()

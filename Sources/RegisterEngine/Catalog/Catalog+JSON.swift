@@ -64,8 +64,15 @@ func validateText(
   if !allowEmpty && value.allSatisfy(\.isWhitespace) {
     throw JSONShapeError(path: path, message: "must not be empty")
   }
-  if value.count > maxLength {
-    throw JSONShapeError(path: path, message: "is longer than \(maxLength) characters")
+  // Counted in Unicode scalars, not characters: one character may hold any number of
+  // combining marks ("e" and ten thousand accents is one character in 20 KB), so a count of
+  // characters bounds nothing.
+  if value.hasMoreScalars(than: maxLength) {
+    throw JSONShapeError(
+      path: path,
+      message:
+        "is longer than \(maxLength) characters (Unicode scalars: an accent sent as a mark of its own counts as one)"
+    )
   }
   if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
     throw JSONShapeError(path: path, message: "must not contain control characters")

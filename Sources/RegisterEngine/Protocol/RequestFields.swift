@@ -52,17 +52,11 @@ struct RequestFields {
   }
 
   /// Free text (a reason, a note): non-blank, printable, at most `maxLength` characters,
-  /// counted as Unicode scalars (`scalarLength`: a character may hold any number of combining
+  /// counted as Unicode scalars (`validateText`: a character may hold any number of combining
   /// marks, so a count of characters bounds nothing).
   mutating func text(_ key: String, required: Bool, maxLength: Int = 200) throws(RegisterError)
     -> String?
   {
-    if case .string(let value)? = fields.peek(key), value.hasMoreScalars(than: maxLength) {
-      throw RegisterError(
-        .badRequest,
-        "\(fields.pathOf(key)) is longer than \(maxLength) characters (Unicode scalars: an accent sent as a mark of its own counts as one)"
-      )
-    }
     do {
       return try fields.text(key, required: required, maxLength: maxLength)
     } catch {
