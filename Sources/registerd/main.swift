@@ -369,16 +369,14 @@ if let address = service.register.store.printer {
   server.printer = ReceiptPrinter(address: address)
   Log.info("printing receipts on \(address)")
 }
-server.onHangup = {
-  // Reload the catalog file if it was edited by hand; a bad file is refused, the old one kept.
-  do {
-    let reloaded = servedCatalog(
-      try CatalogFile.load(options.catalogPath, storePath: options.storePath))
-    service.stageSystemEvents(
-      catalogChanges(reloaded, into: service, current: service.register, when: .sighup))
-  } catch {
-    Log.warning("SIGHUP: not reloading, keeping the current catalog: \(error)")
-  }
+// On SIGHUP the catalog file is read again (on a thread of its own) and what changed in it
+// is imported; a bad file is refused, the old catalog kept.
+server.loadCatalog = { [options] in
+  servedCatalog(try CatalogFile.load(options.catalogPath, storePath: options.storePath))
+}
+server.catalogLoaded = { reloaded in
+  service.stageSystemEvents(
+    catalogChanges(reloaded, into: service, current: service.register, when: .sighup))
 }
 server.run()
 // Every write is done (the server waited for the writer): the open segment is cut to its

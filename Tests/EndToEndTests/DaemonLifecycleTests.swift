@@ -428,3 +428,46 @@ struct NoHangingWaitsTests {
     #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
   }
 }
+
+@Suite("SIGHUP reads the catalog file without stopping the lanes")
+struct CatalogReloadEndToEndTests {
+  /// The file is read and parsed on a thread of its own: a lane's request is answered while a
+  /// large catalog is still being read, and the changes are imported once it has been.
+  @Test func requestsAreAnsweredWhileALargeCatalogIsRead() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    #expect(try client.send(#"{"op":"hello"}"#).isOK)
+    // 60,000 more products: seconds of parsing in a debug build.
+    let bulk = (0..<60_000).map {
+      #"{"sku":"BULK-\#($0)","name":"Bulk item \#($0)","description":"","category":"Bulk","price":"1.00"},"#
+    }.joined(separator: "\n")
+    let original = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)
+    let marker = "\"products\": ["
+    #expect(original.contains(marker))
+    try original.replacingOccurrences(of: marker, with: marker + "\n" + bulk)
+      .write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    // What the daemon logs from here on (start-up logged an import of its own).
+    let logged = daemon.log.utf8.count
+    func since() -> String {
+      String(decoding: Array(daemon.log.utf8).dropFirst(logged), as: UTF8.self)
+    }
+    kill(daemon.process.processIdentifier, SIGHUP)
+    let started = Date().addingTimeInterval(10)
+    while !since().contains("SIGHUP: reading the catalog file again") && Date() < started {
+      usleep(5_000)
+    }
+    #expect(since().contains("SIGHUP: reading the catalog file again"), "\(since())")
+    // Answered while the file is being read: the import is not in the log yet.
+    let order = try client.send(#"{"op":"order"}"#)
+    #expect(order.isOK)
+    #expect(
+      !since().contains("imported the changes"),
+      "the request waited for the catalog to be read: \(since())")
+    let imported = Date().addingTimeInterval(120)
+    while !since().contains("imported the changes") && Date() < imported { usleep(50_000) }
+    #expect(since().contains("imported the changes"), "\(since())")
+    let product = try client.send(#"{"op":"product","sku":"BULK-59999"}"#)
+    #expect(product.isOK, "\(product.serialized.prefix(200))")
+  }
+}

@@ -100,7 +100,16 @@ package final class Server {
   private var nextConnectionID = 1
   private var stopping = false
   private var readBuffer = [UInt8](repeating: 0, count: 65_536)
-  package var onHangup: () -> Void = {}
+  /// Reads the catalog file again (on SIGHUP), on a thread of its own: a large file takes a
+  /// while to parse, and the lanes are served meanwhile. nil: SIGHUP reloads nothing.
+  package var loadCatalog: (@Sendable () throws -> Catalog)?
+  /// What to do with the catalog `loadCatalog` read, on the loop (import its changes).
+  package var catalogLoaded: (Catalog) -> Void = { _ in }
+  private let catalogLoader = BackgroundTask<Result<Catalog, any Error>>(
+    label: "registerd.catalog")
+  /// A SIGHUP came while the catalog was being read: read it once more when that is done (the
+  /// file may have changed again).
+  private var reloadAgain = false
   /// A descriptor held in reserve (on /dev/null): when accept runs out of descriptors it is
   /// closed to accept the waiting client, answer it `too_many_connections` and reopened.
   private var spareFD: Int32 = -1
@@ -173,6 +182,7 @@ package final class Server {
     }
     let wakeUps = [
       signalFD, writer?.notifyFD, pinChecks?.notifyFD, snapshots?.notifyFD, printer?.notifyFD,
+      catalogLoader?.notifyFD,
     ]
     for case let fd? in wakeUps { poller.watch(fd, for: Int16(POLLIN)) }
     // What each wait found, in the same storage every pass.
@@ -212,6 +222,7 @@ package final class Server {
       var snapshotted = false
       var printed = false
       var pinsChecked = false
+      var catalogRead = false
       readable.removeAll(keepingCapacity: true)
       for item in ready {
         let fd = item.fd
@@ -227,6 +238,8 @@ package final class Server {
           printed = true
         } else if fd == pinChecks?.notifyFD {
           pinsChecked = true
+        } else if fd == catalogLoader?.notifyFD {
+          catalogRead = true
         } else if let connection = connectionsByFD[fd] {
           // Only read when reading was asked for: a client at its bound may have hung up,
           // and that is found out when its replies are written (or when reading resumes).
@@ -248,6 +261,7 @@ package final class Server {
       }
       if snapshotted { collectSnapshots() }
       if printed { collectPrints() }
+      if catalogRead { collectCatalog() }
       handleQueuedLines(pinsChecked: pinsChecked)
       startWrite()
       release()
@@ -383,11 +397,7 @@ package final class Server {
           startDrain(name)
         }
       case SIGHUP:
-        notifier?.reloading()
-        onHangup()
-        startWrite()
-        release()
-        notifier?.ready(status: readyStatus)
+        startCatalogReload()
       default:
         break
       }
@@ -676,6 +686,47 @@ package final class Server {
   }
 
   /// Takes finished snapshots: the receipts they archived leave memory.
+  /// Starts reading the catalog file on its own thread (SIGHUP); one already being read is
+  /// followed by another once it is done.
+  private func startCatalogReload() {
+    guard let loadCatalog else { return }
+    guard let catalogLoader else {
+      // No thread to read it on (out of descriptors for its pipe): read it here.
+      notifier?.reloading()
+      finishCatalogReload(Result { try loadCatalog() })
+      return
+    }
+    if catalogLoader.isBusy {
+      reloadAgain = true
+      return
+    }
+    notifier?.reloading()
+    Log.info("SIGHUP: reading the catalog file again")
+    catalogLoader.start { Result { try loadCatalog() } }
+  }
+
+  /// Imports the catalog the loader read (its changes are journaled like any change).
+  private func collectCatalog() {
+    guard let catalogLoader else { return }
+    for result in catalogLoader.takeCompletions() { finishCatalogReload(result) }
+    if reloadAgain && !catalogLoader.isBusy {
+      reloadAgain = false
+      startCatalogReload()
+    }
+  }
+
+  private func finishCatalogReload(_ result: Result<Catalog, any Error>) {
+    switch result {
+    case .success(let catalog):
+      catalogLoaded(catalog)
+    case .failure(let error):
+      Log.warning("SIGHUP: not reloading, keeping the current catalog: \(error)")
+    }
+    startWrite()
+    release()
+    notifier?.ready(status: readyStatus)
+  }
+
   private func collectSnapshots() {
     guard let snapshots else { return }
     for result in snapshots.takeCompletions() {
