@@ -97,3 +97,31 @@ import Testing
       #"{"op":"operator_add","operator_id":"more","name":"More","role":"cashier","pin":"5678"}"#)
   }
 }
+
+/// Customers are found by id and by e-mail address through indexes, which a snapshot does not
+/// hold: they are built again from the customers when it is read.
+@Suite struct CustomerIndexTests {
+  @Test func customersAreFoundByIdAndAddressLiveAndAfterASnapshot() throws {
+    let lane = try TestLane()
+    try lane.ok(#"{"op":"customer_add","name":"Ann","email":"ann@example.com"}"#)
+    try lane.ok(#"{"op":"customer_add","name":"Bo","email":"Bo.Lee@Example.com"}"#)
+    try lane.ok(#"{"op":"customer_add","name":"Cy"}"#)
+    for register in [lane.register, try SnapshotCodecTests.roundTrip(lane.register)] {
+      let book = register.customerBook
+      #expect(book.customer("C2")?.name == "Bo")
+      #expect(book.customer("C3")?.name == "Cy")
+      #expect(book.customer("C4") == nil)
+      #expect(book.customer(withEmail: "bo.lee@example.com")?.id == "C2")
+      #expect(book.customer(withEmail: "ANN@EXAMPLE.COM")?.id == "C1")
+      #expect(book.customer(withEmail: "cy@example.com") == nil)
+      // The register answers from them: a taken address in another case, an attach.
+      let service = RegisterService(register: register, clock: ManualClock(testTime))
+      let taken = try service.send(
+        #"{"op":"customer_add","name":"Other","email":"BO.LEE@example.com"}"#)
+      #expect(taken.errorCode == "customer_exists")
+      #expect(taken["error"]?["message"]?.stringValue?.contains("C2") == true)
+      try service.ok(#"{"op":"attach_customer","customer_id":"C3"}"#)
+      #expect(service.register.order.customerID == "C3")
+    }
+  }
+}

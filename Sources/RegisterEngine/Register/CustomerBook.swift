@@ -1,11 +1,19 @@
 /// The store's customers, their wishlists and the number the next customer gets.
+///
+/// Customers are found by id and by e-mail address through indexes kept beside the list, not
+/// by scanning it: a sale to a customer, an attach and each `customer_add`'s check for a taken
+/// address would otherwise cost a pass over up to `Register.maximumCustomers` customers.
 public struct CustomerBook: Sendable, Equatable {
   /// The most products one customer's wishlist holds: a long list is a catalog, and every
   /// entry is state the register keeps for years.
   public static let maximumWishlist = 100
 
   /// Customers in the order they were added.
-  public internal(set) var customers: [Customer]
+  public private(set) var customers: [Customer]
+  /// The position in `customers` of each id (the first, should a journal repeat one).
+  private var positions: [String: Int] = [:]
+  /// The first customer with each e-mail address, by the address in lower case.
+  private var emails: [String: String] = [:]
   public internal(set) var nextCustomerNumber: Int
   /// Each customer's wishlist: SKUs in the order they were put on it (customers without one
   /// are absent).
@@ -22,6 +30,7 @@ public struct CustomerBook: Sendable, Equatable {
     switch event {
     case .customerAdded(let customer):
       customers.append(customer)
+      index(customers.count - 1)
       if let number = Int(customer.id.dropFirst()), customer.id.hasPrefix("C"),
         number < IntegerRanges.maximumCounter
       {
@@ -52,7 +61,38 @@ public struct CustomerBook: Sendable, Equatable {
 
   /// The customer with this id.
   func customer(_ id: String) -> Customer? {
-    customers.first { $0.id == id }
+    positions[id].map { customers[$0] }
+  }
+
+  /// The first customer with this e-mail address, compared in lower case (addresses are
+  /// ASCII).
+  func customer(withEmail email: String) -> Customer? {
+    emails[email.lowercased()].flatMap { customer($0) }
+  }
+
+  /// Sets the customers (a snapshot's) and indexes them.
+  mutating func setCustomers(_ list: [Customer]) {
+    customers = list
+    positions = [:]
+    emails = [:]
+    positions.reserveCapacity(list.count)
+    for position in list.indices { index(position) }
+  }
+
+  /// Indexes the customer at `position` (an id or address already indexed keeps its first).
+  private mutating func index(_ position: Int) {
+    let customer = customers[position]
+    if positions[customer.id] == nil { positions[customer.id] = position }
+    if let email = customer.email?.lowercased(), emails[email] == nil {
+      emails[email] = customer.id
+    }
+  }
+
+  /// The indexes are derived from the list: two books are equal when their customers,
+  /// wishlists and next number are.
+  public static func == (lhs: CustomerBook, rhs: CustomerBook) -> Bool {
+    lhs.customers == rhs.customers && lhs.nextCustomerNumber == rhs.nextCustomerNumber
+      && lhs.wishlists == rhs.wishlists
   }
 
   /// The SKUs on a customer's wishlist, oldest first.

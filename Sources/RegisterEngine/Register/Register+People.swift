@@ -232,7 +232,7 @@ extension Register {
         try ContactValidation.validateEmail(email)
         // One customer per address: a second card for the same person splits their history.
         let folded = email.lowercased()
-        if let existing = customers.first(where: { $0.email?.lowercased() == folded }) {
+        if let existing = customerBook.customer(withEmail: folded) {
           throw RegisterError(
             .customerExists,
             "customer \(existing.id) (\(existing.name)) already has the e-mail \(email); attach them instead"
@@ -247,10 +247,10 @@ extension Register {
             taxExempt: taxExempt))
       ]
     case .attachCustomer(let id):
-      guard customers.contains(where: { $0.id == id }) else {
+      guard customerBook.customer(id) != nil else {
         throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
       }
-      let exemption = customers.first { $0.id == id }?.taxExempt
+      let exemption = customerBook.customer(id)?.taxExempt
       if exemption != nil {
         guard !store.tax.pricesIncludeTax else {
           throw RegisterError(
@@ -329,7 +329,7 @@ extension Register {
 
   /// A customer's receipts (sales and returns) with totals.
   public func customerHistory(_ id: String) throws(RegisterError) -> JSONValue {
-    guard let customer = customers.first(where: { $0.id == id }) else {
+    guard let customer = customerBook.customer(id) else {
       throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
     }
     var entries: [(Int, JSONValue)] = []

@@ -104,7 +104,7 @@ extension Register {
       } else {
         throw RegisterError(.receiptNotFound, "there is no receipt \(number)")
       }
-      let fallback = customerID.flatMap { id in customers.first { $0.id == id }?.email }
+      let fallback = customerID.flatMap { customerBook.customer($0)?.email }
       guard let address = to ?? fallback else {
         throw RegisterError(
           .invalidEmail, "receipt \(number) has no customer with an e-mail address; give \"to\"")

@@ -18,9 +18,10 @@ extension CustomerBook {
   init(snapshot value: JSONValue, path: String) throws(JSONShapeError) {
     var fields = try JSONFields(value, path: path)
     self.init()
-    customers = try fields.array("customers") { value, path throws(JSONShapeError) in
-      try Customer(eventJSON: value, path: path)
-    }
+    setCustomers(
+      try fields.array("customers") { value, path throws(JSONShapeError) in
+        try Customer(eventJSON: value, path: path)
+      })
     nextCustomerNumber = try fields.int("next_customer_number", in: SnapshotRange.positive)
     // Wishlists came after the first snapshot format: an older snapshot has none.
     let entries = try fields.addedLater("wishlists", absent: []) {
@@ -42,7 +43,7 @@ extension CustomerBook {
       }
     }
     for (index, entry) in entries.enumerated() {
-      guard customers.contains(where: { $0.id == entry.0 }), wishlists[entry.0] == nil else {
+      guard customer(entry.0) != nil, wishlists[entry.0] == nil else {
         throw JSONShapeError(
           path: indexPath(fields.pathOf("wishlists"), index),
           message: "names no customer, or one already listed")
