@@ -8,7 +8,7 @@ let composedKey = "caf\u{E9}-1"
 let decomposedKey = "cafe\u{301}-1"
 
 /// Identifiers a client chooses are its exact bytes, and length limits on what a client sends
-/// count Unicode scalars (`ExactText`, `scalarLength`).
+/// count Unicode scalars (`ExactText`, `hasMoreScalars(than:)`).
 @Suite struct ExactTextTests {
   @Test func textEqualAsStringsButNotInBytesIsTwoValues() {
     #expect(composedKey == decomposedKey, "Swift's String calls them equal")

@@ -55,15 +55,12 @@ extension String {
     return (same ?? nil) ?? utf8.elementsEqual(other.utf8)
   }
 
-  /// The length that limits on text a client sends count: Unicode scalars. A character (a
-  /// grapheme cluster) may hold any number of combining marks — "e" and ten thousand accents
-  /// are one character in 20 KB — so a limit in characters bounds nothing; one in scalars
-  /// bounds the bytes too (at most four per scalar).
-  public var scalarLength: Int { unicodeScalars.count }
-
-  /// True when the text is longer than `limit` Unicode scalars. A scalar is one to four
-  /// bytes, so text of at most `limit` bytes (nearly all: ASCII within the limit) is answered
-  /// from its stored length, without decoding it.
+  /// True when the text is longer than `limit` Unicode scalars: what limits on text a client
+  /// sends count. A character (a grapheme cluster) may hold any number of combining marks —
+  /// "e" and ten thousand accents are one character in 20 KB — so a limit in characters
+  /// bounds nothing; one in scalars bounds the bytes too (at most four per scalar). A scalar
+  /// is at least one byte, so text of at most `limit` bytes (nearly all: ASCII within the
+  /// limit) is answered from its stored length, without decoding it.
   public func hasMoreScalars(than limit: Int) -> Bool {
     utf8.count > limit && unicodeScalars.count > limit
   }

@@ -85,15 +85,6 @@ public enum ContactValidation {
     else { throw fail("the domain after @ is not valid (like example.com)") }
   }
 
-  /// A phone number: digits with optional spaces, dashes, dots, parentheses and a leading +;
-  /// 7 to 15 digits in all.
-  ///
-  /// One whose digits look like a card number is refused (a phone number is stored and shown
-  /// as it is, so it cannot be masked): all its digits taken together, or a run of them in
-  /// groups joined by single spaces or dashes, that number 12 to 19 and pass the Luhn check
-  /// (`CardNumberMask`'s rule). One phone number in ten of 12 to 15 digits passes the check
-  /// by chance and is refused too; the message says why, so it can be given without the
-  /// country code or left out.
   /// True when a run of digits joined by the separators an address allows (`.`, `_`, `+`, `-`)
   /// makes a card number: 4242.4242.4242.4242@example.com, which the masking rule (groups
   /// joined by single spaces or dashes) does not read as one.
@@ -113,6 +104,15 @@ public enum ContactValidation {
     return CardNumberMask.isCardNumber(digits: digits)
   }
 
+  /// A phone number: digits with optional spaces, dashes, dots, parentheses and a leading +;
+  /// 7 to 15 digits in all.
+  ///
+  /// One whose digits look like a card number is refused (a phone number is stored and shown
+  /// as it is, so it cannot be masked): all its digits taken together, or a run of them in
+  /// groups joined by single spaces or dashes, that number 12 to 19 and pass the Luhn check
+  /// (`CardNumberMask`'s rule). One phone number in ten of 12 to 15 digits passes the check
+  /// by chance and is refused too; the message says why, so it can be given without the
+  /// country code or left out.
   public static func validatePhone(_ phone: String) throws(RegisterError) {
     let body = phone.hasPrefix("+") ? phone.utf8.dropFirst() : phone.utf8[...]
     // Bytes, not characters: a digit is one ASCII byte, and no other character gets through.

@@ -231,8 +231,7 @@ extension Register {
       if let email {
         try ContactValidation.validateEmail(email)
         // One customer per address: a second card for the same person splits their history.
-        let folded = email.lowercased()
-        if let existing = customerBook.customer(withEmail: folded) {
+        if let existing = customerBook.customer(withEmail: email) {
           throw RegisterError(
             .customerExists,
             "customer \(existing.id) (\(existing.name)) already has the e-mail \(email); attach them instead"
@@ -247,10 +246,10 @@ extension Register {
             taxExempt: taxExempt))
       ]
     case .attachCustomer(let id):
-      guard customerBook.customer(id) != nil else {
+      guard let customer = customerBook.customer(id) else {
         throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
       }
-      let exemption = customerBook.customer(id)?.taxExempt
+      let exemption = customer.taxExempt
       if exemption != nil {
         guard !store.tax.pricesIncludeTax else {
           throw RegisterError(

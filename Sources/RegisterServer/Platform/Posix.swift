@@ -418,8 +418,8 @@ extension FileIO {
 
   /// The names in one of the data directory's own folders (the journal, snapshots, receipts),
   /// opened as `openOwnDirectory` opens it: a symbolic link planted in its place is refused,
-  /// never listed through (its mode is not checked: listing writes nothing). `directoryFD`, when given, is an
-  /// open descriptor of the folder to list instead (it stays open).
+  /// never listed through (its mode is not checked: listing writes nothing). `directoryFD`,
+  /// when given, is an open descriptor of the folder to list instead (it stays open).
   public static func listOwnDirectory(_ directory: String, directoryFD: Int32? = nil)
     throws(SystemError) -> [String]
   {
