@@ -82,13 +82,15 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     mutating func takeReleasable() -> BatchResult {
       // Everything staged before the open group and not being written is durable.
       let durable = (inFlight.first?.group ?? queued.first?.group ?? openGroup) - 1
-      let ready = held.prefix { ($0.group ?? 0) <= durable }
-      held.removeFirst(ready.count)
-      let replies = ready.map {
+      let ready = held.firstIndex { ($0.group ?? 0) > durable } ?? held.count
+      let replies = held[..<ready].map {
         OutgoingReply(
           connection: $0.incoming.connection, pieces: $0.reply.pieces,
           subscription: $0.reply.subscription)
       }
+      // Removed once the slice above is gone: while a slice shared its storage, removing the
+      // released replies copied every reply still held (each retained) into new storage.
+      held.removeFirst(ready)
       let events = committed
       committed = []
       return BatchResult(replies: replies, events: events)
@@ -125,7 +127,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
       ?? journal.lastSequence
     // The owner is asked before the state is changed (not while).
     let checkpoint = Checkpoint(state: owner.checkpoint(), sequence: sequence)
-    state.checkpoints[state.openGroup] = checkpoint
+    state.checkpoints[state.openGroup] = consume checkpoint
   }
 
   /// Queues records (already applied by the owner) in the open group.

@@ -17,8 +17,13 @@ public let registerdVersion = "0.1.0"
 public final class RegisterService {
   /// The state. Every change to it goes through this property, so its observer can drop what
   /// was rendered from the old state.
+  ///
+  /// The read is inlinable so that a reader in another module (the daemon reading
+  /// `register.store.printer` after each batch) borrows the state in place: through a
+  /// non-inlinable read the caller copied the whole `Register` (every part retained, then
+  /// released) for each read.
   public private(set) var register: Register {
-    _read { yield state }
+    @inlinable _read { yield state }
     _modify {
       defer { replies.stateChanged() }
       yield &state
@@ -27,7 +32,7 @@ public final class RegisterService {
   /// The register's storage. Every change goes through `register`, which drops what was
   /// rendered from the state before it; `decide` reads it directly (it changes nothing), and
   /// `record` applies a request's events to it directly and then drops the rendering itself.
-  private var state: Register
+  @usableFromInline private(set) var state: Register
   /// The answers read from `register`, with the rendering kept between changes.
   private var replies: Replies
   /// Groups, held replies and rollback; it calls back (GroupCommitOwner) for a checkpoint, a
@@ -241,7 +246,9 @@ public final class RegisterService {
   private func execute(_ request: consuming Request, prepared: PreparedPINs) throws(RegisterError)
     -> ReplyResult
   {
-    guard request.command.isMutation else { return try replies.query(request.command, from: self) }
+    guard request.command.isMutation else {
+      return try replies.query(request.command, from: self, register: &state)
+    }
     // A repeated key gets the original reply and changes nothing — even after a restart.
     var fingerprint = ""
     if let key = request.key, let content = request.fingerprint {
@@ -289,10 +296,13 @@ public final class RegisterService {
       if !standing.isEmpty { stage(standing, at: now, approvedBy: nil) }
       throw error
     }
-    if request.key == nil, let encoded = replies.encodedResult(of: events, from: self) {
+    if request.key == nil,
+      let encoded = replies.encodedResult(of: events, from: self, register: &state)
+    {
       return .encoded(encoded)
     }
-    let reply = replies.result(of: request.command, events: events, outbox: outbox, from: self)
+    let reply = replies.result(
+      of: request.command, events: events, outbox: outbox, from: self, register: &state)
     if let key = request.key {
       let stored = KeyRecord(key: key, fingerprint: fingerprint, reply: reply)
       if groups.attachKey(stored) { register.remember(stored) }
@@ -377,8 +387,10 @@ extension RegisterService: GroupCommitOwner {
   /// the live table on a rollback): sharing them would make the next keyed request copy every
   /// one of them.
   func checkpoint() -> Register {
-    var saved = register
-    saved.keys = register.keys.checkpointCopy(openDay: register.day.number)
+    // One copy of the register (every part retained): the keys are read from it, not from
+    // `register` again, which copied it whole once more for each read.
+    var saved = state
+    saved.keys = saved.keys.checkpointCopy(openDay: saved.day.number)
     return saved
   }
 
@@ -396,7 +408,12 @@ extension RegisterService: GroupCommitOwner {
   }
 
   func effects(of records: [PendingRecord]) -> [FileEffect] {
-    outbox?.effects(of: records, in: register) ?? []
+    // Most groups e-mail nothing, and the register is read only for those that do: passed by
+    // value from this class's property, it is copied whole (every part retained, released).
+    guard let outbox, records.contains(where: { $0.event.eventType == .receiptEmailed }) else {
+      return []
+    }
+    return outbox.effects(of: records, in: register)
   }
 }
 

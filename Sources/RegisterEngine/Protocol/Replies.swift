@@ -1,10 +1,6 @@
-/// What replies are read from: the register's state, and whether it still takes changes.
-///
-/// Replies read it through a reference, field by field in place, because a `Register` passed
-/// by value is copied (every part of it retained) on each request.
+/// What replies are read from beside the register (which each call is given `inout`, so it
+/// is read in place): whether it still takes changes, and the printer's last word.
 protocol ReplySource: AnyObject {
-  /// The state the reply describes.
-  var register: Register { get }
   /// Why the register stopped taking changes, when storage has failed.
   var storageFailure: String? { get }
   /// What the receipt printer said last (`ok`, `offline`, `paper_out`), set by the daemon;
@@ -49,7 +45,14 @@ struct Replies {
   }
 
   /// The reply to a read-only command.
-  mutating func query<Source: ReplySource>(_ command: Command, from source: Source)
+  ///
+  /// The register is `inout` though nothing here changes it, as in `RegisterService.decide`:
+  /// read through the service (a class's property) each use copied the whole register (every
+  /// part retained, then released) — `hello` did it once a request; an `inout` parameter is
+  /// exclusive, so every read is in place.
+  mutating func query<Source: ReplySource>(
+    _ command: Command, from source: Source, register: inout Register
+  )
     throws(RegisterError) -> ReplyResult
   {
     switch command {
@@ -58,32 +61,32 @@ struct Replies {
       let stamp = HelloStamp(
         readOnly: source.storageFailure != nil, records: counts?.records ?? -1,
         fsyncs: counts?.fsyncs ?? -1, lastSequence: counts?.lastSequence ?? -1,
-        printer: source.printerStatus, printJobs: source.register.printQueue.pending.count)
+        printer: source.printerStatus, printJobs: register.printQueue.pending.count)
       if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
-      let rendered = hello(from: source)
+      let rendered = hello(from: source, register: &register)
       renderedHello = (rendered, stamp)
       return .encoded(rendered)
     case .catalog:
-      return .value(source.register.catalogJSON)
+      return .value(register.catalogJSON)
     case .catalogExport:
-      return .value(.object(["catalog": source.register.catalogDocument.json]))
+      return .value(.object(["catalog": register.catalogDocument.json]))
     case .showOrder:
       if let renderedOrder { return .encoded(renderedOrder) }
-      let rendered = source.register.orderJSON.serializedBytes
+      let rendered = register.orderJSON.serializedBytes
       renderedOrder = rendered
       return .encoded(rendered)
     case .receipt(let number, let escpos):
-      guard let wanted = number ?? source.register.lastReceiptNumber else {
+      guard let wanted = number ?? register.lastReceiptNumber else {
         throw RegisterError(.receiptNotFound, "no sale has been completed yet")
       }
-      let options = EscPosOptions(store: source.register.store)
-      if let sale = source.register.receipts[wanted] {
+      let options = EscPosOptions(store: register.store)
+      if let sale = register.receipts[wanted] {
         return .value(
           Self.withBytes(
             sale.receiptReply(reprint: true),
             escpos ? ReceiptRenderer.escpos(sale, reprint: true, options: options) : nil))
       }
-      if let refund = source.register.returns[wanted] {
+      if let refund = register.returns[wanted] {
         return .value(
           Self.withBytes(
             refund.receiptReply(reprint: true),
@@ -92,25 +95,24 @@ struct Replies {
       throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
     case .listParked:
       return .value(
-        .object(["parked": .array(source.register.parked.map(source.register.parkedJSON))]))
+        .object(["parked": .array(register.parked.map { register.parkedJSON($0) })]))
     case .operatorList:
-      return .value(source.register.operatorsJSON(at: clock.now()))
+      return .value(register.operatorsJSON(at: clock.now()))
     case .customerFind(let query):
-      let register = source.register
       return .value(
         .object([
-          "customers": .array(register.findCustomers(query).map(register.customerJSON))
+          "customers": .array(register.findCustomers(query).map { register.customerJSON($0) })
         ]))
     case .giftCardBalance(let number):
-      return .value(try source.register.giftCardBalance(number))
+      return .value(try register.giftCardBalance(number))
     case .product(let sku):
-      return .value(try source.register.productLookup(sku))
+      return .value(try register.productLookup(sku))
     case .wishlist(let customerID):
-      return .value(try source.register.wishlistJSON(customerID))
+      return .value(try register.wishlistJSON(customerID))
     case .customerHistory(let id):
-      return .value(try source.register.customerHistory(id))
+      return .value(try register.customerHistory(id))
     case .subscribe(let topics, let after):
-      let last = source.register.lastSequence
+      let last = register.lastSequence
       let start = after ?? last
       guard start <= last else {
         throw RegisterError(.badRequest, "after \(start) is beyond the last event (\(last))")
@@ -123,28 +125,28 @@ struct Replies {
           "after": .int(start),
         ]))
     case .report(.x, _, let escpos):
-      let report = DayReport(openDayOf: source.register, at: clock.now())
+      let report = DayReport(openDayOf: register, at: clock.now())
       return .value(
         Self.withBytes(
           ReportRenderer.reply(report),
           escpos
-            ? ReportRenderer.escpos(report, options: EscPosOptions(store: source.register.store))
+            ? ReportRenderer.escpos(report, options: EscPosOptions(store: register.store))
             : nil))
     case .report(.z, let day, let escpos):
-      guard let number = day ?? source.register.closedDays.keys.max() else {
+      guard let number = day ?? register.closedDays.keys.max() else {
         throw RegisterError(.dayNotFound, "no day has been closed yet")
       }
-      guard let closed = source.register.closedDays[number] else {
+      guard let closed = register.closedDays[number] else {
         throw RegisterError(
           .dayNotFound,
-          "day \(number) has not been closed (the open day is \(source.register.day.number))")
+          "day \(number) has not been closed (the open day is \(register.day.number))")
       }
       let report = DayReport(closed: closed, reprint: true)
       return .value(
         Self.withBytes(
           ReportRenderer.reply(report),
           escpos
-            ? ReportRenderer.escpos(report, options: EscPosOptions(store: source.register.store))
+            ? ReportRenderer.escpos(report, options: EscPosOptions(store: register.store))
             : nil))
     case .add, .scan, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine,
       .park,
@@ -154,7 +156,7 @@ struct Replies {
       .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
       .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print:
       // Not a read: changes go through decide and apply, never here.
-      return .value(source.register.orderJSON)
+      return .value(register.orderJSON)
     }
   }
 
@@ -167,15 +169,16 @@ struct Replies {
 
   /// `hello`'s result, written straight to bytes: it is the most frequent request there is
   /// (a display or a lane's health check asks it again and again).
-  private func hello<Source: ReplySource>(from source: Source) -> [UInt8] {
+  private func hello<Source: ReplySource>(from source: Source, register: inout Register) -> [UInt8]
+  {
     var object = JSONObjectWriter(capacity: 1024)
     object.int("protocol", 1)
     object.string("server", "registerd")
     object.string("version", registerdVersion)
-    object.string("store", source.register.store.name)
-    object.string("currency", source.register.store.currency.code)
-    object.int("day", source.register.day.number)
-    object.int("journal_seq", source.register.lastSequence)
+    object.string("store", register.store.name)
+    object.string("currency", register.store.currency.code)
+    object.int("day", register.day.number)
+    object.int("journal_seq", register.lastSequence)
     object.bool("read_only", source.storageFailure != nil)
     if let journal {
       object.object("journal") { counts in
@@ -184,11 +187,11 @@ struct Replies {
         counts.int("last_seq", journal.lastSequence)
       }
     }
-    if let printer = source.register.store.printer {
+    if let printer = register.store.printer {
       object.object("printer") { fields in
         fields.string("device", printer.description)
         fields.string("status", (source.printerStatus ?? .unknown).rawValue)
-        fields.int("pending", source.register.printQueue.pending.count)
+        fields.int("pending", register.printQueue.pending.count)
       }
     }
     object.encoded("ops", Self.opNamesJSON)
@@ -202,11 +205,13 @@ struct Replies {
   /// A mutation's result written straight to bytes where it has such a form — a drawer move
   /// (float, paid in, paid out, no sale), the most frequent change after the sale itself — or
   /// nil. The bytes are what `result` gives, serialized.
-  func encodedResult<Source: ReplySource>(of events: [Event], from source: Source) -> [UInt8]? {
+  func encodedResult<Source: ReplySource>(
+    of events: [Event], from source: Source, register: inout Register
+  ) -> [UInt8]? {
     guard events.count == 1 else { return nil }
     switch events[0].eventType {
     case .floatSet, .paidIn, .paidOut, .noSale:
-      return Self.drawerReply(from: source)
+      return Self.drawerReply(from: source, register: &register)
     case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
       .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,
       .customerAttached, .customerDetached, .printDone, .saleCompleted, .dayClosed,
@@ -219,12 +224,14 @@ struct Replies {
   }
 
   /// `{"drawer":{…}}` (the register read in place, not copied).
-  private static func drawerReply<Source: ReplySource>(from source: Source) -> [UInt8] {
+  private static func drawerReply<Source: ReplySource>(
+    from source: Source, register: inout Register
+  ) -> [UInt8] {
     var object = JSONObjectWriter(capacity: 340)
     object.object("drawer") { drawer in
       Register.writeDrawer(
-        to: &drawer, source.register.day.totals, day: source.register.day.number,
-        currency: source.register.store.currency)
+        to: &drawer, register.day.totals, day: register.day.number,
+        currency: register.store.currency)
     }
     return object.finished()
   }
@@ -232,40 +239,41 @@ struct Replies {
   /// The reply to a mutation, from the state after its events: the first event that has a
   /// result of its own gives it; otherwise the open order.
   func result<Source: ReplySource>(
-    of command: Command, events: [Event], outbox: ReceiptOutbox?, from source: Source
+    of command: Command, events: [Event], outbox: ReceiptOutbox?, from source: Source,
+    register: inout Register
   ) -> JSONValue {
     for event in events {
       switch event {
       case .saleCompleted(_, let number, _, _, _):
-        guard let sale = source.register.receipts[number],
+        guard let sale = register.receipts[number],
           case .object(var object) = sale.orderJSON
         else { continue }
         object["receipt"] = sale.receiptReply(reprint: false)
         return .object(object)
       case .dayClosed(let number, _, _):
-        guard let closed = source.register.closedDays[number] else { continue }
+        guard let closed = register.closedDays[number] else { continue }
         return ReportRenderer.reply(DayReport(closed: closed))
       case .returnCompleted(let event):
-        guard let refund = source.register.returns[event.receipt] else { continue }
+        guard let refund = register.returns[event.receipt] else { continue }
         return refund.receiptReply(reprint: false)
       case .orderVoided(let orderID, _, let reversed):
         // The new open order, and what the void handed back.
-        guard case .object(var object) = source.register.orderJSON else { continue }
+        guard case .object(var object) = register.orderJSON else { continue }
         object["voided_order_id"] = .int(orderID)
         object["reversed_tenders"] = .array(reversed.map(\.json))
         return .object(object)
       case .operatorAdded(let person):
-        return .object(["operator": source.register.publicJSON(of: person, at: clock.now())])
+        return .object(["operator": register.publicJSON(of: person, at: clock.now())])
       case .operatorRemoved(let id):
         return .object(["removed": .string(id)])
       case .operatorPINSet(let id, _), .operatorUnlocked(let id):
-        return source.register.operators.first { $0.id == id }.map {
-          .object(["operator": source.register.publicJSON(of: $0, at: clock.now())])
+        return register.operators.first { $0.id == id }.map {
+          .object(["operator": register.publicJSON(of: $0, at: clock.now())])
         } ?? .null
       case .signedIn(let id):
         return .object([
-          "signed_in": .string(id), "name": source.register.operatorName(id).map(JSONValue.string),
-          "role": source.register.currentOperator.map { .string($0.role.rawValue) },
+          "signed_in": .string(id), "name": register.operatorName(id).map(JSONValue.string),
+          "role": register.currentOperator.map { .string($0.role.rawValue) },
         ])
       case .signedOut(let id):
         return .object(["signed_out": .string(id)])
@@ -273,21 +281,21 @@ struct Replies {
         return customer.json
       case .productAdded(let product), .productUpdated(let product):
         return .object([
-          "product": source.register.productJSON(source.register.products[product.sku] ?? product)
+          "product": register.productJSON(register.products[product.sku] ?? product)
         ])
       case .productRemoved(let sku):
         return .object(["removed": .string(sku)])
       case .stockAdjusted(let sku, _, _):
-        return source.register.products[sku].map {
-          .object(["product": source.register.productJSON($0)])
+        return register.products[sku].map {
+          .object(["product": register.productJSON($0)])
         }
           ?? .null
       case .floatSet, .paidIn, .paidOut, .noSale:
-        return .parsingOwnOutput(Self.drawerReply(from: source))
+        return .parsingOwnOutput(Self.drawerReply(from: source, register: &register))
       case .printQueued(let job):
         return .object(["print_job": job.json])
       case .receiptEmailed(let number, let to, let messageID):
-        let sequence = source.register.lastSequence
+        let sequence = register.lastSequence
         return .object([
           "emailed": .object([
             "receipt": .int(number), "to": .string(to), "message_id": .string(messageID),
@@ -295,17 +303,17 @@ struct Replies {
           ])
         ])
       case .orderParked(let orderID, _):
-        guard let parked = source.register.parked.first(where: { $0.id == orderID }),
-          case .object(var object) = source.register.orderJSON
+        guard let parked = register.parked.first(where: { $0.id == orderID }),
+          case .object(var object) = register.orderJSON
         else { continue }
-        object["parked"] = source.register.parkedJSON(parked)
+        object["parked"] = register.parkedJSON(parked)
         return .object(object)
       case .wishlistAdded(let customerID, _), .wishlistRemoved(let customerID, _, nil):
-        return (try? source.register.wishlistJSON(customerID)) ?? .null
+        return (try? register.wishlistJSON(customerID)) ?? .null
       case .wishlistRemoved(let customerID, _, .some):
         // Moved onto the order: the order, and what is left on the wishlist.
-        guard case .object(var object) = source.register.orderJSON,
-          case .object(let list)? = try? source.register.wishlistJSON(customerID)
+        guard case .object(var object) = register.orderJSON,
+          case .object(let list)? = try? register.wishlistJSON(customerID)
         else { continue }
         object["wishlist"] = list["wishlist"]
         return .object(object)
@@ -316,6 +324,6 @@ struct Replies {
         continue
       }
     }
-    return source.register.orderJSON
+    return register.orderJSON
   }
 }
