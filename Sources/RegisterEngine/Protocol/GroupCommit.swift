@@ -127,7 +127,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
       ?? journal.lastSequence
     // The owner is asked before the state is changed (not while).
     let checkpoint = Checkpoint(state: owner.checkpoint(), sequence: sequence)
-    state.checkpoints[state.openGroup] = consume checkpoint
+    state.checkpoints[state.openGroup] = checkpoint
   }
 
   /// Queues records (already applied by the owner) in the open group.

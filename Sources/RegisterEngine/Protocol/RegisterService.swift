@@ -387,10 +387,8 @@ extension RegisterService: GroupCommitOwner {
   /// the live table on a rollback): sharing them would make the next keyed request copy every
   /// one of them.
   func checkpoint() -> Register {
-    // One copy of the register (every part retained): the keys are read from it, not from
-    // `register` again, which copied it whole once more for each read.
-    var saved = state
-    saved.keys = saved.keys.checkpointCopy(openDay: saved.day.number)
+    var saved = register
+    saved.keys = register.keys.checkpointCopy(openDay: register.day.number)
     return saved
   }
 
