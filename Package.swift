@@ -1,6 +1,16 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Release builds leave out Swift's run-time exclusivity checks (a thread-local record of
+/// every access to a class's stored property, a global or an escaping closure's captures, made
+/// and searched on each access): on the daemon's request path they were about a twentieth of
+/// its CPU (docs/PERFORMANCE.md). The compile-time checks stay, and debug builds (so every
+/// test, the end-to-end ones included) keep the run-time ones. `-Ounchecked` is not used:
+/// arithmetic overflow must still trap (money is checked arithmetic).
+let releaseSettings: [SwiftSetting] = [
+  .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
+
 let package = Package(
   name: "registerd",
   platforms: [.macOS(.v15)],
@@ -13,7 +23,7 @@ let package = Package(
     .target(
       name: "RegisterEngine",
       dependencies: ["CSHA256"],
-      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))] + releaseSettings
     ),
     // SHA-256's compression on the CPU's SHA extensions, for the engine's SHA256: computation
     // only (cpuid and the instructions), no I/O. Optimized in debug builds too, as the engine is.
@@ -24,13 +34,22 @@ let package = Package(
     // The platform: sockets, the poll loop, journal files, the system clock and random.
     // System headers Swift's Glibc module leaves out (epoll), for RegisterServer.
     .target(name: "CPlatform"),
-    .target(name: "RegisterServer", dependencies: ["RegisterEngine", "CPlatform"]),
+    .target(
+      name: "RegisterServer", dependencies: ["RegisterEngine", "CPlatform"],
+      swiftSettings: releaseSettings),
     // The client: the line connection, and register-cli's command table, parsing and output.
-    .target(name: "RegisterClient", dependencies: ["RegisterEngine", "RegisterServer"]),
-    .executableTarget(name: "registerd", dependencies: ["RegisterEngine", "RegisterServer"]),
-    .executableTarget(name: "register-cli", dependencies: ["RegisterClient", "RegisterServer"]),
+    .target(
+      name: "RegisterClient", dependencies: ["RegisterEngine", "RegisterServer"],
+      swiftSettings: releaseSettings),
     .executableTarget(
-      name: "register-bench", dependencies: ["RegisterEngine", "RegisterServer", "RegisterClient"]),
+      name: "registerd", dependencies: ["RegisterEngine", "RegisterServer"],
+      swiftSettings: releaseSettings),
+    .executableTarget(
+      name: "register-cli", dependencies: ["RegisterClient", "RegisterServer"],
+      swiftSettings: releaseSettings),
+    .executableTarget(
+      name: "register-bench", dependencies: ["RegisterEngine", "RegisterServer", "RegisterClient"],
+      swiftSettings: releaseSettings),
     // The test client and its in-process transport, shared by the test targets.
     .target(
       name: "RegisterTestSupport",
