@@ -98,6 +98,39 @@ import Testing
     #expect(throws: Never.self) { try JSONParser.parse(#"[{"a": 1}, {"a": 2}]"#) }
   }
 
+  /// The check compares a key with the earlier ones only when a bit chosen by its bytes is
+  /// taken: a key spelled with escapes must still be caught, before or after its plain twin,
+  /// and a repeat must be caught wherever it stands among many distinct keys.
+  @Test func duplicateKeysAreRefusedHoweverSpelledAndWhereverTheyStand() {
+    for text in [
+      #"{"a": 1, "\u0061": 2}"#, #"{"\u0061": 1, "a": 2}"#, #"{"b": 0, "\u0061": 1, "a": 2}"#,
+      #"{"caf\u00e9": 1, "café": 2}"#, #"{"a\n": 1, "a\u000a": 2}"#,
+    ] {
+      let error = #expect(throws: JSONParseError.self, "\(text)") { try JSONParser.parse(text) }
+      #expect(error?.message.contains("duplicate key") == true, "\(text)")
+    }
+    // Keys sharing length, first, middle and last byte (the same bit) are told apart.
+    #expect(throws: Never.self) { try JSONParser.parse(#"{"abxc": 1, "abyc": 2, "abzc": 3}"#) }
+    for count in [2, 15, 16, 17, 40, 100] {
+      let keys = (0..<count).map { "key_\($0)_\(String(repeating: "x", count: $0 % 7))" }
+      let members = keys.map { "\"\($0)\": 0" }
+      #expect(throws: Never.self) {
+        try JSONParser.parse("{" + members.joined(separator: ",") + "}")
+      }
+      for repeated in [0, count / 2, count - 1] {
+        for at in [0, count / 3, count] {
+          var withRepeat = members
+          withRepeat.insert("\"\(keys[repeated])\": 1", at: at)
+          let text = "{" + withRepeat.joined(separator: ",") + "}"
+          let error = #expect(throws: JSONParseError.self, "\(count) \(repeated) \(at)") {
+            try JSONParser.parse(text)
+          }
+          #expect(error?.message == "duplicate key \"\(keys[repeated])\"")
+        }
+      }
+    }
+  }
+
   @Test(
     arguments: [
       [0x22, 0x01, 0x22], [0x22, 0x0A, 0x22], [0x22, 0x09, 0x22], [0x22, 0x00, 0x22],
@@ -395,5 +428,47 @@ import Testing
     #expect(lines.count == 100)
     #expect(lines.first == "line 1")
     #expect(lines.last == "line 100")
+  }
+}
+
+/// `JSONFields` looks for the next key where the last one read ended before it searches: in
+/// any order of reading, each member must be found, an absent one must be nil, and what was
+/// not read must still be refused.
+@Suite struct JSONFieldsTests {
+  @Test(arguments: [
+    ["a", "b", "c", "d"], ["d", "c", "b", "a"], ["b", "a", "d", "c"], ["c", "a", "b", "d"],
+    ["a", "a", "b", "b", "c", "d"],
+  ])
+  func membersAreFoundInAnyOrder(order: [String]) throws {
+    let value = try JSONParser.parse(#"{"a": 1, "b": 2, "c": 3, "d": 4}"#)
+    var fields = try JSONFields(value)
+    for key in order {
+      #expect(fields.raw(key) == .int(Int64(Int(key.unicodeScalars.first!.value) - 96)), "\(key)")
+      #expect(fields.raw("e") == nil)
+    }
+    try fields.rejectUnknown()
+  }
+
+  @Test func aMemberNotReadIsRefusedWhateverWasReadAroundIt() throws {
+    let value = try JSONParser.parse(#"{"a": 1, "b": 2, "c": 3}"#)
+    for skipped in ["a", "b", "c"] {
+      var fields = try JSONFields(value)
+      for key in ["a", "b", "c"] where key != skipped { _ = fields.raw(key) }
+      let error = #expect(throws: JSONShapeError.self) { try fields.rejectUnknown() }
+      #expect(error?.path == skipped)
+    }
+  }
+
+  @Test func membersOfALargeObjectAreFoundInAnyOrder() throws {
+    let keys = (0..<40).map { "member\($0)" }
+    let text = "{" + keys.enumerated().map { "\"\($1)\": \($0)" }.joined(separator: ",") + "}"
+    let value = try JSONParser.parse(text)
+    for order in [keys, keys.reversed(), keys.shuffled()] {
+      var fields = try JSONFields(value)
+      for key in order {
+        #expect(fields.raw(key) == .int(Int64(keys.firstIndex(of: key)!)))
+      }
+      try fields.rejectUnknown()
+    }
   }
 }

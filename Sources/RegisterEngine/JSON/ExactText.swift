@@ -36,11 +36,17 @@ public struct ExactText: Hashable, Comparable, Sendable, CustomStringConvertible
 extension String {
   /// True when the two are the same UTF-8 bytes — not merely canonically equivalent, which is
   /// what `==` tells (see `ExactText`).
+  @inlinable
   public func hasSameBytes(as other: String) -> Bool {
     // A native string's UTF-8 count is stored, so unequal lengths (most unequal member names)
-    // cost two loads. Equal lengths compare the bytes in place: no copy, no retain.
+    // cost two loads, here in the caller. Equal lengths compare the bytes in place.
     let count = utf8.count
-    guard count == other.utf8.count else { return false }
+    return count == other.utf8.count && hasSameBytes(as: other, count: count)
+  }
+
+  /// `hasSameBytes(as:)` for two texts of `count` bytes each: no copy, no retain.
+  @usableFromInline
+  func hasSameBytes(as other: String, count: Int) -> Bool {
     let same = utf8.withContiguousStorageIfAvailable { left in
       other.utf8.withContiguousStorageIfAvailable { right in
         var index = 0

@@ -129,6 +129,10 @@ public struct JSONFields {
   /// into `usedBeyond`).
   private var used: UInt64 = 0
   private var usedBeyond: [Bool] = []
+  /// Where the member after the last one read is: readers ask for members in the order they
+  /// were written (the register writes every object it reads back, in the order it reads it),
+  /// so the next key asked for is usually there, and is found without a search.
+  private var next = 0
 
   /// Starts reading `value`, which must be an object.
   public init(_ value: JSONValue, path: String = "") throws(JSONShapeError) {
@@ -148,7 +152,15 @@ public struct JSONFields {
   /// The raw member, marking it as read. An explicit `null` is returned as `.null`, so that
   /// typed readers refuse it: a field is either absent or has a value of its type.
   public mutating func raw(_ key: String) -> JSONValue? {
-    guard let position = object.position(of: key) else { return nil }
+    let position: Int
+    if next < object.count, object.members[next].key.hasSameBytes(as: key) {
+      position = next
+    } else if let found = object.position(of: key) {
+      position = found
+    } else {
+      return nil
+    }
+    next = position + 1
     if position < 64 {
       used |= 1 << UInt64(position)
     } else {

@@ -205,6 +205,12 @@ public struct JSONParser {
     // Room for a request's or a record's members up front: grown one append at a time from
     // empty, the member array was reallocated and copied at the 1st, 2nd, 3rd and 5th member.
     var object = JSONObject(capacity: 8)
+    // The duplicate check compares a new key with the object's earlier ones only when its
+    // bit in `seen` (one of 64, from its bytes: `keyBit`) is already set, instead of with
+    // every one: a 14-member object took 91 comparisons. A key written with escapes has other
+    // bytes than the key it spells, so from the first one on every key is compared.
+    var seen: UInt64 = 0
+    var compareAll = false
     skipWhitespace()
     if current == UInt8(ascii: "}") {
       position += 1
@@ -215,9 +221,21 @@ public struct JSONParser {
       guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
       let keyStart = position
       let key = try parseString()
-      guard object[key] == nil else {
-        throw JSONParseError(message: "duplicate key \"\(key)\"", offset: keyStart)
+      // The bytes between the quotes; as many as the key's own exactly when none is escaped
+      // (an escape is always longer than what it stands for).
+      let rawCount = position - keyStart - 2
+      var bit: UInt64 = 0
+      if !compareAll, rawCount == key.utf8.count {
+        bit = keyBit(from: keyStart + 1, count: rawCount)
+      } else {
+        compareAll = true
       }
+      if compareAll || seen & bit != 0 {
+        guard object[key] == nil else {
+          throw JSONParseError(message: "duplicate key \"\(key)\"", offset: keyStart)
+        }
+      }
+      seen |= bit
       skipWhitespace()
       guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
       position += 1
@@ -247,6 +265,18 @@ public struct JSONParser {
       default: throw error("expected ',' or '}' in object")
       }
     }
+  }
+
+  /// One bit of 64 for the key whose bytes are the `count` from `start`: equal keys get the
+  /// same bit. From the length and three of the bytes, mixed by a multiplication whose top six
+  /// bits choose the bit (a hash: the multiplication wraps by design).
+  private func keyBit(from start: Int, count: Int) -> UInt64 {
+    guard count > 0 else { return 1 }
+    let first = UInt64(bytes[start])
+    let middle = UInt64(bytes[start + count / 2])
+    let last = UInt64(bytes[start + count - 1])
+    let mixed = (UInt64(count) | first << 16 | middle << 24 | last << 32) &* 0x9E37_79B9_7F4A_7C15
+    return 1 << (mixed >> 58)
   }
 
   private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
