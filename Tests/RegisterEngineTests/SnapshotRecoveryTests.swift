@@ -199,6 +199,48 @@ import Testing
     #expect(RandomHistory.digest(whole.register) == RandomHistory.digest(live))
   }
 
+  /// The catalog is parsed and decoded on a thread of its own, from its text: a snapshot whose
+  /// checksum is right but whose catalog or another part is damaged, or missing, is skipped
+  /// with a message naming that part (nothing hangs), and start-up falls back to the snapshot
+  /// before, to the same register.
+  @Test(
+    arguments: [
+      ("catalog", JSONValue.string("damaged"), "catalog: expected an object"),
+      ("catalog", JSONValue.object(["store": .null]), "catalog."),
+      ("catalog", nil, "state.catalog: is required"),
+      ("ledger", JSONValue.string("damaged"), "ledger: expected an object"),
+      ("ledger", nil, "ledger: is required"),
+    ] as [(String, JSONValue?, String)])
+  func aSnapshotWithADamagedPartFallsBack(
+    member: String, replacement: JSONValue?, message: String
+  ) throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live = try Self.twoDays(directory, clock: clock)
+    let snapshots = SnapshotFiles.list(in: directory)
+    let newest = try #require(snapshots.last)
+    // The newest snapshot with the part replaced, sealed again with a right checksum.
+    var bytes = try FileIO.read(newest.path)
+    guard case .object(var file) = try JSONParser.parse(bytes.dropLast()),
+      case .object(var state) = file["state"]
+    else { throw CancellationError() }
+    state[member] = replacement
+    file["state"] = .object(state)
+    file["checksum"] = nil
+    bytes = JSONValue.object(file).serializedBytes
+    bytes.removeLast()
+    bytes += Array(#","checksum":""#.utf8) + Array(SHA256.hex(bytes).utf8) + Array(#""}"#.utf8)
+    try Data(bytes + [UInt8(ascii: "\n")]).write(to: URL(fileURLWithPath: newest.path))
+
+    let recovery = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(recovery.snapshot == snapshots.first)
+    #expect(recovery.skippedSnapshots.count == 1)
+    let skipped = try #require(recovery.skippedSnapshots.first)
+    #expect(skipped.contains(message), "\(skipped)")
+    #expect(RandomHistory.digest(recovery.register) == RandomHistory.digest(live))
+  }
+
   @Test func aSnapshotTheJournalDoesNotReachStopsStartUp() throws {
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
