@@ -782,10 +782,13 @@ package final class Server {
     }
     if service.register.store.printer != nil { warnOfUnqueuedReceipts(result.events) }
     if let display, !result.events.isEmpty {
-      // The same view as `register-cli watch`: each event, then the order after it.
+      // The same view as `register-cli watch`: each event, then the order after it. The
+      // events are already applied, so the order after each is the register's open order
+      // now: it is built once for the batch, not once an event.
       let before = screen.poleLines()
+      let order = service.register.orderJSON
       for event in result.events {
-        screen.apply(event: Topics.line(for: event), order: service.register.orderJSON)
+        screen.apply(event: Topics.line(for: event), order: order)
       }
       let after = screen.poleLines()
       if after != before {
