@@ -69,7 +69,7 @@ import Testing
     let replies = Replies(clock: lane.clock, journal: nil)
     let events: [Event] = [.pinAccepted(id: "7"), .customerAttached(order: 1, customerID: "C1")]
     let result = replies.result(
-      of: .signOut, events: events, outbox: nil, from: source, register: &source.register)
+      of: .signOut, events: events, outbox: nil, register: &source.register)
     #expect(result == lane.register.orderJSON)
   }
 
@@ -79,11 +79,11 @@ import Testing
     let replies = Replies(clock: lane.clock, journal: nil)
     let event = Event.receiptEmailed(receipt: 3, to: "a@example.com", messageID: "m@lane")
     let without = replies.result(
-      of: .signOut, events: [event], outbox: nil, from: source, register: &source.register)
+      of: .signOut, events: [event], outbox: nil, register: &source.register)
     #expect(without["emailed"]?["receipt"] == .int(3))
     #expect(without["emailed"]?["file"] == nil)
     let with = replies.result(
-      of: .signOut, events: [event], outbox: ReceiptOutbox(directory: "/o"), from: source,
+      of: .signOut, events: [event], outbox: ReceiptOutbox(directory: "/o"),
       register: &source.register)
     #expect(
       with["emailed"]?["file"] == .string("/o/receipt-3-\(lane.register.lastSequence).eml"))

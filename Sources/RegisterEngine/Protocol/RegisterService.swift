@@ -297,12 +297,12 @@ public final class RegisterService {
       throw error
     }
     if request.key == nil,
-      let encoded = replies.encodedResult(of: events, from: self, register: &state)
+      let encoded = replies.encodedResult(of: events, register: &state)
     {
       return .encoded(encoded)
     }
     let reply = replies.result(
-      of: request.command, events: events, outbox: outbox, from: self, register: &state)
+      of: request.command, events: events, outbox: outbox, register: &state)
     if let key = request.key {
       let stored = KeyRecord(key: key, fingerprint: fingerprint, reply: reply)
       if groups.attachKey(stored) { register.remember(stored) }

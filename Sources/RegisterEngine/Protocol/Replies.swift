@@ -205,13 +205,11 @@ struct Replies {
   /// A mutation's result written straight to bytes where it has such a form — a drawer move
   /// (float, paid in, paid out, no sale), the most frequent change after the sale itself — or
   /// nil. The bytes are what `result` gives, serialized.
-  func encodedResult<Source: ReplySource>(
-    of events: [Event], from source: Source, register: inout Register
-  ) -> [UInt8]? {
+  func encodedResult(of events: [Event], register: inout Register) -> [UInt8]? {
     guard events.count == 1 else { return nil }
     switch events[0].eventType {
     case .floatSet, .paidIn, .paidOut, .noSale:
-      return Self.drawerReply(from: source, register: &register)
+      return Self.drawerReply(register: &register)
     case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,
       .discountSet, .priceOverridden, .lineVoided, .orderResumed, .pinFailed, .pinAccepted,
       .customerAttached, .customerDetached, .printDone, .saleCompleted, .dayClosed,
@@ -224,9 +222,7 @@ struct Replies {
   }
 
   /// `{"drawer":{…}}` (the register read in place, not copied).
-  private static func drawerReply<Source: ReplySource>(
-    from source: Source, register: inout Register
-  ) -> [UInt8] {
+  private static func drawerReply(register: inout Register) -> [UInt8] {
     var object = JSONObjectWriter(capacity: 340)
     object.object("drawer") { drawer in
       Register.writeDrawer(
@@ -238,9 +234,8 @@ struct Replies {
 
   /// The reply to a mutation, from the state after its events: the first event that has a
   /// result of its own gives it; otherwise the open order.
-  func result<Source: ReplySource>(
-    of command: Command, events: [Event], outbox: ReceiptOutbox?, from source: Source,
-    register: inout Register
+  func result(
+    of command: Command, events: [Event], outbox: ReceiptOutbox?, register: inout Register
   ) -> JSONValue {
     for event in events {
       switch event {
@@ -291,7 +286,7 @@ struct Replies {
         }
           ?? .null
       case .floatSet, .paidIn, .paidOut, .noSale:
-        return .parsingOwnOutput(Self.drawerReply(from: source, register: &register))
+        return .parsingOwnOutput(Self.drawerReply(register: &register))
       case .printQueued(let job):
         return .object(["print_job": job.json])
       case .receiptEmailed(let number, let to, let messageID):
