@@ -70,6 +70,61 @@ struct TendersEndToEndTests {
     #expect(ztext.contains("Gift cards redeemed (1)"))
   }
 
+  @Test(
+    "a gift card's number reaches a subscriber, live or caught up, only as its last four digits"
+  )
+  func giftCardNumbersAreMaskedForSubscribers() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let listener = try daemon.connect()
+    #expect(try listener.send(#"{"op":"subscribe"}"#).result["subscribed"] == .bool(true))
+
+    let sold = try daemon.cli(["--json", "add", "GIFT-25"])
+    #expect(sold.status == 0, "\(sold.stderr)")
+    let paid = try daemon.cli(["--json", "tender", "cash", "25.00"])
+    #expect(paid.status == 0, "\(paid.stderr)")
+    let number = try #require(
+      try JSONParser.parse(paid.stdout).result["receipt"]?["receipt"]?["gift_cards"]?
+        .arrayValue?.first?["number"]?.stringValue)
+    #expect(GiftCardNumber.isWellFormed(number))
+    #expect(try daemon.cli(["add", "SOCK-3PK"]).status == 0)
+    let tendered = try daemon.cli(["--json", "tender", "gift-card", number, "--amount", "2.00"])
+    #expect(tendered.status == 0, "\(tendered.stderr)")
+    #expect(!tendered.stdout.contains(number), "\(tendered.stdout)")
+    let balance = try daemon.cli(["gift-card", "balance", number])
+    #expect(balance.stdout.contains("Gift card ****\(number.suffix(4)): balance 23.00"))
+    #expect(!balance.stdout.contains(number), "\(balance.stdout)")
+    #expect(try daemon.cli(["void"]).status == 0)
+
+    // Live: the sale that issued the card, the tender, the void that gave the balance back.
+    var live: [JSONValue] = []
+    while live.last?["event"] != "order_voided" { live.append(try listener.read()) }
+    // Caught up from the journal by a listener that connects afterwards.
+    let late = try daemon.connect()
+    let subscribed = try late.send(#"{"op":"subscribe","after":0}"#)
+    #expect(subscribed["ok"] == .bool(true), "\(subscribed.serialized)")
+    var caughtUp: [JSONValue] = []
+    while caughtUp.last?["event"] != "order_voided" { caughtUp.append(try late.read()) }
+    for (name, lines) in [("live", live), ("caught up", caughtUp)] {
+      let types = Set(lines.compactMap { $0["event"]?.stringValue })
+      #expect(types.isSuperset(of: ["sale_completed", "tender_added", "order_voided"]), "\(name)")
+      for line in lines {
+        #expect(!line.serialized.contains(number), "\(name): \(line.serialized)")
+      }
+      let sale = lines.first { $0["event"] == "sale_completed" }
+      #expect(
+        sale?["data"]?["gift_cards"]?.arrayValue?.first?["number"]
+          == .string("****\(number.suffix(4))"), "\(name)")
+    }
+
+    // The journal keeps the number: it is how the card is redeemed after a restart.
+    let segments = daemon.dataDirectory + "/journal"
+    let journal = try FileManager.default.contentsOfDirectory(atPath: segments).map {
+      try String(contentsOfFile: segments + "/" + $0, encoding: .utf8)
+    }.joined()
+    #expect(journal.contains(number))
+  }
+
   @Test("store credit from a return pays a later sale; a store tender and a terminal payment")
   func storeCreditAndOtherTenders() throws {
     // Data/products.json's store takes checks and vouchers (store setting "tenders").

@@ -213,6 +213,78 @@ extension JSONValue {
     try lane.refused(#"{"op":"add","sku":"GOPEN","amount":"10.00"}"#, "gift_card_for_gift_card")
   }
 
+  /// A gift card is a bearer instrument: its number is shown in full only on the receipt that
+  /// sold it. Every other reply and every live event shows its last four digits; the journal
+  /// keeps the number, which is how the card is redeemed.
+  @Test func aCardNumberLeavesTheRegisterOnlyOnTheReceiptThatSoldIt() throws {
+    let lane = try TenderLane.tenders()
+    let number = try #require(try lane.sellGiftCards().first)
+    let masked = JSONValue.string("****" + number.suffix(4))
+    var replies: [JSONValue] = []
+    @discardableResult func send(_ line: String) throws -> JSONValue {
+      let reply = try lane.send(line)
+      #expect(reply["ok"] == .bool(true), "\(line) → \(reply.serialized)")
+      replies.append(reply)
+      return reply["result"] ?? .null
+    }
+    // Tendered, looked at, its balance asked, given back by a void.
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    let tendered = try send(
+      #"{"op":"tender","type":"gift_card","number":"\#(number)","amount":"5.00"}"#)
+    #expect(tendered["tenders"]?.at(0)?["gift_card"] == masked)
+    #expect(try send(#"{"op":"order"}"#)["tenders"]?.at(0)?["gift_card"] == masked)
+    #expect(
+      try send(#"{"op":"gift_card_balance","number":"\#(number)"}"#)["gift_card"]?["number"]
+        == masked)
+    #expect(try send(#"{"op":"void"}"#)["reversed_tenders"]?.at(0)?["gift_card"] == masked)
+    // A sale it pays part of (53.74: 10.00 on the card), that sale's receipt, and its return.
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try send(#"{"op":"tender","type":"gift_card","number":"\#(number)","amount":"10.00"}"#)
+    let sale = try send(#"{"op":"tender","type":"cash","amount":"43.74"}"#)
+    let receipt = try #require(sale["receipt"]?["number"]?.serialized)
+    #expect(sale["receipt"]?["receipt"]?["tenders"]?.at(0)?["gift_card"] == masked)
+    try send(#"{"op":"receipt","number":\#(receipt)}"#)
+    let refund = try send(
+      #"{"op":"return","receipt":\#(receipt),"lines":[{"line":1,"qty":1}],"reason":"size"}"#)
+    #expect(refund["receipt"]?["refunds"]?.at(0)?["gift_card"] == masked)
+    for reply in replies {
+      #expect(!reply.serialized.contains(number), "\(reply.serialized)")
+    }
+    #expect(try lane.balance(number) == "25.00", "the card was paid back by number")
+
+    // The journal keeps the number; what a subscriber is sent of each record does not.
+    let records = lane.scan().records
+    #expect(records.filter { $0.data.serialized.contains(number) }.count >= 5)
+    for record in records {
+      let event = try Event.decode(type: record.type, data: record.data, currency: .usd)
+      let live = Topics.line(
+        for: CommittedEvent(
+          sequence: record.sequence, at: record.at, event: event, operatorID: record.operatorID))
+      #expect(!live.serialized.contains(number), "\(live.serialized)")
+      #expect(!Topics.publicData(record.data).serialized.contains(number), "\(record.type)")
+    }
+  }
+
+  @Test func maskingLeavesEverythingButGiftCardNumbersAlone() {
+    let number = GiftCardNumber.make(from: [1, 2, 3, 4, 5, 6, 7, 8])
+    #expect(GiftCardNumber.isWellFormed(number))
+    let data: JSONValue = .object([
+      "cards": .array([.object(["number": .string(number), "amount": "5.00"])]),
+      "gift_card": .string(number),
+      // Not gift card numbers: 16 digits failing the check, a bank card's prefix, 15 digits.
+      "others": .array([
+        .string(String(number.dropLast()) + String((Int(String(number.last!))! + 1) % 10)),
+        "4242424242424242", .string(String(number.dropLast())), .int(42), .bool(true), .null,
+      ]),
+    ])
+    let masked = GiftCardNumber.masking(data)
+    let shown = JSONValue.string("****" + number.suffix(4))
+    #expect(masked["cards"]?.at(0)?["number"] == shown)
+    #expect(masked["cards"]?.at(0)?["amount"] == "5.00")
+    #expect(masked["gift_card"] == shown)
+    #expect(masked["others"] == data["others"])
+  }
+
   @Test func aVoidGivesTheBalanceBack() throws {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)

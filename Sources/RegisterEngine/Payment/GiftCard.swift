@@ -45,6 +45,32 @@ public enum GiftCardNumber {
     return partial + "0"
   }
 
+  /// The number as everything but its issuing receipt shows it (replies, live events): masked
+  /// like a card number, `****` and its last four digits.
+  public static func masked(_ number: String) -> String {
+    "****" + String(number.suffix(4))
+  }
+
+  /// `value` with every gift card number in it (a string that is one, at any depth) masked.
+  /// The journal keeps the numbers, since a card is redeemed by its number; what leaves the
+  /// daemon for anyone but the customer who bought the card does not.
+  public static func masking(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .null, .bool, .number:
+      return value
+    case .string(let text):
+      // The length first: most strings are not 16 bytes long, and the full check is not free.
+      guard text.utf8.count == length, isWellFormed(text) else { return value }
+      return .string(masked(text))
+    case .array(let items):
+      return .array(items.map(masking))
+    case .object(let object):
+      var masked = JSONObject(capacity: object.count)
+      for (key, member) in object.members { masked.append(key, masking(member)) }
+      return .object(masked)
+    }
+  }
+
   /// The number in groups of four, as the issuing receipt prints it.
   public static func grouped(_ number: String) -> String {
     var out = ""

@@ -255,7 +255,7 @@ struct Replies {
         // The new open order, and what the void handed back.
         guard case .object(var object) = register.orderJSON else { continue }
         object["voided_order_id"] = .int(orderID)
-        object["reversed_tenders"] = .array(reversed.map(\.json))
+        object["reversed_tenders"] = .array(reversed.map(\.publicJSON))
         return .object(object)
       case .operatorAdded(let person):
         return .object(["operator": register.publicJSON(of: person, at: clock.now())])

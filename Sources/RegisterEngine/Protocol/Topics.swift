@@ -25,11 +25,19 @@ public enum Topics {
     return types
   }
 
-  /// The live-event line for a committed event.
+  /// The live-event line for a committed event: its journal data, with gift card numbers
+  /// masked (`publicData`).
   public static func line(for event: CommittedEvent) -> JSONValue {
     .object([
       "event": .string(event.event.type), "seq": .int(event.sequence),
-      "at": .string(event.at.iso8601), "data": event.event.data,
+      "at": .string(event.at.iso8601), "data": publicData(event.event.data),
     ])
+  }
+
+  /// An event's journal data as a subscriber gets it: a customer display or any other
+  /// listener sees a gift card (sold, tendered, refunded to, given back by a void) by its last
+  /// four digits only, as receipts print it (`GiftCardNumber.masking`).
+  public static func publicData(_ data: JSONValue) -> JSONValue {
+    GiftCardNumber.masking(data)
   }
 }

@@ -38,7 +38,7 @@ extension Register {
       "tax_included": .bool(totals.taxIncluded),
       "gift_cards": totals.giftCards > 0 ? money(totals.giftCards) : nil,
       "total": money(totals.total),
-      "tenders": .array(order.tenders.map(\.json)),
+      "tenders": .array(order.tenders.map(\.publicJSON)),
       "paid": money(paid),
       "balance_due": money(balance),
       "cash_due": hasCashRounding && status == "open" ? money(cashDue) : nil,
@@ -190,7 +190,7 @@ extension CompletedSale {
       "total": money(totals.total),
       "cash_rounding": money(cashRounding.minorUnits),
       "amount_due": amountDue.json,
-      "tenders": .array(order.tenders.map(\.json)),
+      "tenders": .array(order.tenders.map(\.publicJSON)),
       "paid": money(order.paid),
       "change": change.json,
       "savings": money(totals.savings),
@@ -334,7 +334,7 @@ extension Register {
     }
     return .object([
       "gift_card": .object([
-        "number": .string(card.number),
+        "number": .string(GiftCardNumber.masked(card.number)),
         "balance": money(card.balance).json,
         "issued_amount": money(card.issuedAmount).json,
         "issued_receipt": .int(card.receipt),

@@ -176,7 +176,7 @@ extension CompletedReturn {
       "tax_included": .bool(header.taxIncluded),
       "total": total.json,
       "cash_rounding": cashRounding.json,
-      "refunds": .array(refunds.map(\.json)),
+      "refunds": .array(refunds.map(\.publicJSON)),
     ])
   }
 

@@ -473,6 +473,16 @@ extension Tender {
     ])
   }
 
+  /// The tender as replies show it: `json`, with a gift card's number masked (`****0128`). The
+  /// journal and snapshots keep the number (`json`): a refund or a void gives the balance
+  /// back to it.
+  public var publicJSON: JSONValue {
+    guard let giftCard else { return json }
+    var shown = self
+    shown.giftCard = GiftCardNumber.masked(giftCard)
+    return shown.json
+  }
+
   init(json: JSONValue, path: String, currency: Currency) throws(JSONShapeError) {
     var fields = try JSONFields(json, path: path)
     let typeName = try fields.required("type", as: String.self)

@@ -902,7 +902,7 @@ package final class Server {
       line =
         JSONValue.object([
           "event": .string(record.type), "seq": .int(record.sequence),
-          "at": .string(record.at.iso8601), "data": record.data,
+          "at": .string(record.at.iso8601), "data": Topics.publicData(record.data),
         ]).serialized
     }
   }
