@@ -55,12 +55,12 @@ public enum GiftCardNumber {
   /// The journal keeps the numbers, since a card is redeemed by its number; what leaves the
   /// daemon for anyone but the customer who bought the card does not.
   public static func masking(_ value: JSONValue) -> JSONValue {
+    // Most events hold no gift card number: they are given back as they are, not rebuilt.
+    guard holdsNumber(value) else { return value }
     switch value {
     case .null, .bool, .number:
       return value
     case .string(let text):
-      // The length first: most strings are not 16 bytes long, and the full check is not free.
-      guard text.utf8.count == length, isWellFormed(text) else { return value }
       return .string(masked(text))
     case .array(let items):
       return .array(items.map(masking))
@@ -68,6 +68,17 @@ public enum GiftCardNumber {
       var masked = JSONObject(capacity: object.count)
       for (key, member) in object.members { masked.append(key, masking(member)) }
       return .object(masked)
+    }
+  }
+
+  /// True when a string in `value`, at any depth, is a gift card number.
+  private static func holdsNumber(_ value: JSONValue) -> Bool {
+    switch value {
+    case .null, .bool, .number: false
+    // The length first: most strings are not 16 bytes long, and the full check is not free.
+    case .string(let text): text.utf8.count == length && isWellFormed(text)
+    case .array(let items): items.contains(where: holdsNumber)
+    case .object(let object): object.members.contains { holdsNumber($0.value) }
     }
   }
 
