@@ -28,9 +28,18 @@ public enum Topics {
   /// The live-event line for a committed event: its journal data, with gift card numbers
   /// masked (`publicData`).
   public static func line(for event: CommittedEvent) -> JSONValue {
+    line(type: event.event.type, sequence: event.sequence, at: event.at, data: event.event.data)
+  }
+
+  /// The live-event line for a record of type `type` with journal data `data` (an event made
+  /// durable now, or one read back from the journal for a subscriber catching up): the one
+  /// place a line is shaped and its data masked.
+  public static func line(type: String, sequence: Int64, at: Timestamp, data: JSONValue)
+    -> JSONValue
+  {
     .object([
-      "event": .string(event.event.type), "seq": .int(event.sequence),
-      "at": .string(event.at.iso8601), "data": publicData(event.event.data),
+      "event": .string(type), "seq": .int(sequence), "at": .string(at.iso8601),
+      "data": publicData(data),
     ])
   }
 

@@ -796,11 +796,13 @@ package final class Server {
       }
     }
     if draining { drainAnswered += result.replies.count }
-    if !result.events.isEmpty {
+    if !result.events.isEmpty && !subscribers.isEmpty {
+      // Each event's line is made once for every subscriber.
+      let lines = result.events.map(JournalRecordLine.init)
       for connection in subscribers where !connection.broken {
         touch(connection)
-        for event in result.events {
-          deliver(JournalRecordLine(event), to: connection)
+        for line in lines {
+          deliver(line, to: connection)
         }
         checkSubscriberBacklog(connection)
       }
@@ -900,10 +902,8 @@ package final class Server {
       sequence = record.sequence
       type = record.type
       line =
-        JSONValue.object([
-          "event": .string(record.type), "seq": .int(record.sequence),
-          "at": .string(record.at.iso8601), "data": Topics.publicData(record.data),
-        ]).serialized
+        Topics.line(type: record.type, sequence: record.sequence, at: record.at, data: record.data)
+        .serialized
     }
   }
 
