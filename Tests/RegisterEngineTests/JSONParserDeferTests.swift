@@ -15,10 +15,10 @@ import Testing
   func theSkippedValueIsTheMembersText(text: String) throws {
     let whole = try JSONParser.parse(text)
     let bytes = Array(text.utf8)[...]
-    var told: Range<Int>?
-    let parsed = try JSONParser.parse(bytes, deferring: "catalog", under: []) { told = $0 }
-    let range = try #require(parsed.deferred)
-    #expect(told == range)
+    var told: [String: Range<Int>] = [:]
+    let parsed = try JSONParser.parse(bytes, deferring: ["catalog"], under: []) { told[$0] = $1 }
+    let range = try #require(parsed.deferred["catalog"])
+    #expect(told == parsed.deferred)
     #expect(try JSONParser.parse(bytes[range]) == whole["catalog"])
     var expected = try #require(whole.objectValue)
     expected["catalog"] = .null
@@ -29,8 +29,8 @@ import Testing
   @Test func onlyTheMemberUnderThePathIsDeferred() throws {
     let text = #"{"catalog":1,"state":{"x":{"catalog":2},"catalog":{"p":[3]}}}"#
     let bytes = Array(text.utf8)[...]
-    let parsed = try JSONParser.parse(bytes, deferring: "catalog", under: ["state"])
-    let range = try #require(parsed.deferred)
+    let parsed = try JSONParser.parse(bytes, deferring: ["catalog"], under: ["state"])
+    let range = try #require(parsed.deferred["catalog"])
     #expect(String(decoding: bytes[range], as: UTF8.self) == #"{"p":[3]}"#)
     #expect(parsed.value["catalog"] == .int(1))
     #expect(parsed.value["state"]?["x"]?["catalog"] == .int(2))
@@ -41,7 +41,7 @@ import Testing
   @Test(arguments: [#"{"catalog":{"a":[1,2}"#, #"{"catalog":"abc"#, #"{"catalog":[[[["#])
   func aBrokenDeferredValueIsRefused(text: String) {
     #expect(throws: JSONParseError.self) {
-      _ = try JSONParser.parse(Array(text.utf8)[...], deferring: "catalog", under: [])
+      _ = try JSONParser.parse(Array(text.utf8)[...], deferring: ["catalog"], under: [])
     }
   }
 }

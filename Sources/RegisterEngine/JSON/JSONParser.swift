@@ -64,31 +64,33 @@ public struct JSONParser {
     }
   }
 
-  /// Parses one JSON document from `bytes` but leaves the value of the member `key` of the
+  /// Parses one JSON document from `bytes` but leaves the values of the members `keys` of the
   /// object `path` leads to (keys from the top: `["state"]`) unparsed: the tree holds `null`
-  /// there, and its bytes' range in `bytes` is returned for the caller to parse on its own
-  /// (on another thread: a snapshot's catalog). The deferred value is only skipped here, by
-  /// its strings and brackets; parsing it is what checks it.
-  /// `found` is called with that range as soon as the value is skipped, before the rest is
-  /// parsed, so that its parsing can start at once.
+  /// there, and their bytes' ranges in `bytes` are returned for the caller to read on its own
+  /// (a snapshot's catalog, on another thread; its ledger, with `JSONReader`). A deferred value
+  /// is only skipped here, by its strings and brackets; reading it is what checks it.
+  /// `found` is called with each member's key and range as soon as its value is skipped,
+  /// before the rest is parsed, so that reading it can start at once.
   public static func parse(
-    _ bytes: ArraySlice<UInt8>, deferring key: String, under path: [String],
-    found: (Range<Int>) -> Void = { _ in }
-  ) throws(JSONParseError) -> (value: JSONValue, deferred: Range<Int>?) {
+    _ bytes: ArraySlice<UInt8>, deferring keys: Set<String>, under path: [String],
+    found: (String, Range<Int>) -> Void = { _, _ in }
+  ) throws(JSONParseError) -> (value: JSONValue, deferred: [String: Range<Int>]) {
     let base = bytes.startIndex
     let result = withoutActuallyEscaping(found) { found in
       bytes.withUnsafeBufferPointer { buffer in
-        Result { () throws(JSONParseError) -> (JSONValue, Range<Int>?) in
+        Result { () throws(JSONParseError) -> (JSONValue, [String: Range<Int>]) in
           var parser = JSONParser(bytes: buffer)
-          parser.deferring = (path, key)
-          parser.found = { found(($0.lowerBound + base)..<($0.upperBound + base)) }
+          parser.deferring = (path, keys)
+          parser.found = { found($0, ($1.lowerBound + base)..<($1.upperBound + base)) }
           parser.skipWhitespace()
           let value = try parser.parseValue(depth: 0)
           parser.skipWhitespace()
           guard parser.position == parser.bytes.count else {
             throw parser.error("unexpected text after the JSON value")
           }
-          return (value, parser.deferred.map { ($0.lowerBound + base)..<($0.upperBound + base) })
+          return (
+            value, parser.deferred.mapValues { ($0.lowerBound + base)..<($0.upperBound + base) }
+          )
         }
       }
     }
@@ -100,21 +102,23 @@ public struct JSONParser {
     try parse(Array(text.utf8))
   }
 
-  /// The text, borrowed for the duration of one `parse` (never kept beyond it).
-  private let bytes: UnsafeBufferPointer<UInt8>
-  private var position = 0
+  /// The text, borrowed for the duration of one `parse` or `JSONReader.read` (never kept
+  /// beyond it). `JSONReader` reads with this parser's strings, numbers and whitespace rules.
+  let bytes: UnsafeBufferPointer<UInt8>
+  var position = 0
 
-  private init(bytes: UnsafeBufferPointer<UInt8>) {
+  init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
   }
 
-  /// The member whose value is skipped, not parsed (`parse(_:deferring:under:)`): the keys of
-  /// the objects down to it, and its key. `keys` holds the keys of the objects being parsed.
-  private var deferring: (path: [String], key: String)?
+  /// The members whose values are skipped, not parsed (`parse(_:deferring:under:)`): the keys
+  /// of the objects down to them, and their keys. `keys` holds the keys of the objects being
+  /// parsed.
+  private var deferring: (path: [String], keys: Set<String>)?
   private var keys: [String] = []
-  /// Where the skipped value lies, and who is told as soon as it is known.
-  private var deferred: Range<Int>?
-  private var found: (Range<Int>) -> Void = { _ in }
+  /// Where the skipped values lie, and who is told as soon as each is known.
+  private var deferred: [String: Range<Int>] = [:]
+  private var found: (String, Range<Int>) -> Void = { _, _ in }
 
   /// Moves past one value without building it: strings (with their escapes) and brackets
   /// are followed, nothing else is checked.
@@ -155,21 +159,21 @@ public struct JSONParser {
     guard level == 0 else { throw error("unexpected end of input") }
   }
 
-  private func error(_ message: String) -> JSONParseError {
+  func error(_ message: String) -> JSONParseError {
     JSONParseError(message: message, offset: position)
   }
 
-  private var current: UInt8? {
+  var current: UInt8? {
     position < bytes.count ? bytes[position] : nil
   }
 
-  private mutating func skipWhitespace() {
+  mutating func skipWhitespace() {
     while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
       position += 1
     }
   }
 
-  private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+  mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
     guard let byte = current else { throw error("unexpected end of input, expected a value") }
     switch byte {
     case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -240,15 +244,15 @@ public struct JSONParser {
       guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
       position += 1
       skipWhitespace()
-      if let deferring, deferred == nil, depth == deferring.path.count + 1,
-        key == deferring.key, keys == deferring.path
+      if let deferring, depth == deferring.path.count + 1, deferring.keys.contains(key),
+        keys == deferring.path
       {
         let start = position
         try skipValue(depth: depth)
-        deferred = start..<position
-        found(start..<position)
+        deferred[key] = start..<position
+        found(key, start..<position)
         object.append(key, .null)
-      } else if let deferring, deferred == nil, depth <= deferring.path.count {
+      } else if let deferring, depth <= deferring.path.count {
         keys.append(key)
         let value = try parseValue(depth: depth)
         keys.removeLast()
@@ -328,7 +332,7 @@ public struct JSONParser {
     return .number(String(decoding: bytes[start..<position], as: UTF8.self))
   }
 
-  private func isDigit(_ byte: UInt8) -> Bool {
+  func isDigit(_ byte: UInt8) -> Bool {
     byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
   }
 
@@ -336,7 +340,7 @@ public struct JSONParser {
     while let byte = current, isDigit(byte) { position += 1 }
   }
 
-  private mutating func parseString() throws(JSONParseError) -> String {
+  mutating func parseString() throws(JSONParseError) -> String {
     position += 1  // opening quote
     var start = position
     var result = ""

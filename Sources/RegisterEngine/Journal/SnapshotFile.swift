@@ -45,33 +45,34 @@ public enum SnapshotFile {
       (state) throws(JSONShapeError) in try Register(snapshot: state)
     }
   ) throws(Problem) -> (register: Register, head: JournalHead) {
-    let whole = { (state: JSONValue, _: ArraySlice<UInt8>?) throws(JSONShapeError) in
+    let whole = { (state: JSONValue, _: [String: ArraySlice<UInt8>]) throws(JSONShapeError) in
       try decodeState(state)
     }
     return try decode(bytes, splitting: false, catalogFound: { _ in }, decodeState: whole)
   }
 
-  /// As `decode(_:decodeState:)`, with the state's catalog left unparsed (`null` in the
-  /// state given to `decodeState`) and handed to `catalogFound` as its text as soon as the
-  /// parser has passed it (the catalog comes early in the state): the platform parses and
-  /// decodes it on another thread while this one parses and decodes the rest (the catalog is
-  /// about half of a year-end snapshot, and all of a first day's).
+  /// As `decode(_:decodeState:)`, with the state's members `Register.stateMembersReadAsText`
+  /// left unparsed (`null` in the state given to `decodeState`, which gets their texts):
+  /// the catalog's text is handed to `catalogFound` as soon as the parser has passed it (it
+  /// comes early in the state), for the platform to parse and decode on another thread while
+  /// this one reads the rest (the catalog is about half of a year-end snapshot, and all of a
+  /// first day's); the ledger is read from its text without a tree.
   public static func decode(
     _ bytes: [UInt8], splittingCatalog catalogFound: (ArraySlice<UInt8>) -> Void,
-    decodeState: (JSONValue) throws(JSONShapeError) -> Register
+    decodeState: (JSONValue, [String: ArraySlice<UInt8>]) throws(JSONShapeError) -> Register
   ) throws(Problem) -> (register: Register, head: JournalHead) {
     try decode(bytes, splitting: true, catalogFound: catalogFound) {
-      state, catalog throws(JSONShapeError) in
-      guard catalog != nil else {
+      state, texts throws(JSONShapeError) in
+      guard texts["catalog"] != nil else {
         throw JSONShapeError(path: "state.catalog", message: "is required")
       }
-      return try decodeState(state)
+      return try decodeState(state, texts)
     }
   }
 
   private static func decode(
     _ bytes: [UInt8], splitting: Bool, catalogFound: (ArraySlice<UInt8>) -> Void,
-    decodeState: (JSONValue, ArraySlice<UInt8>?) throws(JSONShapeError) -> Register
+    decodeState: (JSONValue, [String: ArraySlice<UInt8>]) throws(JSONShapeError) -> Register
   ) throws(Problem) -> (register: Register, head: JournalHead) {
     var body = bytes[...]
     if body.last == UInt8(ascii: "\n") { body = body.dropLast() }
@@ -89,14 +90,16 @@ public enum SnapshotFile {
         message: "checksum mismatch: the file was changed or damaged after it was written")
     }
     let value: JSONValue
-    var catalog: ArraySlice<UInt8>?
+    var texts: [String: ArraySlice<UInt8>] = [:]
     do {
       if splitting {
-        let parsed = try JSONParser.parse(body, deferring: "catalog", under: ["state"]) {
-          catalogFound(body[$0])
+        let parsed = try JSONParser.parse(
+          body, deferring: Register.stateMembersReadAsText, under: ["state"]
+        ) { key, range in
+          if key == "catalog" { catalogFound(body[range]) }
         }
         value = parsed.value
-        catalog = parsed.deferred.map { body[$0] }
+        texts = parsed.deferred.mapValues { body[$0] }
       } else {
         value = try JSONParser.parse(body)
       }
@@ -122,7 +125,7 @@ public enum SnapshotFile {
       guard sequence > 0, JournalHead.isSum(sum) else {
         throw JSONShapeError(path: "seq", message: "is not a journal record's seq and sum")
       }
-      let register = try decodeState(state, catalog)
+      let register = try decodeState(state, texts)
       guard register.lastSequence == sequence, register.day.number == day else {
         throw JSONShapeError(path: "state", message: "is not the state as of seq \(sequence)")
       }

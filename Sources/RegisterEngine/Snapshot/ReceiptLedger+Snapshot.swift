@@ -42,25 +42,41 @@ extension ReceiptLedger {
     ])
   }
 
+  /// The ledger a snapshot's `ledger` member holds, read from its text: with `JSONReader`
+  /// when the text is as the register writes it (the common case, and the fast one: no tree of
+  /// a year's refunds is built), else as a tree, which accepts any member order and says what
+  /// is wrong. `depth`: how deeply the member is nested in its document.
+  init(snapshotText text: ArraySlice<UInt8>, depth: Int, path: String) throws(JSONShapeError) {
+    if let ledger = Self.reading(text, depth: depth) {
+      self = ledger
+      return
+    }
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(text)
+    } catch {
+      throw JSONShapeError(path: path, message: "not JSON (\(error.description))")
+    }
+    try self.init(snapshot: value, path: path)
+  }
+
+  /// The ledger in `text` read by `JSONReader` alone: nil unless the text is as the register
+  /// writes it and holds a valid ledger.
+  static func reading(_ text: ArraySlice<UInt8>, depth: Int) -> ReceiptLedger? {
+    guard let parts = JSONReader.read(text, depth: depth, { Parts(reading: &$0) }) else {
+      return nil
+    }
+    return try? ReceiptLedger(parts, path: "")
+  }
+
   init(snapshot value: JSONValue, path: String) throws(JSONShapeError) {
     var fields = try JSONFields(value, path: path)
-    self.init()
     let sold = try fields.array("sales") { value, path throws(JSONShapeError) in
       try CompletedSale(snapshot: value, path: path)
     }
-    try requireIncreasing(sold.map(\.receiptNumber), path: fields.pathOf("sales"))
     let returned = try fields.array("returns") { value, path throws(JSONShapeError) in
       try CompletedReturn(snapshot: value, path: path)
     }
-    try requireIncreasing(returned.map(\.receiptNumber), path: fields.pathOf("returns"))
-    let saleNumbers = Set(sold.map(\.receiptNumber))
-    for (index, refund) in returned.enumerated() where saleNumbers.contains(refund.receiptNumber) {
-      throw JSONShapeError(
-        path: indexPath(fields.pathOf("returns"), index),
-        message: "receipt \(refund.receiptNumber) is also a sale")
-    }
-    for sale in sold { sales.append(sale) }
-    for refund in returned { returns.append(refund) }
     let quantities = try fields.array("returned_quantities") {
       value, path throws(JSONShapeError) -> (Int, [Int: Int64]) in
       var entry = try JSONFields(value, path: path)
@@ -73,12 +89,9 @@ extension ReceiptLedger {
         try line.rejectUnknown()
         return (number, quantity)
       }
-      try requireIncreasing(lines.map(\.0), path: entry.pathOf("lines"))
       try entry.rejectUnknown()
-      return (receipt, Dictionary(lines, uniquingKeysWith: { first, _ in first }))
+      return (receipt, try Self.returnedLines(lines, path: entry.pathOf("lines")))
     }
-    try requireIncreasing(quantities.map(\.0), path: fields.pathOf("returned_quantities"))
-    returnedQuantities = Dictionary(quantities, uniquingKeysWith: { first, _ in first })
     let states = try fields.array("refunded") {
       value, path throws(JSONShapeError) -> (Int, RefundState) in
       var entry = try JSONFields(value, path: path)
@@ -89,39 +102,11 @@ extension ReceiptLedger {
       try entry.rejectUnknown()
       return (receipt, state)
     }
-    try requireIncreasing(states.map(\.0), path: fields.pathOf("refunded"))
-    refunded = Dictionary(states, uniquingKeysWith: { first, _ in first })
-    nextReceiptNumber = try fields.int("next_receipt_number", in: SnapshotRange.positive)
-    lastReceiptNumber = try fields.nullableInt("last_receipt_number", in: SnapshotRange.positive)
-    let archived = try fields.array("archive") {
-      value, path throws(JSONShapeError) -> ArchivedDay in
-      var entry = try JSONFields(value, path: path)
-      let day = try entry.int("day", in: SnapshotRange.positive)
-      let first = try entry.int("first", in: SnapshotRange.positive)
-      let count = try entry.int("count", in: SnapshotRange.positive)
-      let position = try entry.int("position", in: SnapshotRange.count)
-      try entry.rejectUnknown()
-      guard Int64(first) <= IntegerRanges.maximumCounter - Int64(count) else {
-        throw JSONShapeError(path: entry.pathOf("count"), message: "runs past the largest number")
-      }
-      return ArchivedDay(day: day, first: first, count: count, position: position)
+    let next = try fields.int("next_receipt_number", in: SnapshotRange.positive)
+    let last = try fields.nullableInt("last_receipt_number", in: SnapshotRange.positive)
+    let archived = try fields.decoded("archive") { value, path throws(JSONShapeError) in
+      try Self.archivedDays(value, path: path)
     }
-    // Archived runs hold the oldest receipts: days do not go back, numbers increase across
-    // runs and stay before every receipt still in memory.
-    for index in archived.indices.dropFirst()
-    where archived[index].day < archived[index - 1].day
-      || archived[index].first <= archived[index - 1].last
-    {
-      throw JSONShapeError(
-        path: indexPath(fields.pathOf("archive"), index),
-        message: "archived runs must follow one another in day and number order")
-    }
-    let kept = (sold.map(\.receiptNumber) + returned.map(\.receiptNumber)).min()
-    if let kept, let last = archived.last, kept <= last.last {
-      throw JSONShapeError(
-        path: fields.pathOf("archive"), message: "receipt \(kept) is both archived and kept")
-    }
-    for day in archived { archive.append(day) }
     let customers = try fields.array("customer_receipts") {
       value, path throws(JSONShapeError) -> (String, [Int]) in
       var entry = try JSONFields(value, path: path)
@@ -133,21 +118,227 @@ extension ReceiptLedger {
       try entry.rejectUnknown()
       return (id, numbers)
     }
+    try fields.rejectUnknown()
+    try self.init(
+      Parts(
+        sold: sold, returned: returned, quantities: quantities, states: states, next: next,
+        last: last, archived: archived, customers: customers),
+      path: path)
+  }
+
+  /// A ledger's members as read, before the checks that span them (`init(_:path:)`).
+  fileprivate struct Parts {
+    var sold: [CompletedSale]
+    var returned: [CompletedReturn]
+    var quantities: [(Int, [Int: Int64])]
+    var states: [(Int, RefundState)]
+    var next: Int
+    var last: Int?
+    var archived: [ArchivedDay]
+    var customers: [(String, [Int])]
+  }
+
+  /// The ledger `parts` make, checked as a whole: keyed entries in increasing order, no receipt
+  /// both a sale and a return, archived runs in order and before every receipt kept, and every
+  /// number used before the next one.
+  fileprivate init(_ parts: Parts, path: String) throws(JSONShapeError) {
+    self.init()
+    let pathOf = { (key: String) in joinPath(path, key) }
+    try requireIncreasing(parts.sold.map(\.receiptNumber), path: pathOf("sales"))
+    try requireIncreasing(parts.returned.map(\.receiptNumber), path: pathOf("returns"))
+    let saleNumbers = Set(parts.sold.map(\.receiptNumber))
+    for (index, refund) in parts.returned.enumerated()
+    where saleNumbers.contains(refund.receiptNumber) {
+      throw JSONShapeError(
+        path: indexPath(pathOf("returns"), index),
+        message: "receipt \(refund.receiptNumber) is also a sale")
+    }
+    for sale in parts.sold { sales.append(sale) }
+    for refund in parts.returned { returns.append(refund) }
+    try requireIncreasing(parts.quantities.map(\.0), path: pathOf("returned_quantities"))
+    returnedQuantities = Dictionary(parts.quantities, uniquingKeysWith: { first, _ in first })
+    try requireIncreasing(parts.states.map(\.0), path: pathOf("refunded"))
+    refunded = Dictionary(parts.states, uniquingKeysWith: { first, _ in first })
+    nextReceiptNumber = parts.next
+    lastReceiptNumber = parts.last
+    // Archived runs hold the oldest receipts: days do not go back, numbers increase across
+    // runs and stay before every receipt still in memory.
+    let archived = parts.archived
+    for index in archived.indices.dropFirst()
+    where archived[index].day < archived[index - 1].day
+      || archived[index].first <= archived[index - 1].last
+    {
+      throw JSONShapeError(
+        path: indexPath(pathOf("archive"), index),
+        message: "archived runs must follow one another in day and number order")
+    }
+    let kept = (parts.sold.map(\.receiptNumber) + parts.returned.map(\.receiptNumber)).min()
+    if let kept, let last = archived.last, kept <= last.last {
+      throw JSONShapeError(
+        path: pathOf("archive"), message: "receipt \(kept) is both archived and kept")
+    }
+    for day in archived { archive.append(day) }
+    let customers = parts.customers
     for index in customers.indices.dropFirst() where customers[index].0 <= customers[index - 1].0 {
       throw JSONShapeError(
-        path: indexPath(fields.pathOf("customer_receipts"), index),
+        path: indexPath(pathOf("customer_receipts"), index),
         message: "customers must be in id order, each once")
     }
     customerReceipts = Dictionary(customers, uniquingKeysWith: { first, _ in first })
     // Receipt numbers are never given twice: every number used is before the next one.
     let highest = max(
-      sold.last?.receiptNumber ?? 0, returned.last?.receiptNumber ?? 0, archive.lastNumber ?? 0)
+      parts.sold.last?.receiptNumber ?? 0, parts.returned.last?.receiptNumber ?? 0,
+      archive.lastNumber ?? 0)
     if max(highest, lastReceiptNumber ?? 0) >= nextReceiptNumber {
       throw JSONShapeError(
-        path: fields.pathOf("next_receipt_number"),
+        path: pathOf("next_receipt_number"),
         message: "receipt numbers up to \(max(highest, lastReceiptNumber ?? 0)) are used")
     }
-    try fields.rejectUnknown()
+  }
+
+  /// What has been returned of one sale, by line: the lines in increasing order, each once.
+  fileprivate static func returnedLines(
+    _ lines: [(Int, Int64)], path: String
+  ) throws(JSONShapeError) -> [Int: Int64] {
+    try requireIncreasing(lines.map(\.0), path: path)
+    return Dictionary(lines, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// The runs of archived receipts, day by day.
+  fileprivate static func archivedDays(
+    _ value: JSONValue, path: String
+  ) throws(JSONShapeError) -> [ArchivedDay] {
+    try snapshotArray(value, path: path) { value, path throws(JSONShapeError) -> ArchivedDay in
+      var entry = try JSONFields(value, path: path)
+      let day = try entry.int("day", in: SnapshotRange.positive)
+      let first = try entry.int("first", in: SnapshotRange.positive)
+      let count = try entry.int("count", in: SnapshotRange.positive)
+      let position = try entry.int("position", in: SnapshotRange.count)
+      try entry.rejectUnknown()
+      guard Int64(first) <= IntegerRanges.maximumCounter - Int64(count) else {
+        throw JSONShapeError(path: entry.pathOf("count"), message: "runs past the largest number")
+      }
+      return ArchivedDay(day: day, first: first, count: count, position: position)
+    }
+  }
+}
+
+extension ReceiptLedger.Parts {
+  /// The members of a ledger as the register writes them, read in that order, with the same
+  /// rules as `ReceiptLedger.init(snapshot:path:)` (nil at the first difference). The sales,
+  /// returns and archive, few at any time, are read as trees by that reader's own decoders.
+  fileprivate init?(reading reader: inout JSONReader) {
+    guard reader.beginObject(), reader.member("sales"), let sales = reader.value(),
+      let sold = try? snapshotArray(
+        sales, path: "",
+        { value, path throws(JSONShapeError) in
+          try CompletedSale(snapshot: value, path: path)
+        }),
+      reader.member("returns"), let returns = reader.value(),
+      let returned = try? snapshotArray(
+        returns, path: "",
+        { value, path throws(JSONShapeError) in
+          try CompletedReturn(snapshot: value, path: path)
+        }),
+      reader.member("returned_quantities"), let quantities = Self.quantities(&reader),
+      reader.member("refunded"), let states = Self.states(&reader),
+      reader.member("next_receipt_number"), let next = reader.int(in: SnapshotRange.positive),
+      reader.member("last_receipt_number")
+    else { return nil }
+    var last: Int?
+    if !reader.null() {
+      guard let number = reader.int(in: SnapshotRange.positive) else { return nil }
+      last = number
+    }
+    guard reader.member("archive"), let archive = reader.value(),
+      let archived = try? ReceiptLedger.archivedDays(archive, path: ""),
+      reader.member("customer_receipts"), let customers = Self.customers(&reader),
+      reader.endObject()
+    else { return nil }
+    self.init(
+      sold: sold, returned: returned, quantities: quantities, states: states, next: next,
+      last: last, archived: archived, customers: customers)
+  }
+
+  /// `[{"receipt":R,"lines":[{"line":L,"quantity":Q},…]},…]`
+  private static func quantities(_ reader: inout JSONReader) -> [(Int, [Int: Int64])]? {
+    var entries: [(Int, [Int: Int64])] = []
+    let read = reader.array { reader in
+      var lines: [(Int, Int64)] = []
+      guard reader.beginObject(), reader.member("receipt"),
+        let receipt = reader.int(in: SnapshotRange.positive), reader.member("lines"),
+        reader.array({ reader in
+          guard reader.beginObject(), reader.member("line"),
+            let line = reader.int(in: SnapshotRange.positive), reader.member("quantity"),
+            let quantity = reader.int64(in: SnapshotRange.count), reader.endObject()
+          else { return false }
+          lines.append((line, quantity))
+          return true
+        }),
+        reader.endObject(),
+        let returned = try? ReceiptLedger.returnedLines(lines, path: "")
+      else { return false }
+      entries.append((receipt, returned))
+      return true
+    }
+    return read ? entries : nil
+  }
+
+  /// `[{"receipt":R,"state":{"cards":[…],"others":[…],"cash":C}},…]`
+  private static func states(_ reader: inout JSONReader) -> [(Int, RefundState)]? {
+    var entries: [(Int, RefundState)] = []
+    let read = reader.array { reader in
+      var cards: [(CardSummary, Int64)] = []
+      var others: [(String, Int64)] = []
+      guard reader.beginObject(), reader.member("receipt"),
+        let receipt = reader.int(in: SnapshotRange.positive), reader.member("state"),
+        reader.beginObject(), reader.member("cards"),
+        reader.array({ reader in
+          guard reader.beginObject(), reader.member("brand"), let brand = reader.string(),
+            reader.member("last4"), let last4 = reader.string(), reader.member("amount"),
+            let amount = reader.int64(in: SnapshotRange.amount), reader.endObject(),
+            let card = try? CardSummary(brandName: brand, last4: last4, path: "")
+          else { return false }
+          cards.append((card, amount))
+          return true
+        }),
+        reader.member("others"),
+        reader.array({ reader in
+          guard reader.beginObject(), reader.member("key"), let key = reader.string(),
+            reader.member("amount"), let amount = reader.int64(in: SnapshotRange.amount),
+            reader.endObject()
+          else { return false }
+          others.append((key, amount))
+          return true
+        }),
+        reader.member("cash"), let cash = reader.int64(in: SnapshotRange.amount),
+        reader.endObject(), reader.endObject(),
+        let state = try? RefundState(cards: cards, others: others, cash: cash, path: "")
+      else { return false }
+      entries.append((receipt, state))
+      return true
+    }
+    return read ? entries : nil
+  }
+
+  /// `[{"customer":ID,"receipts":[R,…]},…]`
+  private static func customers(_ reader: inout JSONReader) -> [(String, [Int])]? {
+    var entries: [(String, [Int])] = []
+    let read = reader.array { reader in
+      var numbers: [Int] = []
+      guard reader.beginObject(), reader.member("customer"), let id = reader.string(),
+        reader.member("receipts"),
+        reader.array({ reader in
+          guard let number = reader.int(in: SnapshotRange.positive) else { return false }
+          numbers.append(number)
+          return true
+        }),
+        reader.endObject(), (try? requireIncreasing(numbers, path: "")) != nil
+      else { return false }
+      entries.append((id, numbers))
+      return true
+    }
+    return read ? entries : nil
   }
 }
 
@@ -172,26 +363,15 @@ extension RefundState {
 
   init(snapshot value: JSONValue, path: String) throws(JSONShapeError) {
     var fields = try JSONFields(value, path: path)
-    self.init()
-    let entries = try fields.array("cards") {
+    let cards = try fields.array("cards") {
       value, path throws(JSONShapeError) -> (CardSummary, Int64) in
       var entry = try JSONFields(value, path: path)
-      let amount = try entry.int64("amount", in: SnapshotRange.amount)
       let brand = try entry.string("brand")
       let last4 = try entry.string("last4")
+      let amount = try entry.int64("amount", in: SnapshotRange.amount)
       try entry.rejectUnknown()
-      // The card's own reader checks the brand and the four digits.
-      let card = try CardSummary(
-        json: .object(["brand": .string(brand), "last4": .string(last4)]), path: path)
-      return (card, amount)
+      return (try CardSummary(brandName: brand, last4: last4, path: path), amount)
     }
-    for index in entries.indices.dropFirst()
-    where !Self.cardOrder(entries[index - 1].0, entries[index].0) {
-      throw JSONShapeError(
-        path: indexPath(fields.pathOf("cards"), index),
-        message: "cards must be in brand and last-four order, each once")
-    }
-    cards = Dictionary(entries, uniquingKeysWith: { first, _ in first })
     let others = try fields.addedLater("others", absent: []) {
       fields throws(JSONShapeError) in
       try fields.array("others") { value, path throws(JSONShapeError) -> (String, Int64) in
@@ -202,14 +382,31 @@ extension RefundState {
         return (key, amount)
       }
     }
+    let cash = try fields.int64("cash", in: SnapshotRange.amount)
+    try fields.rejectUnknown()
+    try self.init(cards: cards, others: others, cash: cash, path: path)
+  }
+
+  /// The refunds of one sale: the cards in brand and last-four order and the other tenders in
+  /// key order, each once.
+  fileprivate init(
+    cards: [(CardSummary, Int64)], others: [(String, Int64)], cash: Int64, path: String
+  ) throws(JSONShapeError) {
+    self.init()
+    for index in cards.indices.dropFirst() where !Self.cardOrder(cards[index - 1].0, cards[index].0)
+    {
+      throw JSONShapeError(
+        path: indexPath(joinPath(path, "cards"), index),
+        message: "cards must be in brand and last-four order, each once")
+    }
+    self.cards = Dictionary(cards, uniquingKeysWith: { first, _ in first })
     for index in others.indices.dropFirst() where others[index - 1].0 >= others[index].0 {
       throw JSONShapeError(
-        path: indexPath(fields.pathOf("others"), index),
+        path: indexPath(joinPath(path, "others"), index),
         message: "others must be in key order, each once")
     }
     self.others = Dictionary(uniqueKeysWithValues: others)
-    cash = try fields.int64("cash", in: SnapshotRange.amount)
-    try fields.rejectUnknown()
+    self.cash = cash
   }
 
   private static func cardOrder(_ lhs: CardSummary, _ rhs: CardSummary) -> Bool {

@@ -71,11 +71,19 @@ extension Register {
     }
   }
 
+  /// The members of a snapshot's state a reader may leave unparsed and read from their own
+  /// text (`SnapshotFile.decode(_:splittingCatalog:decodeState:)`): the catalog, decoded on
+  /// another thread (`snapshotCatalog(text:)`), and the ledger, the largest part that grows
+  /// with the history, read without building its tree (`ReceiptLedger(snapshotText:)`).
+  public static let stateMembersReadAsText: Set<String> = ["catalog", "ledger"]
+
   /// The register a snapshot holds, with its catalog part from `catalog`, which is called
   /// once the other parts are decoded: a caller may decode the catalog (`snapshotCatalog`) on
-  /// another thread meanwhile, and give it here.
+  /// another thread meanwhile, and give it here. `texts`: members of the state left unparsed
+  /// (`null` in `value`) and given as their text, by key (`stateMembersReadAsText`).
   public init(
-    snapshot value: JSONValue, catalog decodeCatalog: () throws(JSONShapeError) -> StoreCatalog
+    snapshot value: JSONValue, texts: [String: ArraySlice<UInt8>] = [:],
+    catalog decodeCatalog: () throws(JSONShapeError) -> StoreCatalog
   ) throws(JSONShapeError) {
     var fields = try JSONFields(value)
     let format = try fields.int64("format", in: SnapshotRange.count)
@@ -89,7 +97,11 @@ extension Register {
     // The parts that grow with the register's history first (receipts carry their own
     // currency), then the catalog, whose currency the open and parked orders are read in.
     ledger = try fields.decoded("ledger") { value, path throws(JSONShapeError) in
-      try ReceiptLedger(snapshot: value, path: path)
+      if let text = texts["ledger"] {
+        // The state's members are nested two deep: in the snapshot, in its state.
+        return try ReceiptLedger(snapshotText: text, depth: 2, path: path)
+      }
+      return try ReceiptLedger(snapshot: value, path: path)
     }
     staff = try fields.decoded("staff") { value, path throws(JSONShapeError) in
       try Staff(snapshot: value, path: path)

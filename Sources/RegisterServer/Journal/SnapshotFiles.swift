@@ -188,8 +188,8 @@ public enum SnapshotFiles {
       splittingCatalog: { text in
         ahead.start { () throws(JSONShapeError) in try Register.snapshotCatalog(text: text) }
       },
-      decodeState: { state throws(JSONShapeError) in
-        try Register(snapshot: state, catalog: ahead.catalog)
+      decodeState: { state, texts throws(JSONShapeError) in
+        try Register(snapshot: state, texts: texts, catalog: ahead.catalog)
       })
     guard head.sequence == snapshot.sequence, register.day.number == snapshot.day else {
       throw SnapshotFile.Problem(message: "its name does not match its contents")
