@@ -21,25 +21,32 @@ private final class DiscardingStorage: JournalStorage {
 /// through the same steps as the daemon, in groups of G (as many requests as share one fsync):
 /// on the loop's side `submit`, `nextWrite`, `finished` and `takeReleasable` with each reply
 /// copied into an output buffer; on the writer's side `Journal.write(batch:)` into storage that
-/// discards the bytes. Prints nanoseconds per request for each side.
+/// discards the bytes. Prints nanoseconds per request for each side. `--customers C` gives the
+/// register C customers first (names, addresses and phone numbers as `history` makes them),
+/// for requests whose cost grows with them (`customer_find`).
 let inProcessUsage =
-  "usage: register-bench inprocess [--count N] [--group G] [--catalog FILE] [REQUEST_LINE]"
+  "usage: register-bench inprocess [--count N] [--group G] [--customers C] [--catalog FILE] [REQUEST_LINE]"
 
 func runInProcess(_ arguments: [String]) -> Int32 {
   var count = 200_000
   var groupSize = 50
+  var customers = 0
   var catalogPath = "Data/products.json"
   var line = #"{"op":"paid_in","amount":"0.01","reason":"bench"}"#
   var rest = arguments[...]
   while let flag = rest.popFirst() {
     switch flag {
-    case "--count", "--group":
+    case "--count", "--group", "--customers":
       guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else {
         writeStandardError(
           "register-bench inprocess: \(flag) needs a positive number\n\(inProcessUsage)\n")
         return 2
       }
-      if flag == "--count" { count = value } else { groupSize = value }
+      switch flag {
+      case "--count": count = value
+      case "--group": groupSize = value
+      default: customers = value
+      }
     case "--catalog":
       guard let value = rest.popFirst() else {
         writeStandardError("register-bench inprocess: --catalog needs a file\n\(inProcessUsage)\n")
@@ -66,6 +73,25 @@ func runInProcess(_ arguments: [String]) -> Int32 {
     storage: DiscardingStorage(), lastSum: JournalRecord.genesis, lastSequence: 0)
   let service = RegisterService(
     register: Register(catalog: catalog), clock: SystemClock(), journal: journal)
+  if customers > 0 {
+    let first = HistoryLane.firstNames
+    let last = HistoryLane.lastNames
+    let added = (1...customers).map { number -> Event in
+      let given = first[number % first.count]
+      let family = last[(number / first.count) % last.count]
+      return .customerAdded(
+        Customer(
+          id: "C\(number)", name: "\(given) \(family)",
+          email: "\(given.lowercased()).\(family.lowercased())\(number)@example.com",
+          phone: "(802) 555-\(1000 + number % 9000)"))
+    }
+    do {
+      try service.commit(added)
+    } catch {
+      writeStandardError("register-bench: cannot add the customers: \(error)\n")
+      return 2
+    }
+  }
   let bytes = Array(line.utf8)
   var loopNanoseconds: UInt64 = 0
   var writerNanoseconds: UInt64 = 0

@@ -14,6 +14,8 @@ public struct CustomerBook: Sendable, Equatable {
   private var positions: [String: Int] = [:]
   /// The first customer with each e-mail address, by the address in lower case.
   private var emails: [String: String] = [:]
+  /// What `find` compares with, for each customer in `customers` (same positions).
+  private var search = CustomerSearch()
   public internal(set) var nextCustomerNumber: Int
   /// Each customer's wishlist: SKUs in the order they were put on it (customers without one
   /// are absent).
@@ -75,13 +77,22 @@ public struct CustomerBook: Sendable, Equatable {
     customers = list
     positions = [:]
     emails = [:]
+    search.removeAll(keepingCapacity: list.count)
     positions.reserveCapacity(list.count)
     for position in list.indices { index(position) }
   }
 
-  /// Indexes the customer at `position` (an id or address already indexed keeps its first).
+  /// The customers a `customer_find` query matches, in the order they were added
+  /// (`CustomerSearch`).
+  func find(_ query: String) -> [Customer] {
+    search.find(query).map { customers[$0] }
+  }
+
+  /// Indexes the customer at `position`, the one after those indexed so far (an id or address
+  /// already indexed keeps its first).
   private mutating func index(_ position: Int) {
     let customer = customers[position]
+    search.append(customer)
     if positions[customer.id] == nil { positions[customer.id] = position }
     if let email = customer.email?.lowercased(), emails[email] == nil {
       emails[email] = customer.id

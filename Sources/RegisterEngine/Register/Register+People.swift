@@ -317,13 +317,7 @@ extension Register {
   /// Customers matching `query`: by id, e-mail or phone exactly (phone by its digits), or by a
   /// part of the name, case-insensitive.
   public func findCustomers(_ query: String) -> [Customer] {
-    let needle = query.lowercased()
-    let digits = query.filter(\.isNumber)
-    return customers.filter { customer in
-      customer.id.lowercased() == needle || customer.email?.lowercased() == needle
-        || (digits.count >= 3 && customer.phoneDigits.contains(digits))
-        || customer.name.lowercased().contains(needle)
-    }
+    customerBook.find(query)
   }
 
   /// A customer's receipts (sales and returns) with totals.

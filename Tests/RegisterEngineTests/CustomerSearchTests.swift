@@ -1,0 +1,105 @@
+import RegisterTestSupport
+import Testing
+
+@testable import RegisterEngine
+
+/// `customer_find` through the search index (`CustomerSearch`) finds exactly the customers the
+/// rule finds when every customer is compared as `String`s, however the names, addresses,
+/// phone numbers and queries are written: ASCII, accents composed or not, letters whose lower
+/// case is longer or that are canonically another one, other scripts' digits, CR-LF.
+@Suite struct CustomerSearchTests {
+  /// The rule, as written before the index: each customer lower-cased and compared on the spot.
+  static func reference(_ customers: [Customer], _ query: String) -> [String] {
+    let needle = query.lowercased()
+    let digits = query.filter(\.isNumber)
+    return customers.filter { customer in
+      customer.id.lowercased() == needle || customer.email?.lowercased() == needle
+        || (digits.count >= 3 && contains(customer.phoneDigits, digits))
+        || contains(customer.name.lowercased(), needle)
+    }.map(\.id)
+  }
+
+  /// `String.contains` as the engine has it (without Foundation, whose `contains` this test
+  /// target would otherwise get): `needle`'s `Character`s appear in a row in `text`'s.
+  static func contains(_ text: String, _ needle: String) -> Bool {
+    let characters = Array(text)
+    let wanted = Array(needle)
+    guard wanted.count <= characters.count else { return false }
+    return (0...(characters.count - wanted.count)).contains { start in
+      characters[start..<start + wanted.count].elementsEqual(wanted)
+    }
+  }
+
+  static let pieces = [
+    "a", "b", "Dana", "dana", "DANA", " ", "-", "(", "é", "e\u{301}", "\u{212A}", "k", "K", "ß",
+    "SS", "ss", "İ", "i", "Σ", "σ", "5", "55", "555", "123", "٣", "٤٥", "\u{1FEF}", "`", "\r\n",
+    "\r",
+    "\n", "C1", "c1", "@", ".", "x", "Zoë", "zoe\u{308}",
+  ]
+
+  static func text(_ random: inout SplitMix64, _ count: Int) -> String {
+    (0..<count).map { _ in random.pick(pieces) }.joined()
+  }
+
+  @Test(arguments: [1, 2, 3] as [UInt64])
+  func theIndexFindsWhatTheRuleFinds(seed: UInt64) {
+    var random = SplitMix64(seed: seed)
+    var book = CustomerBook()
+    var customers: [Customer] = []
+    for number in 1...400 {
+      let customer = Customer(
+        id: random.below(6) == 0 ? Self.text(&random, 2) : "C\(number)",
+        name: Self.text(&random, 1 + random.below(5)),
+        email: random.below(3) == 0 ? nil : Self.text(&random, 1 + random.below(3)),
+        phone: random.below(3) == 0
+          ? nil : "(802) 555-" + Self.text(&random, random.below(3)) + "\(random.below(10_000))")
+      customers.append(customer)
+      book.apply(.customerAdded(customer))
+    }
+    // The same customers read back from a snapshot are searched alike.
+    var restored = CustomerBook()
+    restored.setCustomers(customers)
+    var queries = Self.pieces + ["", "c17", "C17", "dana ", "802555", "(802) 555", "5551"]
+    for _ in 0..<200 { queries.append(Self.text(&random, 1 + random.below(3))) }
+    // Queries that are a customer's whole id, address or a part of a name.
+    for _ in 0..<60 {
+      let customer = random.pick(customers)
+      queries.append(random.below(2) == 0 ? customer.id : customer.email ?? customer.name)
+      queries.append(String(customer.name.dropFirst(random.below(3))))
+    }
+    var found = 0
+    for query in queries {
+      let expected = Self.reference(customers, query)
+      found += expected.count
+      #expect(book.find(query).map(\.id) == expected, "query \(query.debugDescription)")
+      #expect(restored.find(query).map(\.id) == expected, "query \(query.debugDescription)")
+    }
+    #expect(found > 0, "the queries find customers")
+  }
+
+  /// The cases the byte comparison could get wrong, one by one.
+  @Test func canonicalEquivalenceAndCaseStillMatch() {
+    let customers = [
+      Customer(id: "C1", name: "José Kim", email: "JOSE@example.com", phone: "(802) 555-0101"),
+      Customer(id: "C2", name: "Jose\u{301} Lee", email: nil, phone: "٠٨٠٢٥٥٥٠١٠٢"),
+      Customer(id: "C3", name: "Ann `Grave`", email: "ann@example.com", phone: nil),
+      Customer(id: "C4", name: "Bob\r\nSmith", email: nil, phone: nil),
+    ]
+    var book = CustomerBook()
+    book.setCustomers(customers)
+    func ids(_ query: String) -> [String] { book.find(query).map(\.id) }
+    #expect(ids("josé") == ["C1", "C2"])
+    #expect(ids("jose\u{301}") == ["C1", "C2"])
+    #expect(ids("\u{212A}im") == ["C1"])  // KELVIN SIGN lower-cases to "k"
+    #expect(ids("jose@example.com") == ["C1"])
+    #expect(ids("c3") == ["C3"])
+    #expect(ids("555-01") == ["C1"])
+    #expect(ids("٥٥٥٠١٠٢") == ["C2"])
+    #expect(ids("\u{1FEF}") == ["C3"])  // GREEK VARIA is canonically a grave accent
+    #expect(ids("\r") == [])
+    #expect(ids("bob\r\nsmith") == ["C4"])
+    for query in ["josé", "\u{212A}im", "\u{1FEF}", "\r", "bob", "٠٨٠"] {
+      #expect(ids(query) == Self.reference(customers, query), "query \(query.debugDescription)")
+    }
+  }
+}
