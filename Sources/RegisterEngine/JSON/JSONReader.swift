@@ -111,7 +111,7 @@ struct JSONReader {
       while let byte = parser.current, parser.isDigit(byte) {
         let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
         let (next, overflow2) = times10.subtractingReportingOverflow(
-          Int64(byte &- UInt8(ascii: "0")))
+          Int64(byte - UInt8(ascii: "0")))
         guard !overflow, !overflow2 else { return nil }
         value = next
         parser.position += 1

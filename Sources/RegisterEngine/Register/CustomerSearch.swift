@@ -84,8 +84,6 @@ struct CustomerSearch: Sendable {
     }
   }
 
-  var count: Int { keys.count }
-
   /// Adds the next customer.
   mutating func append(_ customer: Customer) {
     let key = Key(
