@@ -71,11 +71,11 @@ extension ReceiptLedger {
 
   init(snapshot value: JSONValue, path: String) throws(JSONShapeError) {
     var fields = try JSONFields(value, path: path)
-    let sold = try fields.array("sales") { value, path throws(JSONShapeError) in
-      try CompletedSale(snapshot: value, path: path)
+    let sold = try fields.decoded("sales") { value, path throws(JSONShapeError) in
+      try Self.sales(value, path: path)
     }
-    let returned = try fields.array("returns") { value, path throws(JSONShapeError) in
-      try CompletedReturn(snapshot: value, path: path)
+    let returned = try fields.decoded("returns") { value, path throws(JSONShapeError) in
+      try Self.returns(value, path: path)
     }
     let quantities = try fields.array("returned_quantities") {
       value, path throws(JSONShapeError) -> (Int, [Int: Int64]) in
@@ -204,6 +204,24 @@ extension ReceiptLedger {
     return Dictionary(lines, uniquingKeysWith: { first, _ in first })
   }
 
+  /// The sales kept in memory (those of days not archived yet).
+  fileprivate static func sales(
+    _ value: JSONValue, path: String
+  ) throws(JSONShapeError) -> [CompletedSale] {
+    try snapshotArray(value, path: path) { value, path throws(JSONShapeError) in
+      try CompletedSale(snapshot: value, path: path)
+    }
+  }
+
+  /// The returns kept in memory.
+  fileprivate static func returns(
+    _ value: JSONValue, path: String
+  ) throws(JSONShapeError) -> [CompletedReturn] {
+    try snapshotArray(value, path: path) { value, path throws(JSONShapeError) in
+      try CompletedReturn(snapshot: value, path: path)
+    }
+  }
+
   /// The runs of archived receipts, day by day.
   fileprivate static func archivedDays(
     _ value: JSONValue, path: String
@@ -229,17 +247,9 @@ extension ReceiptLedger.Parts {
   /// returns and archive, few at any time, are read as trees by that reader's own decoders.
   fileprivate init?(reading reader: inout JSONReader) {
     guard reader.beginObject(), reader.member("sales"), let sales = reader.value(),
-      let sold = try? snapshotArray(
-        sales, path: "",
-        { value, path throws(JSONShapeError) in
-          try CompletedSale(snapshot: value, path: path)
-        }),
+      let sold = try? ReceiptLedger.sales(sales, path: ""),
       reader.member("returns"), let returns = reader.value(),
-      let returned = try? snapshotArray(
-        returns, path: "",
-        { value, path throws(JSONShapeError) in
-          try CompletedReturn(snapshot: value, path: path)
-        }),
+      let returned = try? ReceiptLedger.returns(returns, path: ""),
       reader.member("returned_quantities"), let quantities = Self.quantities(&reader),
       reader.member("refunded"), let states = Self.states(&reader),
       reader.member("next_receipt_number"), let next = reader.int(in: SnapshotRange.positive),
