@@ -197,8 +197,8 @@ struct CommandHelp {
           "check every record's checksum and the hash chain,\nthat each anchor (a Z report's journal head)\nis still there, and with the journal key every\nrecord's HMAC; exit 0 only when all holds;\nwith --archive, archived segments first (the\nwhole chain from record 1)"
         ),
         CommandHelp(
-          ["replay"], "replay [--data-dir DIR] [--day N] [--receipt N]",
-          "print a day's receipts (sales and returns) exactly\nas printed at the time, then its Z report (X report\nif still open)"
+          ["replay"], "replay [--data-dir DIR] [--day N] [--receipt N] [--from-journal]",
+          "print a day's receipts (sales and returns) exactly\nas printed at the time, then its Z report (X report\nif still open); a closed day from its receipt\narchive, or with --from-journal worked out again\nfrom the journal's records"
         ),
         CommandHelp(
           ["export"],

@@ -49,7 +49,7 @@ package enum LocalCommand: Equatable {
   case verify(
     dataDirectory: String?, anchors: [JournalHead], archives: [String] = [],
     journalKey: String? = nil)
-  case replay(dataDirectory: String?, day: Int?, receipt: Int?)
+  case replay(dataDirectory: String?, day: Int?, receipt: Int?, fromJournal: Bool)
   /// The owner's recovery, with registerd stopped: journal an operator's unlock.
   case unlockOperator(id: String, dataDirectory: String)
   /// A consistent copy of the data directory to a new directory, while registerd runs.
@@ -445,7 +445,10 @@ package enum CommandParser {
         }
         return value
       }
-      invocation = .local(.replay(dataDirectory: directory, day: day, receipt: receipt))
+      invocation = .local(
+        .replay(
+          dataDirectory: directory, day: day, receipt: receipt,
+          fromJournal: arguments.flag("--from-journal")))
     default:
       throw unknownCommand(name)
     }

@@ -18,9 +18,10 @@ enum Offline {
         directory ?? defaultDataDirectory(environment), anchors: anchors, archives: archives,
         journalKey: key,
         json: json)
-    case .replay(let directory, let day, let receipt):
+    case .replay(let directory, let day, let receipt, let fromJournal):
       return replay(
-        directory ?? defaultDataDirectory(environment), day: day, receipt: receipt, json: json)
+        directory ?? defaultDataDirectory(environment), day: day, receipt: receipt,
+        fromJournal: fromJournal, json: json)
     case .unlockOperator(let id, let directory):
       return unlock(id, directory: directory, json: json)
     case .backup(let directory, let target, let copy):
@@ -305,7 +306,16 @@ enum Offline {
     return loaded
   }
 
-  static func replay(_ directory: String, day: Int?, receipt: Int?, json: Bool) -> ExitStatus {
+  static func replay(
+    _ directory: String, day: Int?, receipt: Int?, fromJournal: Bool = false, json: Bool
+  ) -> ExitStatus {
+    if receipt == nil, let day, !fromJournal,
+      let archived = archivedDay(day, in: directory, json: json)
+    {
+      return printDay(
+        day, closed: true, receipts: archived.receipts, report: DayReport(closed: archived.closed),
+        replayed: archived.replayed, json: json)
+    }
     guard let loaded = load(directory, day: day) else { return .refused }
     let register = loaded.register
     let path = JournalFiles.segmentDirectory(in: directory)
@@ -331,25 +341,118 @@ enum Offline {
         "day_not_found: there is no day \(chosenDay) in the journal (days 1-\(register.day.number))"
       )
     }
-    let printed = PrintedReceipt.all(ofDay: chosenDay, in: register)
+    return printDay(
+      chosenDay, closed: register.closedDays[chosenDay] != nil,
+      receipts: PrintedReceipt.laidOut(PrintedReceipt.all(ofDay: chosenDay, in: register)) {
+        LaidOutReceipt($0, json: json)
+      }, report: report,
+      replayed: .object([
+        "from": .string("journal"),
+        "snapshot": loaded.snapshot.map { .string($0.path) },
+        "records": .int(loaded.chain.records), "bytes": .int(loaded.chain.bytes),
+      ]), json: json)
+  }
+
+  /// A day's paper roll: its receipts, each followed by a blank line, then its report (or all
+  /// of it as one JSON object, with where it was `replayed` from).
+  private static func printDay(
+    _ day: Int, closed: Bool, receipts: [LaidOutReceipt], report: DayReport, replayed: JSONValue,
+    json: Bool
+  ) -> ExitStatus {
     if json {
       writeStandardOutput(
         JSONValue.object([
-          "day": .int(chosenDay),
-          "closed": .bool(register.closedDays[chosenDay] != nil),
-          "receipts": .array(PrintedReceipt.laidOut(printed) { $0.reply }),
+          "day": .int(day),
+          "closed": .bool(closed),
+          "receipts": .array(receipts.compactMap(\.reply)),
           "report": ReportRenderer.reply(report),
-          "replayed": .object([
-            "snapshot": loaded.snapshot.map { .string($0.path) },
-            "records": .int(loaded.chain.records), "bytes": .int(loaded.chain.bytes),
-          ]),
+          "replayed": replayed,
         ]).serialized + "\n")
     } else {
       // One write for the day's paper roll, not one per receipt.
-      let texts = PrintedReceipt.laidOut(printed) { $0.text + "\n" }
-      writeStandardOutput(texts.joined() + ReportRenderer.text(report))
+      writeStandardOutput(receipts.compactMap(\.text).joined() + ReportRenderer.text(report))
     }
     return .done
+  }
+
+  /// Closed day `day` from the files the daemon wrote as it closed it, without the journal:
+  /// its receipts from the day's receipt archive (`receipts/dayNNNNNN.ndjson`, the file
+  /// `receipt N` reads a closed day's receipt from) and its Z report from the day book of the
+  /// first snapshot after it. The two are read at once, on two threads. Nil when they are not
+  /// there (the day is open, or closed so recently that the snapshot after it is not written
+  /// yet) or do not agree (the archive does not hold the receipts the day's totals count, or
+  /// cannot be read, which is said on stderr): the day is then replayed from the journal.
+  static func archivedDay(_ day: Int, in directory: String, json: Bool) -> (
+    receipts: [LaidOutReceipt], closed: ClosedDay, replayed: JSONValue
+  )? {
+    let book = Slot<(closed: ClosedDay, snapshot: SnapshotFiles.Snapshot, bytes: Int)>()
+    let (path, text) = SnapshotFiles.archivedReceipts(day: day, in: directory)
+    // The archive's lines are decoded and laid out in parts, beside the snapshot's day book
+    // (the longest task, started first), so that both cores stay busy to the end. A part laid
+    // out in vain (the archive turns out not to match) costs a few milliseconds.
+    let chunks = Self.chunks(text ?? [], parts: 6)
+    let parts = PartResults<ArchivePart>(count: chunks.count)
+    DispatchQueue.concurrentPerform(iterations: 1 + chunks.count) { task in
+      if task == 0 {
+        book.value = SnapshotFiles.closedDay(day, in: directory)
+        return
+      }
+      let chunk = chunks[task - 1]
+      do throws(JSONShapeError) {
+        let receipts = try ArchivedReceipt.lines(
+          (text ?? [])[chunk.bytes], firstLine: chunk.firstLine)
+        parts.set(
+          task - 1,
+          [
+            ArchivePart(
+              receipts: receipts,
+              laidOut: receipts.map { LaidOutReceipt(PrintedReceipt($0), json: json) })
+          ])
+      } catch {
+        parts.set(task - 1, [ArchivePart(failure: error)])
+      }
+    }
+    let archiveBytes = text?.count
+    let decoded = parts.joined()
+    let receipts = decoded.flatMap(\.receipts)
+    let failure = decoded.lazy.compactMap(\.failure).first
+    guard let (closed, snapshot, snapshotBytes) = book.value else { return nil }
+    // A day without a receipt has no archive file.
+    guard archiveBytes != nil || closed.totals.salesCount + closed.totals.returnsCount == 0
+    else { return nil }
+    if let problem = failure?.description ?? closed.mismatch(receipts) {
+      writeStandardError(
+        "register-cli: note: the receipt archive \(path) does not hold day \(day)'s receipts (\(problem)); replaying the journal instead\n"
+      )
+      return nil
+    }
+    return (
+      decoded.flatMap(\.laidOut), closed,
+      .object([
+        "from": .string("archive"),
+        "archive": archiveBytes == nil ? nil : .string(path),
+        "receipts": .int(receipts.count),
+        "snapshot": .string(snapshot.path),
+        "bytes": .int((archiveBytes ?? 0) + snapshotBytes),
+      ])
+    )
+  }
+
+  /// `text` cut into at most `parts` runs of whole lines of about the same number of lines,
+  /// each with the number of its first line (a last line without its newline is in the last).
+  static func chunks(_ text: [UInt8], parts: Int) -> [(bytes: Range<Int>, firstLine: Int)] {
+    var starts = [0]
+    for (offset, byte) in text.enumerated() where byte == UInt8(ascii: "\n") {
+      starts.append(offset + 1)
+    }
+    if starts.last == text.count { starts.removeLast() }
+    guard !starts.isEmpty, !text.isEmpty else { return [] }
+    let count = min(parts, starts.count)
+    return (0..<count).map { part in
+      let first = starts.count * part / count
+      let next = starts.count * (part + 1) / count
+      return (starts[first]..<(next < starts.count ? starts[next] : text.count), first + 1)
+    }
   }
 
   /// The open day when anything happened in it, else the last closed day.
@@ -383,11 +486,13 @@ enum PrintedReceipt: Sendable {
 
   /// Every receipt of `day`, sales and returns, in number order.
   static func all(ofDay day: Int, in register: Register) -> [PrintedReceipt] {
-    register.ledger.receipts(ofDay: day).map { receipt in
-      switch receipt {
-      case .sale(let sale): .sale(sale)
-      case .refund(let refund): .refund(refund)
-      }
+    register.ledger.receipts(ofDay: day).map(PrintedReceipt.init)
+  }
+
+  init(_ receipt: ArchivedReceipt) {
+    switch receipt {
+    case .sale(let sale): self = .sale(sale)
+    case .refund(let refund): self = .refund(refund)
     }
   }
 
@@ -429,6 +534,41 @@ enum PrintedReceipt: Sendable {
     case .refund(let refund): refund.receiptReply(reprint: false)
     }
   }
+}
+
+/// A receipt as the paper roll prints it: its text and a blank line, or with `--json` its
+/// reply.
+enum LaidOutReceipt: Sendable {
+  case text(String)
+  case reply(JSONValue)
+
+  init(_ receipt: PrintedReceipt, json: Bool) {
+    self = json ? .reply(receipt.reply) : .text(receipt.text + "\n")
+  }
+
+  var text: String? {
+    guard case .text(let text) = self else { return nil }
+    return text
+  }
+
+  var reply: JSONValue? {
+    guard case .reply(let reply) = self else { return nil }
+    return reply
+  }
+}
+
+/// A run of a receipt archive's lines, decoded and laid out on one thread (or why it could not
+/// be decoded).
+private struct ArchivePart: Sendable {
+  var receipts: [ArchivedReceipt] = []
+  var laidOut: [LaidOutReceipt] = []
+  var failure: JSONShapeError?
+}
+
+/// A value worked out on another thread: written by the one thread that works it out, and read
+/// after that thread is done (`DispatchQueue.concurrentPerform` has returned).
+private final class Slot<T>: @unchecked Sendable {
+  var value: T?
 }
 
 /// The results of `PrintedReceipt.laidOut`'s parts: each part's slot is written by the one

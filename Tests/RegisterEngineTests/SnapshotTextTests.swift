@@ -204,4 +204,66 @@ import Testing
     #expect(decoded == register)
     #expect(ReceiptLedger.reading(texts["ledger"]!, depth: 2) == register.ledger)
   }
+
+  /// `replay --day N` of a closed day reads a snapshot's day book alone: the closed days it
+  /// gives are the whole decode's, and a damaged file is refused as a whole decode refuses it.
+  @Test func theDayBookAloneIsTheRegistersClosedDays() throws {
+    for register in try Self.histories.get() {
+      #expect(register.closedDays.count >= 2)
+      let bytes = SnapshotFile.encode(
+        register,
+        head: JournalHead(sequence: register.lastSequence, sum: String(repeating: "b", count: 64))
+      )
+      let book = try SnapshotFile.closedDays(bytes)
+      #expect(book.day == register.day.number)
+      #expect(book.closedDays == register.closedDays)
+      // A byte changed anywhere, even in a part the day book reading skips, is refused by the
+      // checksum.
+      var changed = bytes
+      changed[bytes.count / 3] ^= 0x01
+      #expect(throws: SnapshotFile.Problem.self) { try SnapshotFile.closedDays(changed) }
+      #expect(throws: SnapshotFile.Problem.self) {
+        try SnapshotFile.closedDays(Array(bytes.prefix(bytes.count - 9)))
+      }
+    }
+  }
+
+  /// A closed day's archived receipts are checked against its totals before they are printed
+  /// in place of the journal's.
+  @Test func aClosedDaysReceiptsMatchItsTotals() throws {
+    let register = try Self.histories.get()[1]
+    var checked = 0
+    for (day, closed) in register.closedDays {
+      let receipts = register.ledger.receipts(ofDay: day)
+      #expect(closed.mismatch(receipts) == nil, "day \(day)")
+      // The archive file's lines read back as the receipts.
+      let text = ReceiptArchive.files(day: day, receipts: receipts).receipts
+      #expect(try ArchivedReceipt.lines(text[...]) == receipts)
+      guard receipts.count >= 3 else { continue }
+      checked += 1
+      #expect(closed.mismatch(Array(receipts.dropLast())) != nil)
+      #expect(closed.mismatch(Array(receipts.dropFirst())) != nil)
+      #expect(
+        closed.mismatch(receipts.enumerated().filter { $0.offset != 1 }.map(\.element)) != nil)
+      #expect(closed.mismatch([receipts[1], receipts[0]] + receipts.dropFirst(2)) != nil)
+      if let other = register.closedDays.keys.first(where: { $0 != day }),
+        let foreign = register.ledger.receipts(ofDay: other).first
+      {
+        var swapped = receipts
+        swapped[1] = foreign
+        #expect(closed.mismatch(swapped) != nil)
+      }
+      // A damaged line is named.
+      var damaged = text
+      let secondLine = (text.firstIndex(of: UInt8(ascii: "\n")) ?? 0) + 1
+      damaged[secondLine] = UInt8(ascii: "x")
+      #expect {
+        try ArchivedReceipt.lines(damaged[...])
+      } throws: { error in
+        (error as? JSONShapeError)?.path.hasPrefix("line 2") == true
+      }
+      #expect(throws: JSONShapeError.self) { try ArchivedReceipt.lines(text.dropLast()) }
+    }
+    #expect(checked >= 1)
+  }
 }

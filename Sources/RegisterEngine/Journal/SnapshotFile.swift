@@ -70,10 +70,46 @@ public enum SnapshotFile {
     }
   }
 
-  private static func decode(
-    _ bytes: [UInt8], splitting: Bool, catalogFound: (ArraySlice<UInt8>) -> Void,
-    decodeState: (JSONValue, [String: ArraySlice<UInt8>]) throws(JSONShapeError) -> Register
-  ) throws(Problem) -> (register: Register, head: JournalHead) {
+  /// The closed days a snapshot file holds (its state's day book, nothing else), with the
+  /// state's day: what `replay --day N` needs of a closed day beside its archived receipts.
+  /// The checksum is checked as for `decode`; every other part of the state is only skipped by
+  /// its strings and brackets, not read.
+  public static func closedDays(_ bytes: [UInt8]) throws(Problem) -> (
+    day: Int, closedDays: [Int: ClosedDay]
+  ) {
+    let body = try checked(bytes)
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(body, deferring: stateMembersBesideDayBook, under: ["state"])
+        .value
+    } catch {
+      throw Problem(message: "not JSON (\(error.description))")
+    }
+    do throws(JSONShapeError) {
+      var fields = try JSONFields(value)
+      let day = try fields.required("day", as: Int.self)
+      var state = try JSONFields(
+        try fields.required("state", as: JSONValue.self), path: fields.pathOf("state"))
+      let dayBook = try state.decoded("day_book") { value, path throws(JSONShapeError) in
+        try DayBook(snapshot: value, path: path)
+      }
+      guard dayBook.day.number == day else {
+        throw JSONShapeError(path: "state.day_book", message: "is not the book of day \(day)")
+      }
+      return (day, dayBook.closedDays)
+    } catch {
+      throw Problem(message: "not a register snapshot: \(error.description)")
+    }
+  }
+
+  /// The state's members `closedDays` skips: all but the day book and a few scalars.
+  static let stateMembersBesideDayBook: Set<String> = [
+    "catalog", "orders", "ledger", "staff", "customer_book", "stored_value", "keys",
+    "print_queue", "last_activity",
+  ]
+
+  /// The file's text before its checksum, once the checksum is found to match it.
+  private static func checked(_ bytes: [UInt8]) throws(Problem) -> ArraySlice<UInt8> {
     var body = bytes[...]
     if body.last == UInt8(ascii: "\n") { body = body.dropLast() }
     guard body.count > suffixLength else { throw Problem(message: "too short to be a snapshot") }
@@ -89,6 +125,14 @@ public enum SnapshotFile {
       throw Problem(
         message: "checksum mismatch: the file was changed or damaged after it was written")
     }
+    return body
+  }
+
+  private static func decode(
+    _ bytes: [UInt8], splitting: Bool, catalogFound: (ArraySlice<UInt8>) -> Void,
+    decodeState: (JSONValue, [String: ArraySlice<UInt8>]) throws(JSONShapeError) -> Register
+  ) throws(Problem) -> (register: Register, head: JournalHead) {
+    let body = try checked(bytes)
     let value: JSONValue
     var texts: [String: ArraySlice<UInt8>] = [:]
     do {

@@ -82,6 +82,65 @@ public enum ArchivedReceipt: Sendable, Equatable {
   }
 }
 
+extension ArchivedReceipt {
+  /// The receipts of whole lines of a day's archive file (all of it, or a run of its lines),
+  /// in order: what `replay --day N` prints of a closed day. A line that is not a receipt is
+  /// an error naming it (`firstLine`: the number of the first line given).
+  public static func lines(_ text: ArraySlice<UInt8>, firstLine: Int = 1) throws(JSONShapeError)
+    -> [ArchivedReceipt]
+  {
+    var receipts: [ArchivedReceipt] = []
+    var start = text.startIndex
+    while start < text.endIndex {
+      guard let end = text[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+        throw JSONShapeError(
+          path: "line \(firstLine + receipts.count)", message: "has no newline (cut short?)")
+      }
+      do {
+        receipts.append(try ArchivedReceipt(line: text[start..<end]))
+      } catch {
+        throw JSONShapeError(
+          path: "line \(firstLine + receipts.count)" + (error.path.isEmpty ? "" : "." + error.path),
+          message: error.message)
+      }
+      start = end + 1
+    }
+    return receipts
+  }
+
+  public var day: Int {
+    switch self {
+    case .sale(let sale): sale.day
+    case .refund(let refund): refund.day
+    }
+  }
+}
+
+extension ClosedDay {
+  /// Why `receipts` are not every receipt of this day (nil when they are): each must be of
+  /// this day, in increasing number order, from the day's first receipt to its last, and
+  /// there must be as many as the day had sales and returns.
+  public func mismatch(_ receipts: [ArchivedReceipt]) -> String? {
+    let expected = totals.salesCount + totals.returnsCount
+    guard receipts.count == expected else {
+      return "it holds \(receipts.count) receipts; day \(number) had \(expected) sales and returns"
+    }
+    guard receipts.first?.number == totals.firstReceipt, receipts.last?.number == totals.lastReceipt
+    else {
+      return "its receipts do not run from day \(number)'s first receipt to its last"
+    }
+    for (position, receipt) in receipts.enumerated() {
+      guard receipt.day == number else {
+        return "receipt \(receipt.number) is of day \(receipt.day), not \(number)"
+      }
+      if position > 0, receipts[position - 1].number >= receipt.number {
+        return "receipt \(receipt.number) is out of number order"
+      }
+    }
+    return nil
+  }
+}
+
 /// The receipts of closed days that are kept in archive files rather than in memory: which
 /// day holds which numbers, and where each line is. Kept in the snapshot; the reader is set
 /// by whoever opened the data directory.

@@ -117,6 +117,31 @@ public enum SnapshotFiles {
     return Written(snapshot: snapshot, bytes: bytes.count, archived: archived, removed: removed)
   }
 
+  /// Day `day` as it was closed, from the day book of the oldest snapshot after it that reads
+  /// back (nothing else of the snapshot is decoded), with that snapshot and its size; nil when
+  /// no snapshot holds it.
+  public static func closedDay(_ day: Int, in dataDirectory: String) -> (
+    closed: ClosedDay, snapshot: Snapshot, bytes: Int
+  )? {
+    for snapshot in list(in: dataDirectory) where snapshot.day > day {
+      guard let bytes = try? FileIO.read(snapshot.path, followingSymlinks: false),
+        let book = try? SnapshotFile.closedDays(bytes), book.day == snapshot.day,
+        let closed = book.closedDays[day]
+      else { continue }
+      return (closed, snapshot, bytes.count)
+    }
+    return nil
+  }
+
+  /// The path of day `day`'s receipt archive file and its text (nil when it cannot be read:
+  /// the day had no receipts, they were never archived, or the file is not there).
+  public static func archivedReceipts(day: Int, in dataDirectory: String) -> (
+    path: String, text: [UInt8]?
+  ) {
+    let path = archivePath(day: day, in: dataDirectory)
+    return (path, try? FileIO.read(path, followingSymlinks: false))
+  }
+
   static func archivePath(day: Int, index: Bool = false, in dataDirectory: String) -> String {
     receiptsDirectory(in: dataDirectory) + "/" + JournalFiles.Segment.dayName(day)
       + (index ? ".idx" : ".ndjson")
