@@ -178,7 +178,7 @@ r = json.load(sys.stdin)["replayed"]
 print(r["from"], r.get("records", 0), r.get("archive") or "-", r.get("snapshot") or "-")'
 }
 read -r replay_from _ replay_archive replay_book < <(replay_source)
-read -r _ replayed replay_snapshot _ < <(replay_source --from-journal)
+read -r _ replayed _ replay_snapshot < <(replay_source --from-journal)
 # The files replay read (the archive and the snapshot it took the day book from).
 replay_read=()
 if [ "$replay_from" = archive ]; then

@@ -59,12 +59,23 @@ enum LeftoverDaemons {
         sweep()
         swept = true
       }
-      let fd = open(listPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-      guard fd >= 0 else { return }
-      defer { close(fd) }
-      let line = Array("\(getpid()) \(daemon)\n".utf8)
-      _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      append(daemon, startedBy: getpid())
     }
+  }
+
+  /// Lists `daemon` as started by test process `testProcess` (a test of the sweep lists one
+  /// whose process is gone). Under the lock: a sweep rewrites the list, and would drop a line
+  /// appended between its read and its write.
+  static func record(_ daemon: Int32, startedBy testProcess: Int32) {
+    lock.withLock { append(daemon, startedBy: testProcess) }
+  }
+
+  private static func append(_ daemon: Int32, startedBy testProcess: Int32) {
+    let fd = open(listPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    let line = Array("\(testProcess) \(daemon)\n".utf8)
+    _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
   }
 
   /// Sweeps the list now (see `sweep`).

@@ -205,25 +205,29 @@ import Testing
     #expect(ReceiptLedger.reading(texts["ledger"]!, depth: 2) == register.ledger)
   }
 
-  /// `replay --day N` of a closed day reads a snapshot's day book alone: the closed days it
-  /// gives are the whole decode's, and a damaged file is refused as a whole decode refuses it.
-  @Test func theDayBookAloneIsTheRegistersClosedDays() throws {
+  /// `replay --day N` of a closed day reads one day of a snapshot's day book: it is the whole
+  /// decode's, and a damaged file is refused as a whole decode refuses it.
+  @Test func oneDayOfTheDayBookIsTheRegistersClosedDay() throws {
     for register in try Self.histories.get() {
       #expect(register.closedDays.count >= 2)
       let bytes = SnapshotFile.encode(
         register,
         head: JournalHead(sequence: register.lastSequence, sum: String(repeating: "b", count: 64))
       )
-      let book = try SnapshotFile.closedDays(bytes)
-      #expect(book.day == register.day.number)
-      #expect(book.closedDays == register.closedDays)
+      for (number, closed) in register.closedDays {
+        let book = try SnapshotFile.closedDay(number, in: bytes)
+        #expect(book.day == register.day.number)
+        #expect(book.closed == closed, "day \(number)")
+      }
+      #expect(try SnapshotFile.closedDay(register.day.number, in: bytes).closed == nil)
       // A byte changed anywhere, even in a part the day book reading skips, is refused by the
       // checksum.
+      let first = try #require(register.closedDays.keys.min())
       var changed = bytes
       changed[bytes.count / 3] ^= 0x01
-      #expect(throws: SnapshotFile.Problem.self) { try SnapshotFile.closedDays(changed) }
+      #expect(throws: SnapshotFile.Problem.self) { try SnapshotFile.closedDay(first, in: changed) }
       #expect(throws: SnapshotFile.Problem.self) {
-        try SnapshotFile.closedDays(Array(bytes.prefix(bytes.count - 9)))
+        try SnapshotFile.closedDay(first, in: Array(bytes.prefix(bytes.count - 9)))
       }
     }
   }

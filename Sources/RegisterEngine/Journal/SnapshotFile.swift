@@ -70,12 +70,13 @@ public enum SnapshotFile {
     }
   }
 
-  /// The closed days a snapshot file holds (its state's day book, nothing else), with the
-  /// state's day: what `replay --day N` needs of a closed day beside its archived receipts.
-  /// The checksum is checked as for `decode`; every other part of the state is only skipped by
-  /// its strings and brackets, not read.
-  public static func closedDays(_ bytes: [UInt8]) throws(Problem) -> (
-    day: Int, closedDays: [Int: ClosedDay]
+  /// Closed day `number` as a snapshot file holds it in its state's day book (nil when the
+  /// day book has no such day), with the state's day: what `replay --day N` needs of a closed
+  /// day beside its archived receipts. The checksum is checked as for `decode`; the rest of
+  /// the state is only skipped by its strings and brackets, and of the day book only that day
+  /// is decoded.
+  public static func closedDay(_ number: Int, in bytes: [UInt8]) throws(Problem) -> (
+    day: Int, closed: ClosedDay?
   ) {
     let body = try checked(bytes)
     let value: JSONValue
@@ -88,21 +89,25 @@ public enum SnapshotFile {
     do throws(JSONShapeError) {
       var fields = try JSONFields(value)
       let day = try fields.required("day", as: Int.self)
-      var state = try JSONFields(
-        try fields.required("state", as: JSONValue.self), path: fields.pathOf("state"))
-      let dayBook = try state.decoded("day_book") { value, path throws(JSONShapeError) in
-        try DayBook(snapshot: value, path: path)
+      let path = "state.day_book.closed_days"
+      guard let days = value["state"]?["day_book"]?["closed_days"]?.arrayValue else {
+        throw JSONShapeError(path: path, message: "is required, an array")
       }
-      guard dayBook.day.number == day else {
-        throw JSONShapeError(path: "state.day_book", message: "is not the book of day \(day)")
+      guard let index = days.firstIndex(where: { $0["number"]?.int64Value == Int64(number) })
+      else { return (day, nil) }
+      let closed = try ClosedDay(snapshot: days[index], path: "\(path)[\(index)]")
+      guard closed.number < day else {
+        throw JSONShapeError(
+          path: "\(path)[\(index)]", message: "day \(closed.number) is closed but the day is \(day)"
+        )
       }
-      return (day, dayBook.closedDays)
+      return (day, closed)
     } catch {
       throw Problem(message: "not a register snapshot: \(error.description)")
     }
   }
 
-  /// The state's members `closedDays` skips: all but the day book and a few scalars.
+  /// The state's members `closedDay` skips: all but the day book and a few scalars.
   static let stateMembersBesideDayBook: Set<String> = [
     "catalog", "orders", "ledger", "staff", "customer_book", "stored_value", "keys",
     "print_queue", "last_activity",

@@ -125,8 +125,8 @@ public enum SnapshotFiles {
   )? {
     for snapshot in list(in: dataDirectory) where snapshot.day > day {
       guard let bytes = try? FileIO.read(snapshot.path, followingSymlinks: false),
-        let book = try? SnapshotFile.closedDays(bytes), book.day == snapshot.day,
-        let closed = book.closedDays[day]
+        let book = try? SnapshotFile.closedDay(day, in: bytes), book.day == snapshot.day,
+        let closed = book.closed
       else { continue }
       return (closed, snapshot, bytes.count)
     }
