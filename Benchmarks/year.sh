@@ -6,7 +6,8 @@
 #     1-day and of the DAYS-day data directory (median of 3 runs each);
 #   - the daemon's memory after start on the DAYS-day data (VmRSS and VmHWM);
 #   - `register-cli replay --day N` of the middle day (from its receipt archive, and with
-#     --from-journal from the journal records) and `register-cli verify` of the whole journal;
+#     --from-journal from the journal records) and `register-cli verify` of the whole journal
+#     (the chain, and with --events every event read too);
 #   - the floor any tool gets on the same files: python3 reading them with json.loads line by
 #     line, and sha256sum over the same bytes;
 # and prints them against the issue's targets.
@@ -200,6 +201,8 @@ for file in "${files[@]}"; do
   fi
 done
 verify_s=$(seconds "$bin/register-cli" verify --data-dir "$large/data")
+# verify --events also reads every record and its event as registerd does (the full scan).
+verify_events_s=$(seconds "$bin/register-cli" verify --data-dir "$large/data" --events)
 # The floor any tool gets: json.loads of every line of FILES, as a command.
 json_loads='
 import json, sys
@@ -221,7 +224,7 @@ awk -v days="$days" -v middle="$middle" -v runs="$runs" \
   -v records="$total_records" -v bytes="$total_bytes" -v day_records="$day_records" \
   -v replay="$replay_s" -v journal_replay="$journal_replay_s" -v replay_from="$replay_from" \
   -v replay_bytes="$replay_bytes" -v python_read="$python_read_s" \
-  -v verify="$verify_s" -v python="$python_s" -v sha="$sha_s" \
+  -v verify="$verify_s" -v verify_events="$verify_events_s" -v python="$python_s" -v sha="$sha_s" \
   -v replayed="$replayed" -v python_day="$python_day_s" -v day_files="${#replay_files[@]}" '
   function met(ok) { return ok ? "met" : "NOT met" }
   function rate(n, s) { return s > 0 ? n / s : 0 }
@@ -263,6 +266,8 @@ awk -v days="$days" -v middle="$middle" -v runs="$runs" \
     row("verify, records / s", sprintf("%.0f rec/s", rate(records, verify)), "")
     row("verify, MB / s", sprintf("%.1f MB/s", rate(mb, verify)), \
       sprintf("as fast as it gets; sha256sum: %.1f MB/s", rate(mb, sha)))
+    row("verify --events, whole journal", sprintf("%.3f s", verify_events), \
+      sprintf("(%.1f MB/s: every record and event read too)", rate(mb, verify_events)))
     row("python3 json.loads line by line", sprintf("%.0f rec/s", py), \
       sprintf("(%.3f s, %.1f MB/s)", python, py_mb))
     row("sha256sum over the same bytes", sprintf("%.1f MB/s", rate(mb, sha)), sprintf("(%.3f s)", sha))

@@ -193,8 +193,9 @@ struct CommandHelp {
       [
         CommandHelp(
           ["verify"],
-          "verify [--data-dir DIR] [--anchor SEQ:SUM ...] [--archive ADIR ...] [--journal-key FILE]",
-          "check every record's checksum and the hash chain,\nthat each anchor (a Z report's journal head)\nis still there, and with the journal key every\nrecord's HMAC; exit 0 only when all holds;\nwith --archive, archived segments first (the\nwhole chain from record 1)"
+          "verify [--data-dir DIR] [--anchor SEQ:SUM ...] [--archive ADIR ...] [--journal-key FILE]\n"
+            + "              [--events]",
+          "check every record's checksum and the hash chain,\nthat each anchor (a Z report's journal head)\nis still there, and with the journal key every\nrecord's HMAC; exit 0 only when all holds;\nwith --archive, archived segments first (the\nwhole chain from record 1); with --events, also\nread every record and its event as registerd does"
         ),
         CommandHelp(
           ["replay"], "replay [--data-dir DIR] [--day N] [--receipt N] [--from-journal]",

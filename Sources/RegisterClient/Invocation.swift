@@ -45,10 +45,11 @@ package enum OutputStyle: Equatable {
 /// Commands that read the data directory directly, without a daemon.
 package enum LocalCommand: Equatable {
   /// `archives`: directories `archive` moved older segments to, checked before the live ones;
-  /// `journalKey`: the key file whose MACs every record must carry.
+  /// `journalKey`: the key file whose MACs every record must carry; `events`: every record is
+  /// also read as registerd reads it, its event included.
   case verify(
     dataDirectory: String?, anchors: [JournalHead], archives: [String] = [],
-    journalKey: String? = nil)
+    journalKey: String? = nil, events: Bool = false)
   case replay(dataDirectory: String?, day: Int?, receipt: Int?, fromJournal: Bool)
   /// The owner's recovery, with registerd stopped: journal an operator's unlock.
   case unlockOperator(id: String, dataDirectory: String)
@@ -409,7 +410,9 @@ package enum CommandParser {
       while let archive = try arguments.option("--archive") { archives.append(archive) }
       let key = try arguments.option("--journal-key")
       invocation = .local(
-        .verify(dataDirectory: directory, anchors: anchors, archives: archives, journalKey: key))
+        .verify(
+          dataDirectory: directory, anchors: anchors, archives: archives, journalKey: key,
+          events: arguments.flag("--events")))
     case "backup":
       let directory = try arguments.option("--data-dir")
       let copy = arguments.flag("--copy")

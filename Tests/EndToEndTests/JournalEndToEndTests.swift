@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterServer
 import Testing
 
 let visa = #"{"number":"4242424242424242","exp_month":12,"exp_year":2030,"cvv":"123"}"#
@@ -108,6 +109,68 @@ struct JournalEndToEndTests {
     #expect(daemon.exitCode == 1)
     #expect(daemon.log.contains("record seq \(sequence)"))
     #expect(daemon.log.contains("truncate"))
+  }
+
+  @Test(
+    "verify checks the chain the fast way and --events reads every event too; damage is named the same"
+  )
+  func verifyChainAndEvents() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    for _ in 0..<3 {
+      #expect(try client.send(#"{"op":"add","sku":"TEE-WHT-M"}"#).isOK)
+      #expect(try client.send(#"{"op":"tender","type":"cash","amount":"20"}"#).isOK)
+    }
+    daemon.stop()
+    let data = daemon.dataDirectory
+    let chain = try runCLI(["--json", "verify", "--data-dir", data])
+    let events = try runCLI(["--json", "verify", "--data-dir", data, "--events"])
+    #expect(chain.status == 0 && events.status == 0, "\(chain.stderr) \(events.stderr)")
+    var fast = try JSONParser.parse(chain.stdout.trimmingCharacters(in: .newlines))
+    var full = try JSONParser.parse(events.stdout.trimmingCharacters(in: .newlines))
+    #expect(fast["events_read"] == .bool(false) && full["events_read"] == .bool(true))
+    // Apart from that, the same report: records, bytes, last sum.
+    if case .object(var object) = fast {
+      object["events_read"] = nil
+      fast = .object(object)
+    }
+    if case .object(var object) = full {
+      object["events_read"] = nil
+      full = .object(object)
+    }
+    #expect(fast == full)
+    let text = try runCLI(["verify", "--data-dir", data, "--events"])
+    #expect(text.stdout.contains("every record and its event read as registerd reads them"))
+
+    // A record with a good checksum and link but an event this registerd does not know (as a
+    // newer one might write): the chain is intact; reading the events is not.
+    let path = try openSegmentPath(data)
+    let bytes = try JournalFiles.readSegment(path)
+    let last = try #require(JournalScanner.scan(bytes).records.last)
+    let record = JournalRecord.encode(
+      sequence: last.sequence + 1, at: last.at, type: "coupon_printed", data: .object([:]),
+      operatorID: nil, key: nil, more: false, previous: last.sum)
+    try Data(bytes + record.line).write(to: URL(fileURLWithPath: path))
+    let stillIntact = try runCLI(["verify", "--data-dir", data])
+    #expect(stillIntact.status == 0, "\(stillIntact.stderr)")
+    #expect(stillIntact.stdout.contains("last seq \(last.sequence + 1)"))
+    let unreadable = try runCLI(["verify", "--data-dir", data, "--events"])
+    #expect(unreadable.status == 1)
+    #expect(unreadable.stderr.contains("seq \(last.sequence + 1)"), "\(unreadable.stderr)")
+
+    // A byte changed in the middle: both ways name the same first bad record.
+    var lines = bytes.split(separator: UInt8(ascii: "\n")).map(Array.init)
+    lines[3][lines[3].count / 2] ^= 0x01
+    try Data(lines.map { $0 + [10] }.joined()).write(to: URL(fileURLWithPath: path))
+    let damaged = try runCLI(["--json", "verify", "--data-dir", data])
+    let damagedFull = try runCLI(["--json", "verify", "--data-dir", data, "--events"])
+    #expect(damaged.status == 1 && damagedFull.status == 1)
+    let bad = try JSONParser.parse(damaged.stdout.trimmingCharacters(in: .newlines))
+    let badFull = try JSONParser.parse(damagedFull.stdout.trimmingCharacters(in: .newlines))
+    #expect(bad["first_bad"]?["line"] == .int(4), "\(damaged.stdout)")
+    #expect(bad["first_bad"] == badFull["first_bad"])
+    #expect(bad["problem"] == badFull["problem"])
   }
 
   @Test("replay prints each receipt byte for byte as at sale time, then the Z report")

@@ -187,6 +187,11 @@ public enum JournalFiles {
     public var damage: (path: String, damage: JournalDamage)?
     /// The last segment's torn or unreadable tail, if any: its path, the good length and why.
     public var tail: (segment: Segment, goodLength: Int, length: Int, reason: String)?
+
+    public init(lastSequence: Int64, lastSum: String) {
+      self.lastSequence = lastSequence
+      self.lastSum = lastSum
+    }
   }
 
   /// Reads `segments` in order from the chain point (`sequence`, `sum`: the record before
