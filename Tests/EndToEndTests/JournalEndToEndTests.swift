@@ -127,19 +127,17 @@ struct JournalEndToEndTests {
     let chain = try runCLI(["--json", "verify", "--data-dir", data])
     let events = try runCLI(["--json", "verify", "--data-dir", data, "--events"])
     #expect(chain.status == 0 && events.status == 0, "\(chain.stderr) \(events.stderr)")
-    var fast = try JSONParser.parse(chain.stdout.trimmingCharacters(in: .newlines))
-    var full = try JSONParser.parse(events.stdout.trimmingCharacters(in: .newlines))
+    let fast = try JSONParser.parse(chain.stdout.trimmingCharacters(in: .newlines))
+    let full = try JSONParser.parse(events.stdout.trimmingCharacters(in: .newlines))
     #expect(fast["events_read"] == .bool(false) && full["events_read"] == .bool(true))
     // Apart from that, the same report: records, bytes, last sum.
-    if case .object(var object) = fast {
+    func withoutEventsRead(_ value: JSONValue) -> JSONObject? {
+      guard case .object(var object) = value else { return nil }
       object["events_read"] = nil
-      fast = .object(object)
+      return object
     }
-    if case .object(var object) = full {
-      object["events_read"] = nil
-      full = .object(object)
-    }
-    #expect(fast == full)
+    #expect(withoutEventsRead(fast) != nil)
+    #expect(withoutEventsRead(fast) == withoutEventsRead(full))
     let text = try runCLI(["verify", "--data-dir", data, "--events"])
     #expect(text.stdout.contains("every record and its event read as registerd reads them"))
 

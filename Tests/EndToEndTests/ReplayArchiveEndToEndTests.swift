@@ -17,6 +17,17 @@ struct ReplayArchiveEndToEndTests {
     return (text, try JSONParser.parse(json.stdout.trimmingCharacters(in: .newlines)), json)
   }
 
+  /// A generated history (`register-bench history`) in `directory`/data.
+  func generate(days: Int, records: Int, products: Int, seed: Int, in directory: TemporaryDirectory)
+    throws -> CLIResult
+  {
+    try runBench(
+      [
+        "history", "--days", String(days), "--records-per-day", String(records), "--products",
+        String(products), "--to", directory.url.path, "--seed", String(seed),
+      ], in: directory)
+  }
+
   /// The reply without where it was replayed from.
   func withoutSource(_ value: JSONValue) -> JSONValue {
     guard case .object(var object) = value else { return value }
@@ -28,11 +39,7 @@ struct ReplayArchiveEndToEndTests {
   func archiveEqualsJournal() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
-    let generated = try runBench(
-      [
-        "history", "--days", "9", "--records-per-day", "240", "--products", "150",
-        "--to", directory.url.path, "--seed", "31",
-      ], in: directory)
+    let generated = try generate(days: 9, records: 240, products: 150, seed: 31, in: directory)
     #expect(generated.status == 0, "\(generated.stderr)")
     let data = directory.path("data")
     // Snapshots are pruned (the newest three and one a week are kept), so most days are
@@ -70,11 +77,7 @@ struct ReplayArchiveEndToEndTests {
   func damagedArchiveFallsBack() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
-    let generated = try runBench(
-      [
-        "history", "--days", "3", "--records-per-day", "200", "--products", "100",
-        "--to", directory.url.path, "--seed", "5",
-      ], in: directory)
+    let generated = try generate(days: 3, records: 200, products: 100, seed: 5, in: directory)
     #expect(generated.status == 0, "\(generated.stderr)")
     let data = directory.path("data")
     let path = data + "/receipts/day000002.ndjson"

@@ -108,6 +108,7 @@ extension ArchivedReceipt {
     return receipts
   }
 
+  /// The business day the receipt was made on.
   public var day: Int {
     switch self {
     case .sale(let sale): sale.day
