@@ -136,9 +136,14 @@ public struct JournalRecord: Sendable, Equatable {
 
   /// True when `line` (this record's line, without its newline) carries a MAC that `key` made.
   public static func macIsValid(_ line: ArraySlice<UInt8>, mac: String, key: HMACSHA256) -> Bool {
-    let macStart = line.endIndex - suffixLength - macLength
-    guard macStart > line.startIndex else { return false }
-    return key.hex(line[line.startIndex..<macStart]) == mac
+    line.withUnsafeBytes { macIsValid($0, mac: mac, key: key) }
+  }
+
+  /// `macIsValid` on a line's bytes in place (`SegmentChain` reads lines this way).
+  static func macIsValid(_ line: UnsafeRawBufferPointer, mac: String, key: HMACSHA256) -> Bool {
+    let macStart = line.count - suffixLength - macLength
+    guard macStart > 0 else { return false }
+    return key.hex(line[..<macStart]) == mac
   }
 
   /// Reads one line (without its newline) and checks its own checksum. Whether it follows its
@@ -213,14 +218,17 @@ public struct JournalRecord: Sendable, Equatable {
   /// `carriesOwnChecksum` have found that marker) are the SHA-256 of what comes before the
   /// marker. The digest is compared with those bytes in place, without building a hex string.
   private static func sumMatches(_ line: ArraySlice<UInt8>) -> Bool {
-    line.withUnsafeBytes { bytes in
-      var hasher = SHA256()
-      let prefixLength = line.count - suffixLength
-      hasher.update(buffer: UnsafeRawBufferPointer(rebasing: bytes[..<prefixLength]))
-      let sumStart = prefixLength + sumMarker.count
-      return SHA256.digest(
-        hasher.finalizeWords(),
-        equalsHex: UnsafeRawBufferPointer(rebasing: bytes[sumStart..<sumStart + 64]))
-    }
+    line.withUnsafeBytes { sumMatches($0) }
+  }
+
+  /// `sumMatches` on a line's bytes in place (`SegmentChain` reads lines this way).
+  static func sumMatches(_ line: UnsafeRawBufferPointer) -> Bool {
+    var hasher = SHA256()
+    let prefixLength = line.count - suffixLength
+    hasher.update(buffer: UnsafeRawBufferPointer(rebasing: line[..<prefixLength]))
+    let sumStart = prefixLength + sumMarker.count
+    return SHA256.digest(
+      hasher.finalizeWords(),
+      equalsHex: UnsafeRawBufferPointer(rebasing: line[sumStart..<sumStart + 64]))
   }
 }

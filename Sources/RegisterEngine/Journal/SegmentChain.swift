@@ -162,7 +162,7 @@ public struct SegmentChain: Sendable, Equatable {
           decoding: UnsafeRawBufferPointer(
             rebasing: line[(macStart + JournalRecord.macMarker.count)..<(sumMarkerStart - 1)]),
           as: UTF8.self)
-        guard key.hex(line[..<macStart]) == mac else { return nil }
+        guard JournalRecord.macIsValid(line, mac: mac, key: key) else { return nil }
       }
       let previousStart = previousEnd - SegmentChain.previousLength
       guard previousStart > index,
@@ -170,14 +170,8 @@ public struct SegmentChain: Sendable, Equatable {
         line[previousEnd - 1] == UInt8(ascii: "\"")
       else { return nil }
       // The checksum: the SHA-256 of every byte before `,"sum":"`.
-      var hasher = SHA256()
-      hasher.update(buffer: UnsafeRawBufferPointer(rebasing: line[..<sumMarkerStart]))
+      guard JournalRecord.sumMatches(line) else { return nil }
       let sumStart = sumMarkerStart + JournalRecord.sumMarker.count
-      guard
-        SHA256.digest(
-          hasher.finalizeWords(),
-          equalsHex: UnsafeRawBufferPointer(rebasing: line[sumStart..<(sumStart + 64)]))
-      else { return nil }
       let moreStart = previousStart - SegmentChain.moreMarker.count
       self.sequence = sequence
       previous = (previousStart + SegmentChain.previousMarker.count)..<(previousEnd - 1)
