@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# How fast could a durable paid_in be if its request path cost nothing? An experiment, not a
+# benchmark of the product: a bound on what making the loop's per-request work cheaper can buy.
+#
+#   Benchmarks/experiments/free-request.sh [ROUNDS]
+#
+# Builds registerd from this checkout with free-request.patch applied (in a temporary git
+# worktree; the checkout is not touched). With REGISTERD_FREE_PAID_IN set, the patched daemon
+# answers the benchmark's paid_in line without decoding, deciding, applying or encoding a reply:
+# it stages one fixed paid_in record (so the journal writer encodes, chains, writes and
+# fdatasyncs as for a real one, and the reply still waits for that) and sends a canned reply.
+# What is left is the daemon's skeleton: the socket reads and writes, the event loop, group
+# commit and the writer. Unset, the same binary is the real register.
+#
+# It then runs 50 clients × 1 paid_in (compare-redis.sh's scenario 2) against the real request
+# path, the free one and Redis's SET with appendfsync always, ROUNDS times (default 3), 3
+# seconds each, and prints requests/s. See docs/PERFORMANCE.md, "A bound: the request path
+# for free".
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rounds=${1:-3}
+
+. Benchmarks/require.sh
+require redis-server redis-server
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/registerd-free-request.XXXXXX")
+pid=""
+redis_pid=""
+cleanup() {
+  for p in $pid $redis_pid; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  git worktree remove --force "$work/tree" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+git worktree add --detach "$work/tree" HEAD >/dev/null 2>&1
+git -C "$work/tree" apply "$PWD/Benchmarks/experiments/free-request.patch"
+(cd "$work/tree" && swift build -c release --product registerd >/dev/null)
+bin="$work/tree/.build/release/registerd"
+cc -O2 -Wall -Wextra -o "$work/loadclient" Benchmarks/loadclient/loadclient.c -lm
+load="$work/loadclient"
+
+mkdir "$work/redis"
+cat >"$work/redis/redis.conf" <<CONF
+port 0
+unixsocket $work/redis/redis.sock
+unixsocketperm 700
+dir $work/redis
+appendonly yes
+appendfsync always
+save ""
+daemonize no
+logfile $work/redis/redis.log
+CONF
+redis-server "$work/redis/redis.conf" &
+redis_pid=$!
+for _ in $(seq 100); do [ -S "$work/redis/redis.sock" ] && break; sleep 0.05; done
+
+rps() { sed -n 's/.*rps=\([0-9]*\).*/\1/p'; }
+registerd() { # label, then environment assignments
+  local label=$1
+  shift
+  rm -rf "$work/data" "$work/r.sock"
+  env "$@" "$bin" --socket "$work/r.sock" --data-dir "$work/data" --catalog Data/products.json \
+    2>"$work/registerd.log" &
+  pid=$!
+  for _ in $(seq 100); do [ -S "$work/r.sock" ] && break; sleep 0.05; done
+  local result
+  result=$("$load" --socket "$work/r.sock" --proto line --conns 50 --depth 1 \
+    --warmup 1 --duration 3 -- '{"op":"paid_in","amount":"0.01","reason":"bench"}' 2>/dev/null)
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=""
+  printf '%-28s %s\n' "$label" "$(rps <<<"$result")"
+}
+
+for round in $(seq "$rounds"); do
+  echo "round $round (requests/s)"
+  registerd "registerd paid_in" X=0
+  registerd "registerd paid_in, free path" REGISTERD_FREE_PAID_IN=1
+  printf '%-28s %s\n' "Redis SET (fsync always)" "$("$load" --socket "$work/redis/redis.sock" \
+    --proto resp --conns 50 --depth 1 --warmup 1 --duration 3 -- SET key value 2>/dev/null | rps)"
+done
