@@ -141,7 +141,8 @@ struct CommandHelp {
         ),
         CommandHelp(
           ["customer"], "customer add NAME [--email E] [--phone P] [--tax-exempt CERTIFICATE]"),
-        CommandHelp(["customer"], "customer find QUERY | attach ID | detach | history ID"),
+        CommandHelp(
+          ["customer"], "customer find QUERY [--limit N] | attach ID | detach | history ID"),
         CommandHelp(
           ["wishlist"], "wishlist CUSTOMER_ID",
           "a customer's wishlist, with what is in stock here\nand at other stores"),

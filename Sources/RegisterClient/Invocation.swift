@@ -543,7 +543,11 @@ package enum CommandParser {
         Requests.CustomerAdd(name: name, email: email, phone: phone, taxExempt: exempt),
         .customers)
     case "find":
-      return request(Requests.CustomerFind(query: try arguments.positional("QUERY")), .customers)
+      let query = try arguments.positional("QUERY")
+      let limit = try arguments.option("--limit").map { text throws(UsageError) in
+        try integer(text, name: "--limit", as: Int.self)
+      }
+      return request(Requests.CustomerFind(query: query, limit: limit), .customers)
     case "attach":
       let id = try arguments.positional("CUSTOMER_ID")
       return request(Requests.AttachCustomer(customerID: id), .order)

@@ -86,11 +86,18 @@ enum Output {
       return out
     case .customers:
       let list = result["customers"]?.arrayValue ?? [result]
-      return list.map { customer in
+      var out = list.map { customer in
         "\(text(customer["customer_id"]))  \(text(customer["name"]))"
           + (customer["email"].map { "  \(describe($0))" } ?? "")
           + (customer["phone"].map { "  \(describe($0))" } ?? "") + "\n"
       }.joined()
+      // The register returns the first matches only (100 unless --limit says); it says how
+      // many there are when it left some out.
+      if let matches = result["matches"] {
+        out +=
+          "(the first \(list.count) of \(describe(matches)) matches; narrow the search, or ask for up to 1000 with --limit)\n"
+      }
+      return out
     case .history:
       var out =
         "\(text(result["customer"]?["name"])) (\(text(result["customer"]?["customer_id"])))\n"

@@ -351,4 +351,33 @@ struct PeopleEndToEndTests {
     #expect(
       try daemon.cli(["email", "1", "--to", "not an address"]).stderr.contains("invalid_email"))
   }
+
+  @Test("customer find shows the first matches and says how many there are")
+  func customerFindLimit() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    for number in 1...105 {
+      let added = try client.send(#"{"op":"customer_add","name":"Dana \#(number)"}"#)
+      #expect(added["ok"] == .bool(true))
+    }
+    let first = try daemon.cli(["customer", "find", "dana"])
+    #expect(first.status == 0, "\(first.stderr)")
+    let lines = first.stdout.split(separator: "\n")
+    #expect(lines.count == 101, "\(first.stdout)")
+    #expect(lines.first == "C1  Dana 1" && lines[99] == "C100  Dana 100")
+    #expect(lines.last?.hasPrefix("(the first 100 of 105 matches;") == true, "\(first.stdout)")
+    let few = try daemon.cli(["--json", "customer", "find", "dana", "--limit", "3"])
+    #expect(few.status == 0, "\(few.stderr)")
+    let reply = try #require(try JSONParser.parse(Array(few.stdout.utf8))["result"])
+    #expect(
+      reply["customers"]?.arrayValue?.compactMap { $0["customer_id"]?.stringValue }
+        == ["C1", "C2", "C3"])
+    #expect(reply["matches"] == .int(105))
+    let all = try daemon.cli(["customer", "find", "dana", "--limit", "1000"])
+    #expect(all.stdout.split(separator: "\n").count == 105 && !all.stdout.contains("matches"))
+    let bad = try daemon.cli(["customer", "find", "dana", "--limit", "1001"])
+    #expect(bad.status != 0 && bad.stderr.contains("bad_request"), "\(bad.stderr)")
+    #expect(bad.stderr.contains("limit"), "\(bad.stderr)")
+  }
 }

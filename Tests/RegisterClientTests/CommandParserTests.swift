@@ -43,6 +43,17 @@ import Testing
     #expect(usageError(["scan", "A", "B"]) != nil)
   }
 
+  @Test func customerFindTakesALimit() throws {
+    #expect(
+      try body(["customer", "find", "Dana"], as: Requests.CustomerFind.self)
+        == Requests.CustomerFind(query: "Dana"))
+    #expect(
+      try body(["customer", "find", "Dana", "--limit", "250"], as: Requests.CustomerFind.self)
+        == Requests.CustomerFind(query: "Dana", limit: 250))
+    #expect(usageError(["customer", "find", "Dana", "--limit", "many"]) != nil)
+    #expect(usageError(["customer", "find", "Dana", "--limit"]) != nil)
+  }
+
   @Test func wishlistAndProductCommands() throws {
     #expect(
       try body(["wishlist", "C1"], as: Requests.Wishlist.self)

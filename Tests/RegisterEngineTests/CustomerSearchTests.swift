@@ -103,3 +103,62 @@ import Testing
     }
   }
 }
+
+/// `customer_find` returns at most `limit` customers (100 unless the request says, up to
+/// 1000), the first ones added, and says how many match in all when it left some out.
+@Suite struct CustomerFindLimitTests {
+  /// A lane with `count` customers named "Dana 1", "Dana 2", … and one named "Lee".
+  static func lane(customers count: Int) throws -> JournalLane {
+    let lane = try JournalLane()
+    for number in 1...count {
+      _ = try lane.ok(#"{"op":"customer_add","name":"Dana \#(number)"}"#)
+    }
+    _ = try lane.ok(#"{"op":"customer_add","name":"Lee"}"#)
+    return lane
+  }
+
+  static func ids(_ reply: JSONValue) -> [String] {
+    (reply["customers"]?.arrayValue ?? []).compactMap { $0["customer_id"]?.stringValue }
+  }
+
+  @Test func aQueryMatchingMoreThanTheLimitReturnsTheFirstOnesAndTheCount() throws {
+    let lane = try Self.lane(customers: 150)
+    let found = try lane.ok(#"{"op":"customer_find","query":"dana"}"#)
+    #expect(Self.ids(found) == (1...100).map { "C\($0)" })
+    #expect(found["matches"] == .int(150))
+    let more = try lane.ok(#"{"op":"customer_find","query":"dana","limit":120}"#)
+    #expect(Self.ids(more) == (1...120).map { "C\($0)" })
+    #expect(more["matches"] == .int(150))
+    let one = try lane.ok(#"{"op":"customer_find","query":"dana","limit":1}"#)
+    #expect(Self.ids(one) == ["C1"])
+    #expect(one["matches"] == .int(150))
+  }
+
+  @Test func aReplyHoldingEveryMatchHasNoCount() throws {
+    let lane = try Self.lane(customers: 150)
+    let all = try lane.ok(#"{"op":"customer_find","query":"dana","limit":1000}"#)
+    #expect(Self.ids(all) == (1...150).map { "C\($0)" })
+    #expect(all["matches"] == nil)
+    let exact = try lane.ok(#"{"op":"customer_find","query":"dana","limit":150}"#)
+    #expect(Self.ids(exact).count == 150 && exact["matches"] == nil)
+    // As before the limit: the reply is the customers alone.
+    let lee = try lane.ok(#"{"op":"customer_find","query":"lee"}"#)
+    #expect(Self.ids(lee) == ["C151"])
+    #expect(lee.objectValue?.keys.sorted() == ["customers"])
+    let none = try lane.ok(#"{"op":"customer_find","query":"zzz"}"#)
+    #expect(none == .object(["customers": .array([])]))
+  }
+
+  @Test(arguments: [
+    #""limit":0"#, #""limit":1001"#, #""limit":-1"#, #""limit":"10""#, #""limit":2.5"#,
+    #""limit":null"#, #""limit":99999999999999999999"#,
+  ])
+  func aLimitOutOfRangeIsABadRequest(_ member: String) throws {
+    let lane = try JournalLane()
+    _ = try lane.ok(#"{"op":"customer_add","name":"Dana"}"#)
+    let reply = try lane.send(#"{"op":"customer_find","query":"dana",\#(member)}"#)
+    #expect(reply.errorCode == "bad_request", "\(member): \(reply.serialized)")
+    #expect(
+      reply["error"]?["message"]?.stringValue?.contains("limit") == true, "\(reply.serialized)")
+  }
+}

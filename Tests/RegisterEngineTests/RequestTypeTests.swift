@@ -94,7 +94,8 @@ import Testing
         Requests.CustomerAdd(name: "Dana"),
         Requests.CustomerAdd(name: "Dana", email: "dana@example.com", phone: "555-0100"),
       ]
-    case .customerFind: [Requests.CustomerFind(query: "Dana")]
+    case .customerFind:
+      [Requests.CustomerFind(query: "Dana"), Requests.CustomerFind(query: "Dana", limit: 5)]
     case .attachCustomer: [Requests.AttachCustomer(customerID: "C1")]
     case .detachCustomer: [Requests.DetachCustomer()]
     case .customerHistory: [Requests.CustomerHistory(customerID: "C1")]

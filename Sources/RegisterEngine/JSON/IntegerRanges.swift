@@ -24,6 +24,7 @@ public enum IntegerRanges {
     "stock": 0...maximumStock,
     "after": 0...maximumCounter,
     "seq": 1...maximumCounter,
+    "limit": 1...Int64(CustomerBook.maximumFindLimit),
   ]
 
   /// The range of the field `key`.

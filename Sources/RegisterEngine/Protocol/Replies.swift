@@ -98,11 +98,14 @@ struct Replies {
         .object(["parked": .array(register.parked.map { register.parkedJSON($0) })]))
     case .operatorList:
       return .value(register.operatorsJSON(at: clock.now()))
-    case .customerFind(let query):
-      return .value(
-        .object([
-          "customers": .array(register.findCustomers(query).map { register.customerJSON($0) })
-        ]))
+    case .customerFind(let query, let limit):
+      // `matches` (how many there are in all) only when some were left out, so a reply that
+      // holds every match reads as it always has.
+      let found = register.findCustomers(query, limit: limit)
+      var reply = JSONObject()
+      reply["customers"] = .array(found.customers.map { register.customerJSON($0) })
+      if found.matches > found.customers.count { reply["matches"] = .int(found.matches) }
+      return .value(.object(reply))
     case .giftCardBalance(let number):
       return .value(try register.giftCardBalance(number))
     case .product(let sku):

@@ -39,7 +39,9 @@ public enum Command: Sendable {
   case signIn(operatorID: String, pin: String)
   case signOut
   case customerAdd(name: String, email: String?, phone: String?, taxExempt: String? = nil)
-  case customerFind(query: String)
+  /// Customers matching `query`: at most `limit` of them (`CustomerBook.defaultFindLimit`
+  /// when the request does not say).
+  case customerFind(query: String, limit: Int = CustomerBook.defaultFindLimit)
   case attachCustomer(customerID: String)
   /// Takes the customer off the open order.
   case detachCustomer

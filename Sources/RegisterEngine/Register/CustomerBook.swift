@@ -82,10 +82,24 @@ public struct CustomerBook: Sendable, Equatable {
     for position in list.indices { index(position) }
   }
 
+  /// How many customers one `customer_find` returns when the request does not say, and the
+  /// most it may ask for: a query that matches most of the book (`a`) would otherwise have the
+  /// event loop write every customer into one reply, holding every lane for a fifth of a
+  /// second with the book full.
+  public static let defaultFindLimit = 100
+  public static let maximumFindLimit = 1000
+
   /// The customers a `customer_find` query matches, in the order they were added
   /// (`CustomerSearch`).
   func find(_ query: String) -> [Customer] {
     search.find(query).map { customers[$0] }
+  }
+
+  /// The first `limit` customers `query` matches, in the order they were added, and how many
+  /// it matches in all.
+  func find(_ query: String, limit: Int) -> (customers: [Customer], matches: Int) {
+    let positions = search.find(query)
+    return (positions.prefix(max(0, limit)).map { customers[$0] }, positions.count)
   }
 
   /// Indexes the customer at `position`, the one after those indexed so far (an id or address

@@ -320,6 +320,11 @@ extension Register {
     customerBook.find(query)
   }
 
+  /// The first `limit` customers matching `query` (as `findCustomers`), and how many match.
+  public func findCustomers(_ query: String, limit: Int) -> (customers: [Customer], matches: Int) {
+    customerBook.find(query, limit: limit)
+  }
+
   /// A customer's receipts (sales and returns) with totals.
   public func customerHistory(_ id: String) throws(RegisterError) -> JSONValue {
     guard let customer = customerBook.customer(id) else {

@@ -203,16 +203,28 @@ extension Requests {
     }
   }
 
-  /// `customer_find`: customers by name, e-mail or phone.
+  /// `customer_find`: customers by name, e-mail or phone, at most `limit` of them (1–1000,
+  /// default 100).
   public struct CustomerFind: RequestBody, DecodableRequestBody {
     public static let op = Op.customerFind
     public var query: String
-    public init(query: String) { self.query = query }
+    public var limit: Int?
+    public init(query: String, limit: Int? = nil) {
+      self.query = query
+      self.limit = limit
+    }
     init(from fields: inout RequestFields) throws(RegisterError) {
       query = try fields.text("query", required: true, maxLength: 200) ?? ""
+      // Out of its range (`IntegerRanges`) it is `bad_request`.
+      limit = try fields.optional("limit", as: Int.self)
     }
-    public var command: Command { .customerFind(query: query) }
-    public func encode(to object: inout JSONObject) { object["query"] = .string(query) }
+    public var command: Command {
+      .customerFind(query: query, limit: limit ?? CustomerBook.defaultFindLimit)
+    }
+    public func encode(to object: inout JSONObject) {
+      object["query"] = .string(query)
+      if let limit { object["limit"] = .int(Int64(limit)) }
+    }
   }
 
   /// `attach_customer`: the customer the current order is for.
