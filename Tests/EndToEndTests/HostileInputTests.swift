@@ -328,7 +328,9 @@ let requestTemplates: [String: [String]] = [
   "customer_add": [
     #"{"op":"customer_add","name":"Dana","email":"dana@example.com","phone":"555-0100"}"#
   ],
-  "customer_find": [#"{"op":"customer_find","query":"Dana"}"#],
+  "customer_find": [
+    #"{"op":"customer_find","query":"Dana"}"#, #"{"op":"customer_find","query":"Dana","limit":5}"#,
+  ],
   "attach_customer": [#"{"op":"attach_customer","customer_id":"C1"}"#],
   "customer_history": [#"{"op":"customer_history","customer_id":"C1"}"#],
   "product_add": [
