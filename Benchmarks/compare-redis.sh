@@ -40,6 +40,7 @@ while [ $# -gt 0 ]; do
 done
 
 . Benchmarks/require.sh
+. Benchmarks/redis.sh
 require redis-server redis-server
 
 swift build -c release --product registerd >/dev/null
@@ -69,20 +70,7 @@ ksock="$work/redis/redis.sock"
 registerd_pid=$!
 
 # Redis: only the Unix socket (port 0: nothing listens on TCP), its files next to registerd's.
-mkdir "$work/redis"
-cat >"$work/redis/redis.conf" <<EOF
-port 0
-unixsocket $ksock
-unixsocketperm 700
-dir $work/redis
-appendonly yes
-appendfsync always
-save ""
-daemonize no
-logfile $work/redis/redis.log
-EOF
-redis-server "$work/redis/redis.conf" &
-redis_pid=$!
+start_redis "$work/redis"
 
 for _ in $(seq 1 250); do
   if [ -S "$rsock" ] && [ -S "$ksock" ] &&

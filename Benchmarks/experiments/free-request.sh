@@ -21,6 +21,7 @@ cd "$(dirname "$0")/../.."
 rounds=${1:-3}
 
 . Benchmarks/require.sh
+. Benchmarks/redis.sh
 require redis-server redis-server
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/registerd-free-request.XXXXXX")
@@ -40,20 +41,7 @@ bin="$work/tree/.build/release/registerd"
 cc -O2 -Wall -Wextra -o "$work/loadclient" Benchmarks/loadclient/loadclient.c -lm
 load="$work/loadclient"
 
-mkdir "$work/redis"
-cat >"$work/redis/redis.conf" <<CONF
-port 0
-unixsocket $work/redis/redis.sock
-unixsocketperm 700
-dir $work/redis
-appendonly yes
-appendfsync always
-save ""
-daemonize no
-logfile $work/redis/redis.log
-CONF
-redis-server "$work/redis/redis.conf" &
-redis_pid=$!
+start_redis "$work/redis"
 for _ in $(seq 100); do [ -S "$work/redis/redis.sock" ] && break; sleep 0.05; done
 
 rps() { sed -n 's/.*rps=\([0-9]*\).*/\1/p'; }
