@@ -89,10 +89,10 @@ public struct CustomerBook: Sendable, Equatable {
   public static let defaultFindLimit = 100
   public static let maximumFindLimit = 1000
 
-  /// The customers a `customer_find` query matches, in the order they were added
+  /// Every customer a `customer_find` query matches, in the order they were added
   /// (`CustomerSearch`).
   func find(_ query: String) -> [Customer] {
-    search.find(query).map { customers[$0] }
+    find(query, limit: customers.count).customers
   }
 
   /// The first `limit` customers `query` matches, in the order they were added, and how many

@@ -314,13 +314,9 @@ extension Register {
     }
   }
 
-  /// Customers matching `query`: by id, e-mail or phone exactly (phone by its digits), or by a
-  /// part of the name, case-insensitive.
-  public func findCustomers(_ query: String) -> [Customer] {
-    customerBook.find(query)
-  }
-
-  /// The first `limit` customers matching `query` (as `findCustomers`), and how many match.
+  /// The first `limit` customers matching `query`, in the order they were added, and how many
+  /// match: by id, e-mail or phone exactly (phone by its digits), or by a part of the name,
+  /// case-insensitive.
   public func findCustomers(_ query: String, limit: Int) -> (customers: [Customer], matches: Int) {
     customerBook.find(query, limit: limit)
   }
