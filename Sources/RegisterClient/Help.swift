@@ -37,7 +37,10 @@ struct CommandHelp {
     (
       "Ringing up",
       [
-        CommandHelp(["catalog", "products"], "catalog", "list products, prices and stock"),
+        CommandHelp(
+          ["catalog", "products"], "catalog [--limit N] [--after SKU]",
+          "list products, prices and stock (1000 at a time\nunless --limit says; --after the last one shown\nfor the next)"
+        ),
         CommandHelp(["show", "order"], "show", "the open order"),
         CommandHelp(
           ["add"], "add SKU [QTY] [--option GROUP=CHOICE ...] [--amount A]",

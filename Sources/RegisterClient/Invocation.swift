@@ -190,7 +190,11 @@ package enum CommandParser {
     case "catalog", "products":
       switch arguments.optionalPositional() {
       case nil:
-        invocation = request(Requests.Catalog(), .catalog)
+        let limit = try arguments.option("--limit").map { text throws(UsageError) in
+          try integer(text, name: "--limit", as: Int.self)
+        }
+        let after = try arguments.option("--after")
+        invocation = request(Requests.Catalog(limit: limit, afterSKU: after), .catalog)
       case "export":
         let directory = try arguments.option("--data-dir")
         invocation = .exportCatalog(dataDirectory: directory, to: try arguments.option("--to"))

@@ -316,6 +316,12 @@ enum Output {
       }
     }
     out += "* sale price (regular price in the JSON output); stock - = not tracked\n"
+    // A catalog longer than a page (1000 products unless --limit says) comes page by page.
+    if let remaining = result["remaining"],
+      let last = result["products"]?.arrayValue?.last?["sku"]?.stringValue
+    {
+      out += "(\(describe(remaining)) more products; the next ones with --after \(last))\n"
+    }
     let promotions = result["promotions"]?.arrayValue ?? []
     if !promotions.isEmpty { out += "Promotions (applied by the register)\n" }
     for promotion in promotions {

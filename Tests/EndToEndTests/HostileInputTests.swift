@@ -288,6 +288,7 @@ struct CorpusBuilder {
 /// An op the daemon has that is not listed here is still covered: `{"op": NAME}` with the
 /// fields docs/PROTOCOL.md names for it.
 let requestTemplates: [String: [String]] = [
+  "catalog": [#"{"op":"catalog","limit":3,"after_sku":"SOCK-3PK"}"#],
   "receipt": [#"{"op":"receipt","number":1}"#],
   "add": [
     #"{"op":"add","sku":"SOCK-3PK","qty":1}"#,

@@ -380,4 +380,32 @@ struct PeopleEndToEndTests {
     #expect(bad.status != 0 && bad.stderr.contains("bad_request"), "\(bad.stderr)")
     #expect(bad.stderr.contains("limit"), "\(bad.stderr)")
   }
+
+  @Test("catalog shows a page of products and says how to see the next")
+  func catalogPages() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let all = try #require(
+      try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?
+        .compactMap { $0["sku"]?.stringValue })
+    #expect(all.count > 4)
+    let first = try daemon.cli(["catalog", "--limit", "2"])
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(first.stdout.contains(all[0]) && first.stdout.contains(all[1]))
+    #expect(!first.stdout.contains(all[2] + " "), "\(first.stdout)")
+    #expect(
+      first.stdout.contains(
+        "(\(all.count - 2) more products; the next ones with --after \(all[1]))"),
+      "\(first.stdout)")
+    let next = try daemon.cli(["--json", "catalog", "--limit", "2", "--after", all[1]])
+    #expect(next.status == 0, "\(next.stderr)")
+    let page = try #require(try JSONParser.parse(Array(next.stdout.utf8))["result"])
+    #expect(
+      page["products"]?.arrayValue?.compactMap { $0["sku"]?.stringValue } == Array(all[2...3]))
+    #expect(page["remaining"] == .int(Int64(all.count - 4)))
+    let whole = try daemon.cli(["catalog"])
+    #expect(!whole.stdout.contains("more products"), "\(whole.stdout)")
+    let gone = try daemon.cli(["catalog", "--after", "NO-SUCH-SKU"])
+    #expect(gone.status != 0 && gone.stderr.contains("unknown_sku"), "\(gone.stderr)")
+  }
 }

@@ -43,6 +43,15 @@ import Testing
     #expect(usageError(["scan", "A", "B"]) != nil)
   }
 
+  @Test func catalogTakesAPage() throws {
+    #expect(try body(["catalog"], as: Requests.Catalog.self) == Requests.Catalog())
+    #expect(
+      try body(["catalog", "--limit", "50", "--after", "TEE"], as: Requests.Catalog.self)
+        == Requests.Catalog(limit: 50, afterSKU: "TEE"))
+    #expect(usageError(["catalog", "--limit", "x"]) != nil)
+    #expect(usageError(["catalog", "--after"]) != nil)
+  }
+
   @Test func customerFindTakesALimit() throws {
     #expect(
       try body(["customer", "find", "Dana"], as: Requests.CustomerFind.self)

@@ -20,7 +20,7 @@ import Testing
   static func samples(of op: Op) -> [any RequestBody] {
     switch op {
     case .hello: [Requests.Hello()]
-    case .catalog: [Requests.Catalog()]
+    case .catalog: [Requests.Catalog(), Requests.Catalog(limit: 2, afterSKU: "TEE")]
     case .catalogExport: [Requests.CatalogExport()]
     case .order: [Requests.Order()]
     case .receipt:

@@ -11,6 +11,10 @@ public enum IntegerRanges {
   public static let maximumCounter: Int64 = 1_000_000_000_000_000
   /// The most units a product's stock may hold, and the largest single stock adjustment.
   public static let maximumStock: Int64 = 1_000_000_000
+  /// The most entries one reply lists (a request's `limit`): `customer_find`'s customers,
+  /// `catalog`'s products. A longer list is asked for page by page, so that no single reply
+  /// holds the event loop, and every lane with it, while it is written.
+  public static let maximumPage: Int64 = 1000
 
   /// The range of any integer field not named in `byField`.
   public static let fallback: ClosedRange<Int64> = -maximumCounter...maximumCounter
@@ -24,7 +28,7 @@ public enum IntegerRanges {
     "stock": 0...maximumStock,
     "after": 0...maximumCounter,
     "seq": 1...maximumCounter,
-    "limit": 1...Int64(CustomerBook.maximumFindLimit),
+    "limit": 1...maximumPage,
   ]
 
   /// The range of the field `key`.

@@ -66,8 +66,8 @@ struct Replies {
       let rendered = hello(from: source, register: &register)
       renderedHello = (rendered, stamp)
       return .encoded(rendered)
-    case .catalog:
-      return .value(register.catalogJSON)
+    case .catalog(let limit, let afterSKU):
+      return .value(try register.catalogPage(limit: limit, afterSKU: afterSKU))
     case .catalogExport:
       return .value(.object(["catalog": register.catalogDocument.json]))
     case .showOrder:

@@ -82,14 +82,33 @@ extension Register {
   }
 
   /// The catalog reply: each product with its effective price and tax.
-  public var catalogJSON: JSONValue {
+  /// `catalog`'s reply: at most `limit` products in catalog order, from the one after
+  /// `afterSKU` (the last SKU of the page before) or from the first. When products follow the
+  /// page, `remaining` says how many; a reply without it holds the last of them.
+  func catalogPage(limit: Int, afterSKU: String?) throws(RegisterError) -> JSONValue {
+    var start = 0
+    if let afterSKU {
+      guard let position = products.position(sku: afterSKU) else {
+        throw RegisterError(
+          .unknownSKU,
+          "no product has SKU \"\(afterSKU)\" (removed since the page before?); list the catalog from its start"
+        )
+      }
+      start = position + 1
+    }
+    let end = start + min(max(0, limit), products.count - start)
+    return catalogJSON(products: products.all[start..<end], remaining: products.count - end)
+  }
+
+  private func catalogJSON(products page: ArraySlice<Product>, remaining: Int) -> JSONValue {
     .object([
       "store": .object([
         "name": .string(store.name), "currency": .string(store.currency.code),
         "prices_include_tax": .bool(store.tax.pricesIncludeTax),
       ]),
-      "products": .array(products.all.map(productJSON)),
+      "products": .array(page.map(productJSON)),
       "promotions": promotions.isEmpty ? nil : .array(promotions.map(\.json)),
+      "remaining": remaining > 0 ? .int(remaining) : nil,
     ])
   }
 

@@ -1,7 +1,8 @@
 /// What a client asks the register to do, already decoded and type-checked.
 public enum Command: Sendable {
   case hello
-  case catalog
+  /// At most `limit` products, from the one after `afterSKU` (from the first without it).
+  case catalog(limit: Int = Int(IntegerRanges.maximumPage), afterSKU: String? = nil)
   /// The live catalog as a catalog file document (store settings, products, current stock).
   case catalogExport
   case showOrder

@@ -82,12 +82,11 @@ public struct CustomerBook: Sendable, Equatable {
     for position in list.indices { index(position) }
   }
 
-  /// How many customers one `customer_find` returns when the request does not say, and the
-  /// most it may ask for: a query that matches most of the book (`a`) would otherwise have the
-  /// event loop write every customer into one reply, holding every lane for a fifth of a
-  /// second with the book full.
+  /// How many customers one `customer_find` returns when the request does not say (at most
+  /// `IntegerRanges.maximumPage`): a query that matches most of the book (`a`) would otherwise
+  /// have the event loop write every customer into one reply, holding every lane for a sixth
+  /// of a second with the book full.
   public static let defaultFindLimit = 100
-  public static let maximumFindLimit = 1000
 
   /// Every customer a `customer_find` query matches, in the order they were added
   /// (`CustomerSearch`).

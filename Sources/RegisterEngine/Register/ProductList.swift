@@ -34,6 +34,12 @@ public struct ProductList: Sendable, Equatable {
 
   public var count: Int { all.count }
 
+  /// Where the product whose SKU is `sku` (byte for byte, as `self[sku]`) is in `all`.
+  public func position(sku: String) -> Int? {
+    guard let position = index[sku], all[position].sku.hasSameBytes(as: sku) else { return nil }
+    return position
+  }
+
   /// The product a scanned barcode belongs to.
   public func product(barcode: Barcode) -> Product? {
     barcodeOwners[barcode.key].flatMap { self[$0] }

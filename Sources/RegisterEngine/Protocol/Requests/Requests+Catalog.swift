@@ -1,13 +1,28 @@
 // The catalog: reading it and changing its products and stock.
 
 extension Requests {
-  /// `catalog`: the products for sale.
+  /// `catalog`: the products for sale, in catalog order, a page at a time: at most `limit`
+  /// (1–1000, default 1000), from the one after `afterSKU`.
   public struct Catalog: RequestBody, DecodableRequestBody {
     public static let op = Op.catalog
-    public init() {}
-    init(from fields: inout RequestFields) throws(RegisterError) {}
-    public var command: Command { .catalog }
-    public func encode(to object: inout JSONObject) {}
+    public var limit: Int?
+    public var afterSKU: String?
+    public init(limit: Int? = nil, afterSKU: String? = nil) {
+      self.limit = limit
+      self.afterSKU = afterSKU
+    }
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      // Out of its range (`IntegerRanges`) it is `bad_request`.
+      limit = try fields.optional("limit", as: Int.self)
+      afterSKU = try fields.optional("after_sku", as: String.self)
+    }
+    public var command: Command {
+      .catalog(limit: limit ?? Int(IntegerRanges.maximumPage), afterSKU: afterSKU)
+    }
+    public func encode(to object: inout JSONObject) {
+      if let limit { object["limit"] = .int(Int64(limit)) }
+      if let afterSKU { object["after_sku"] = .string(afterSKU) }
+    }
   }
 
   /// `catalog_export`: the live catalog as a catalog file document.
