@@ -28,8 +28,7 @@ public struct ProductList: Sendable, Equatable {
   /// matches canonically equivalent text (a Kelvin sign for a "K"); such a look-alike names no
   /// product, so every event and receipt carries the SKU exactly as the catalog has it.
   public subscript(sku: String) -> Product? {
-    guard let position = index[sku], all[position].sku.hasSameBytes(as: sku) else { return nil }
-    return all[position]
+    position(sku: sku).map { all[$0] }
   }
 
   public var count: Int { all.count }
