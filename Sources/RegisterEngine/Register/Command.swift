@@ -1,8 +1,9 @@
 /// What a client asks the register to do, already decoded and type-checked.
 public enum Command: Sendable {
   case hello
-  /// At most `limit` products, from the one after `afterSKU` (from the first without it).
-  case catalog(limit: Int = Int(IntegerRanges.maximumPage), afterSKU: String? = nil)
+  /// At most `limit` products, from the one after `afterSKU` (from the first without it); the
+  /// request (`Requests.Catalog`) supplies the default page.
+  case catalog(limit: Int, afterSKU: String?)
   /// The live catalog as a catalog file document (store settings, products, current stock).
   case catalogExport
   case showOrder
@@ -40,9 +41,9 @@ public enum Command: Sendable {
   case signIn(operatorID: String, pin: String)
   case signOut
   case customerAdd(name: String, email: String?, phone: String?, taxExempt: String? = nil)
-  /// Customers matching `query`: at most `limit` of them (`CustomerBook.defaultFindLimit`
-  /// when the request does not say).
-  case customerFind(query: String, limit: Int = CustomerBook.defaultFindLimit)
+  /// Customers matching `query`: at most `limit` of them (`Requests.CustomerFind` supplies
+  /// `CustomerBook.defaultFindLimit` when the request does not say).
+  case customerFind(query: String, limit: Int)
   case attachCustomer(customerID: String)
   /// Takes the customer off the open order.
   case detachCustomer
