@@ -16,23 +16,26 @@ private final class DiscardingStorage: JournalStorage {
   func write(_ effect: FileEffect) throws(SystemError) {}
 }
 
-/// `register-bench inprocess [--count N] [--group G] [--catalog FILE] [LINE]`: the CPU one request
+/// `register-bench inprocess [--count N] [--group G] [--catalog FILE] [LINE…]`: the CPU one request
 /// line costs in the engine, without sockets or disk. Runs LINE (default a `paid_in`) N times
 /// through the same steps as the daemon, in groups of G (as many requests as share one fsync):
 /// on the loop's side `submit`, `nextWrite`, `finished` and `takeReleasable` with each reply
 /// copied into an output buffer; on the writer's side `Journal.write(batch:)` into storage that
 /// discards the bytes. Prints nanoseconds per request for each side. `--customers C` gives the
 /// register C customers first (names, addresses and phone numbers as `history` makes them),
-/// for requests whose cost grows with them (`customer_find`).
+/// for requests whose cost grows with them (`customer_find`). Several LINEs are run in turn (an
+/// `add` then a `tender`: a sale), and each `{n}` in a line becomes the request's number (1, 2,
+/// …), so a request that must differ each time (`customer_add` of a new e-mail address,
+/// `product_add` of a new SKU) can be measured too.
 let inProcessUsage =
-  "usage: register-bench inprocess [--count N] [--group G] [--customers C] [--catalog FILE] [REQUEST_LINE]"
+  "usage: register-bench inprocess [--count N] [--group G] [--customers C] [--catalog FILE] [REQUEST_LINE…]"
 
 func runInProcess(_ arguments: [String]) -> Int32 {
   var count = 200_000
   var groupSize = 50
   var customers = 0
   var catalogPath = "Data/products.json"
-  var line = #"{"op":"paid_in","amount":"0.01","reason":"bench"}"#
+  var given: [String] = []
   var rest = arguments[...]
   while let flag = rest.popFirst() {
     switch flag {
@@ -54,12 +57,12 @@ func runInProcess(_ arguments: [String]) -> Int32 {
       }
       catalogPath = value
     default:
-      guard !flag.hasPrefix("--"), rest.isEmpty else {
+      guard !flag.hasPrefix("--") else {
         writeStandardError(
           "register-bench inprocess: unknown argument \(flag)\n\(inProcessUsage)\n")
         return 2
       }
-      line = flag
+      given.append(flag)
     }
   }
   let catalog: Catalog
@@ -92,7 +95,12 @@ func runInProcess(_ arguments: [String]) -> Int32 {
       return 2
     }
   }
-  let bytes = Array(line.utf8)
+  // The lines, made before the timing, one per request: the given ones in turn, `{n}` in each
+  // the request's number.
+  let pattern = given.isEmpty ? [#"{"op":"paid_in","amount":"0.01","reason":"bench"}"#] : given
+  let lines: [[UInt8]] = (1...count).map {
+    Array(pattern[($0 - 1) % pattern.count].replacing("{n}", with: String($0)).utf8)
+  }
   var loopNanoseconds: UInt64 = 0
   var writerNanoseconds: UInt64 = 0
   var output: [UInt8] = []
@@ -101,7 +109,9 @@ func runInProcess(_ arguments: [String]) -> Int32 {
   let failure = Array(#","ok":false,"#.utf8)
   while done < count {
     let size = min(groupSize, count - done)
-    let batch = (0..<size).map { IncomingLine(connection: $0, bytes: bytes) }
+    let batch = (0..<size).map {
+      IncomingLine(connection: $0, bytes: lines[done + $0])
+    }
     let t0 = monotonicNanoseconds()
     service.submit(batch)
     var works: [JournalWrite] = []

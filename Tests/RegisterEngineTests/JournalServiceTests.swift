@@ -766,7 +766,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     let replayed = try Register.replaying(JournalScanner.scan(storage.bytes).records)
     #expect(replayed.store == catalog.store)
     #expect(replayed.catalogBase == catalog.products)
-    #expect(replayed.products.all == catalog.products)
+    #expect(Array(replayed.products.all) == catalog.products)
     #expect(Register.startupEvents(for: catalog, current: replayed).isEmpty)
   }
 }

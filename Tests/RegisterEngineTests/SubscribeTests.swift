@@ -157,7 +157,7 @@ import Testing
       cashRounding: Money(minorUnits: 0, currency: .usd),
       reason: "x")
     let events: [Event] = [
-      .storeConfigured(register.store), .catalogLoaded(register.products.all),
+      .storeConfigured(register.store), .catalogLoaded(Array(register.products.all)),
       .lineAdded(order: 1, line: line), .lineRemoved(order: 1, line: 1),
       .quantitySet(order: 1, line: 1, quantity: 2), .tenderAdded(order: 1, tender: cash),
       .discountSet(order: 1, line: nil, discount: nil),

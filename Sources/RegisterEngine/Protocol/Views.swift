@@ -100,7 +100,8 @@ extension Register {
     return catalogJSON(products: products.all[start..<end], remaining: products.count - end)
   }
 
-  private func catalogJSON(products page: ArraySlice<Product>, remaining: Int) -> JSONValue {
+  private func catalogJSON(products page: Slice<ChunkedArray<Product>>, remaining: Int) -> JSONValue
+  {
     .object([
       "store": .object([
         "name": .string(store.name), "currency": .string(store.currency.code),

@@ -2,24 +2,27 @@
 ///
 /// Customers are found by id and by e-mail address through indexes kept beside the list, not
 /// by scanning it: a sale to a customer, an attach and each `customer_add`'s check for a taken
-/// address would otherwise cost a pass over up to `Register.maximumCustomers` customers.
+/// address would otherwise cost a pass over up to `Register.maximumCustomers` customers. The
+/// list and the indexes are chunked (`ChunkedArray`, `ChunkedDictionary`, `CustomerSearch`'s
+/// pages), so a `customer_add` copies a chunk of each while the state before it is held for a
+/// rollback, not the whole book.
 public struct CustomerBook: Sendable, Equatable {
   /// The most products one customer's wishlist holds: a long list is a catalog, and every
   /// entry is state the register keeps for years.
   public static let maximumWishlist = 100
 
   /// Customers in the order they were added.
-  public private(set) var customers: [Customer]
+  public private(set) var customers: ChunkedArray<Customer>
   /// The position in `customers` of each id (the first, should a journal repeat one).
-  private var positions: [String: Int] = [:]
+  private var positions = ChunkedDictionary<String, Int>()
   /// The first customer with each e-mail address, by the address in lower case.
-  private var emails: [String: String] = [:]
+  private var emails = ChunkedDictionary<String, String>()
   /// What `find` compares with, for each customer in `customers` (same positions).
   private var search = CustomerSearch()
   public internal(set) var nextCustomerNumber: Int
   /// Each customer's wishlist: SKUs in the order they were put on it (customers without one
   /// are absent).
-  public internal(set) var wishlists: [String: [String]]
+  public internal(set) var wishlists: ChunkedDictionary<String, [String]>
 
   init() {
     customers = []
@@ -74,11 +77,10 @@ public struct CustomerBook: Sendable, Equatable {
 
   /// Sets the customers (a snapshot's) and indexes them.
   mutating func setCustomers(_ list: [Customer]) {
-    customers = list
-    positions = [:]
-    emails = [:]
-    search.removeAll(keepingCapacity: list.count)
-    positions.reserveCapacity(list.count)
+    customers = ChunkedArray(list)
+    positions.removeAll()
+    emails.removeAll()
+    search.removeAll()
     for position in list.indices { index(position) }
   }
 
@@ -110,6 +112,12 @@ public struct CustomerBook: Sendable, Equatable {
     if let email = customer.email?.lowercased(), emails[email] == nil {
       emails[email] = customer.id
     }
+  }
+
+  /// How many pages of the search this book and `other` share, of how many (see
+  /// `ChunkedCollectionTests`).
+  func sharedSearchPages(with other: CustomerBook) -> (shared: Int, pages: Int) {
+    (search.sharedPages(with: other.search), other.search.pageCount)
   }
 
   /// The indexes are derived from the list: two books are equal when their customers,

@@ -11,16 +11,27 @@
 /// query and a customer's fields are all printable ASCII, a `Character` is a byte and the same
 /// comparisons are made on bytes kept side by side in one buffer (no per-customer strings to
 /// retain and release on the way); anything else is compared as `String`s.
+///
+/// The customers are kept in pages of 256: adding one to a copy of the search (the register
+/// is copied before every group of changes, for a rollback) copies the last page, not the
+/// fields of every customer.
 struct CustomerSearch: Sendable {
-  /// Each customer's fields as compared, in the order the customers were added.
-  private var keys: [Key] = []
-  /// The fields' bytes of the customers whose fields are all printable ASCII, one after another.
-  private var bytes: [UInt8] = []
-  /// Where each customer's fields lie in `bytes` (same positions as `keys`).
-  private var spans: [Span] = []
+  /// The customers, 256 to a page, in the order they were added.
+  fileprivate var pages: [Page] = []
+
+  /// Up to `Page.capacity` customers' fields.
+  fileprivate struct Page: Sendable {
+    static var capacity: Int { 256 }
+    /// Each customer's fields as compared, in the order the customers were added.
+    var keys: [Key] = []
+    /// The fields' bytes of the page's customers, one after another.
+    var bytes: [UInt8] = []
+    /// Where each customer's fields lie in `bytes` (same positions as `keys`).
+    var spans: [Span] = []
+  }
 
   /// A customer's fields in lower case, and the phone number's digits.
-  private struct Key: Sendable {
+  fileprivate struct Key: Sendable {
     let id: String
     let email: String?
     let name: String
@@ -37,7 +48,7 @@ struct CustomerSearch: Sendable {
   /// e-mail is empty when there is none: `hasEmail` tells the two apart). `ascii`: every field
   /// is printable ASCII, and comparing bytes is comparing `Character`s; otherwise the customer
   /// is compared by its `Key` (its bytes can still rule it out: `Query.run`).
-  private struct Span: Sendable {
+  fileprivate struct Span: Sendable {
     var idStart = 0
     var emailStart = 0
     var nameStart = 0
@@ -48,7 +59,7 @@ struct CustomerSearch: Sendable {
   }
 
   /// A query, prepared once for a search.
-  private struct Query {
+  fileprivate struct Query {
     let text: String
     let digits: String
     let hasEnoughDigits: Bool
@@ -89,9 +100,43 @@ struct CustomerSearch: Sendable {
     let key = Key(
       id: customer.id.lowercased(), email: customer.email?.lowercased(),
       name: customer.name.lowercased(), phoneDigits: customer.phoneDigits)
+    if pages.last.map({ $0.keys.count == Page.capacity }) ?? true { pages.append(Page()) }
+    pages[pages.count - 1].append(key)
+  }
+
+  /// Forgets every customer.
+  mutating func removeAll() {
+    pages = []
+  }
+
+  /// How many pages this search and `other` share (the same storage, not a copy).
+  func sharedPages(with other: CustomerSearch) -> Int {
+    zip(pages, other.pages).count { mine, theirs in
+      mine.bytes.withUnsafeBufferPointer { a in
+        theirs.bytes.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
+      }
+    }
+  }
+
+  /// How many pages hold the customers.
+  var pageCount: Int { pages.count }
+
+  /// The positions of the customers `query` matches, in order.
+  func find(_ query: String) -> [Int] {
+    let prepared = Query(query)
+    var found: [Int] = []
+    for (number, page) in pages.enumerated() {
+      page.find(prepared, first: number * Page.capacity, into: &found)
+    }
+    return found
+  }
+}
+
+extension CustomerSearch.Page {
+  mutating func append(_ key: CustomerSearch.Key) {
     keys.append(key)
     let email = key.email.map { Array($0.utf8) }
-    var span = Span()
+    var span = CustomerSearch.Span()
     span.hasEmail = email != nil
     span.idStart = bytes.count
     bytes.append(contentsOf: key.id.utf8)
@@ -106,19 +151,9 @@ struct CustomerSearch: Sendable {
     spans.append(span)
   }
 
-  /// Forgets every customer.
-  mutating func removeAll(keepingCapacity capacity: Int) {
-    keys = []
-    bytes = []
-    spans = []
-    keys.reserveCapacity(capacity)
-    spans.reserveCapacity(capacity)
-  }
-
-  /// The positions of the customers `query` matches, in order.
-  func find(_ query: String) -> [Int] {
-    let prepared = Query(query)
-    var found: [Int] = []
+  /// Appends to `found` the positions (counted from `first`) of this page's customers that
+  /// `prepared` matches, in order.
+  func find(_ prepared: CustomerSearch.Query, first: Int, into found: inout [Int]) {
     bytes.withUnsafeBufferPointer { bytes in
       spans.withUnsafeBufferPointer { spans in
         guard let text = prepared.textBytes, let digits = prepared.digitBytes else {
@@ -129,13 +164,13 @@ struct CustomerSearch: Sendable {
             {
               continue
             }
-            if keys[position].matches(prepared) { found.append(position) }
+            if keys[position].matches(prepared) { found.append(first + position) }
           }
           return
         }
         for (position, span) in spans.enumerated() {
           guard span.ascii else {
-            if keys[position].matches(prepared) { found.append(position) }
+            if keys[position].matches(prepared) { found.append(first + position) }
             continue
           }
           if equal(bytes, span.idStart..<span.emailStart, text)
@@ -144,12 +179,11 @@ struct CustomerSearch: Sendable {
               && contains(bytes, span.digitsStart..<span.end, digits))
             || contains(bytes, span.nameStart..<span.digitsStart, text)
           {
-            found.append(position)
+            found.append(first + position)
           }
         }
       }
     }
-    return found
   }
 }
 

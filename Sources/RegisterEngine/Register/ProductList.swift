@@ -1,25 +1,29 @@
-/// The catalog's products in file order, with lookup by SKU.
+/// The catalog's products in file order, with lookup by SKU. Kept in chunked storage
+/// (`ChunkedArray`, `ChunkedDictionary`): a sale's stock change or a product edit copies one
+/// chunk of the list, not the whole catalog, while the state before the group is held for a
+/// rollback.
 public struct ProductList: Sendable, Equatable {
-  public private(set) var all: [Product] = []
-  private var index: [String: Int] = [:]
+  public private(set) var all = ChunkedArray<Product>()
+  private var index = ChunkedDictionary<String, Int>()
   /// The SKU each barcode (by its `Barcode.key`) belongs to. The catalog file and the
   /// product ops keep barcodes unique; should two products ever share one (a product added
   /// through the protocol, then the same code in an imported file), the one listed first keeps
   /// it, the same way after every restart.
-  private var barcodeOwners: [String: String] = [:]
+  private var barcodeOwners = ChunkedDictionary<String, String>()
 
   public init(_ products: [Product] = []) {
     // Nearly always every SKU is new: the list is taken as it is (no copy of each product)
     // and indexed in one pass. A SKU listed twice is upserted as it comes, the later one
     // replacing the earlier in its place.
-    var index: [String: Int] = [:]
-    index.reserveCapacity(products.count)
-    for (offset, product) in products.enumerated()
-    where index.updateValue(offset, forKey: product.sku) != nil {
-      for product in products { upsert(product) }
-      return
+    var index = ChunkedDictionary<String, Int>()
+    for (offset, product) in products.enumerated() {
+      guard index[product.sku] == nil else {
+        for product in products { upsert(product) }
+        return
+      }
+      index[product.sku] = offset
     }
-    self.all = products
+    self.all = ChunkedArray(products)
     self.index = index
     for product in products where !product.barcodes.isEmpty { claimBarcodes(of: product) }
   }
@@ -62,7 +66,7 @@ public struct ProductList: Sendable, Equatable {
     guard let position = index[sku] else { return }
     let hadBarcodes = !all[position].barcodes.isEmpty
     all.remove(at: position)
-    index = [:]
+    index.removeAll()
     for (offset, product) in all.enumerated() { index[product.sku] = offset }
     if hadBarcodes { rebuildBarcodeOwners() }
   }
@@ -77,7 +81,7 @@ public struct ProductList: Sendable, Equatable {
   }
 
   private mutating func rebuildBarcodeOwners() {
-    barcodeOwners = [:]
+    barcodeOwners.removeAll()
     for product in all { claimBarcodes(of: product) }
   }
 

@@ -8,7 +8,7 @@ extension CompletedSale: Numbered {
 }
 
 /// Receipts in number order, stored so that copying the register (a snapshot per batch, for
-/// rollback) costs the same with a hundred receipts or a million: full chunks of 512 are
+/// rollback) costs the same with a hundred receipts or a million: full chunks of 64 are
 /// immutable objects shared between copies; only the last, open chunk is copied.
 public struct ReceiptBook<Element: Numbered>: Sendable, Equatable {
   private final class Chunk: Sendable {
@@ -16,7 +16,7 @@ public struct ReceiptBook<Element: Numbered>: Sendable, Equatable {
     init(_ items: [Element]) { self.items = items }
   }
 
-  private static var chunkSize: Int { 512 }
+  private static var chunkSize: Int { 64 }
   private var sealed: [Chunk] = []
   private var open: [Element] = []
 

@@ -13,11 +13,11 @@ public struct ReceiptLedger: Sendable, Equatable {
   /// The receipts of archived days: where they are.
   public internal(set) var archive = ReceiptArchive()
   /// Per customer id: the numbers of their receipts (sales and returns), in order.
-  public internal(set) var customerReceipts: [String: [Int]] = [:]
+  public internal(set) var customerReceipts = ChunkedDictionary<String, [Int]>()
   /// Per sale receipt: units returned so far, by line number.
-  public internal(set) var returnedQuantities: [Int: [Int: Int64]]
+  public internal(set) var returnedQuantities: ChunkedDictionary<Int, [Int: Int64]>
   /// Per sale receipt: what has been refunded so far, to each card and in cash.
-  public internal(set) var refunded: [Int: RefundState]
+  public internal(set) var refunded: ChunkedDictionary<Int, RefundState>
   public internal(set) var nextReceiptNumber: Int
   public internal(set) var lastReceiptNumber: Int?
 

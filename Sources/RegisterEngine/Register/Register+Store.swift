@@ -175,7 +175,7 @@ extension Register {
 
   /// The catalog file as the register's state says it should be now.
   public var catalogDocument: Catalog {
-    Catalog(store: store, products: products.all, promotions: exportablePromotions)
+    Catalog(store: store, products: Array(products.all), promotions: exportablePromotions)
   }
 
   /// The promotions as a catalog file may hold them with the live products: SKUs removed

@@ -203,9 +203,9 @@ extension Register {
     }
   }
   /// Per sale receipt: units returned so far, by line number.
-  public var returnedQuantities: [Int: [Int: Int64]] { ledger.returnedQuantities }
+  public var returnedQuantities: ChunkedDictionary<Int, [Int: Int64]> { ledger.returnedQuantities }
   /// Per sale receipt: what has been refunded so far, to each card and in cash.
-  public var refunded: [Int: RefundState] { ledger.refunded }
+  public var refunded: ChunkedDictionary<Int, RefundState> { ledger.refunded }
   public var nextReceiptNumber: Int { ledger.nextReceiptNumber }
   public var lastReceiptNumber: Int? { ledger.lastReceiptNumber }
   /// The business day (settable for tests that start from a given day's totals).
@@ -219,7 +219,7 @@ extension Register {
   public var operators: [Operator] { staff.operators }
   /// Who is signed in at the register.
   public var signedIn: String? { staff.signedIn }
-  public var customers: [Customer] { customerBook.customers }
+  public var customers: ChunkedArray<Customer> { customerBook.customers }
   public var nextCustomerNumber: Int { customerBook.nextCustomerNumber }
 }
 
@@ -239,7 +239,9 @@ extension Register {
     if !storedValue.giftCards.isEmpty || !storedValue.storeCredit.isEmpty {
       holds.append("gift cards or store credit")
     }
-    if products.all != catalogBase { holds.append("products changed through the register") }
+    if !products.all.elementsEqual(catalogBase) {
+      holds.append("products changed through the register")
+    }
     guard !holds.isEmpty else { return nil }
     return
       "the store's currency is \(store.currency.code), and the register holds amounts in it (\(holds.joined(separator: ", "))): it cannot become \(currency.code), as every amount is kept in minor units of the currency; keep \"currency\": \"\(store.currency.code)\", or start the new currency in a new data directory"

@@ -6,9 +6,9 @@
 /// credit adds to it.
 public struct StoredValue: Sendable, Equatable {
   /// Every gift card issued, by number.
-  public internal(set) var giftCards: [String: GiftCard] = [:]
+  public internal(set) var giftCards = ChunkedDictionary<String, GiftCard>()
   /// Store credit by customer id (customers with none are not listed).
-  public internal(set) var storeCredit: [String: Int64] = [:]
+  public internal(set) var storeCredit = ChunkedDictionary<String, Int64>()
 
   init() {}
 

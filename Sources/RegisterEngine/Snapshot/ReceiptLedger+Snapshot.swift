@@ -156,9 +156,9 @@ extension ReceiptLedger {
     for sale in parts.sold { sales.append(sale) }
     for refund in parts.returned { returns.append(refund) }
     try requireIncreasing(parts.quantities.map(\.0), path: pathOf("returned_quantities"))
-    returnedQuantities = Dictionary(parts.quantities, uniquingKeysWith: { first, _ in first })
+    returnedQuantities = ChunkedDictionary(parts.quantities)
     try requireIncreasing(parts.states.map(\.0), path: pathOf("refunded"))
-    refunded = Dictionary(parts.states, uniquingKeysWith: { first, _ in first })
+    refunded = ChunkedDictionary(parts.states)
     nextReceiptNumber = parts.next
     lastReceiptNumber = parts.last
     // Archived runs hold the oldest receipts: days do not go back, numbers increase across
@@ -184,7 +184,7 @@ extension ReceiptLedger {
         path: indexPath(pathOf("customer_receipts"), index),
         message: "customers must be in id order, each once")
     }
-    customerReceipts = Dictionary(customers, uniquingKeysWith: { first, _ in first })
+    customerReceipts = ChunkedDictionary(customers)
     // Receipt numbers are never given twice: every number used is before the next one.
     let highest = max(
       parts.sold.last?.receiptNumber ?? 0, parts.returned.last?.receiptNumber ?? 0,

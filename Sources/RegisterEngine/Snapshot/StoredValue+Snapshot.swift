@@ -24,7 +24,7 @@ extension StoredValue {
         path: indexPath(fields.pathOf("gift_cards"), index),
         message: "gift cards must be in number order, each once")
     }
-    giftCards = Dictionary(uniqueKeysWithValues: cards.map { ($0.number, $0) })
+    giftCards = ChunkedDictionary(cards.map { ($0.number, $0) })
     let credits = try fields.array("store_credit") {
       value, path throws(JSONShapeError) -> (String, Int64) in
       var entry = try JSONFields(value, path: path)
@@ -38,7 +38,7 @@ extension StoredValue {
         path: indexPath(fields.pathOf("store_credit"), index),
         message: "store credit must be in customer-id order, each once")
     }
-    storeCredit = Dictionary(uniqueKeysWithValues: credits)
+    storeCredit = ChunkedDictionary(credits)
     try fields.rejectUnknown()
   }
 }

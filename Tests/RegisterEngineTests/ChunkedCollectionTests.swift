@@ -1,0 +1,173 @@
+import Testing
+
+@testable import RegisterEngine
+
+/// `ChunkedArray` and `ChunkedDictionary` behave as `Array` and `Dictionary` do, and a change to
+/// a copy copies one chunk or bucket, not the whole collection: what keeps a sale, a stock
+/// count or a `customer_add` from copying the whole catalog or customer book while the state
+/// before its group is held for a rollback.
+@Suite struct ChunkedCollectionTests {
+  /// A small deterministic generator (SplitMix64), so a failure can be replayed.
+  struct Generator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  @Test(arguments: [1, 2, 3])
+  func anArrayDoesWhatAnArrayDoes(seed: UInt64) {
+    var random = Generator(state: seed)
+    var chunked = ChunkedArray<String>()
+    var plain: [String] = []
+    for step in 0..<6000 {
+      let choice = Int.random(in: 0..<100, using: &random)
+      if choice < 70 || plain.isEmpty {
+        chunked.append("e\(step)")
+        plain.append("e\(step)")
+      } else if choice < 90 {
+        let position = Int.random(in: 0..<plain.count, using: &random)
+        chunked[position] = "set\(step)"
+        plain[position] = "set\(step)"
+      } else if choice < 99 {
+        // Every position is tried, the ends of chunks among them.
+        let position = Int.random(in: 0..<plain.count, using: &random)
+        #expect(chunked.remove(at: position) == plain.remove(at: position))
+      } else {
+        chunked.removeAll()
+        plain.removeAll()
+      }
+      #expect(chunked.count == plain.count)
+      if step % 97 == 0 { #expect(Array(chunked) == plain) }
+    }
+    #expect(Array(chunked) == plain)
+    #expect(chunked == ChunkedArray(plain))
+    #expect(chunked.description == plain.description)
+  }
+
+  @Test func removingAtAChunksEndsKeepsTheRestInOrder() {
+    let size = ChunkedArray<Int>.chunkSize
+    for position in [0, size - 1, size, size + 1, 2 * size - 1, 2 * size, 3 * size - 1] {
+      var chunked = ChunkedArray(0..<(3 * size))
+      var plain = Array(0..<(3 * size))
+      #expect(chunked.remove(at: position) == plain.remove(at: position))
+      #expect(Array(chunked) == plain)
+      chunked.append(-1)
+      plain.append(-1)
+      #expect(Array(chunked) == plain)
+    }
+  }
+
+  @Test func aChangedCopyCopiesOneChunk() {
+    let original = ChunkedArray((0..<10_000).map { "product \($0)" })
+    var copy = original
+    #expect(copy.sharedChunks(with: original) == original.chunkCount)
+    copy[5_000] = "changed"
+    #expect(original[5_000] == "product 5000" && copy[5_000] == "changed")
+    #expect(copy.sharedChunks(with: original) == original.chunkCount - 1)
+    // Appending to a copy copies only the last chunk, which the new element joins.
+    var grown = original
+    grown.append("new")
+    #expect(grown.sharedChunks(with: original) == original.chunkCount - 1)
+    #expect(original.count == 10_000 && grown.count == 10_001)
+  }
+
+  @Test(arguments: [7, 8, 9])
+  func aDictionaryDoesWhatADictionaryDoes(seed: UInt64) {
+    var random = Generator(state: seed)
+    var chunked = ChunkedDictionary<String, Int>()
+    var plain: [String: Int] = [:]
+    // Keys include canonically equivalent spellings: both must treat them as one key.
+    let keys = (0..<800).map { "k\($0)" } + ["caf\u{E9}", "cafe\u{301}", "\u{212A}", "K"]
+    for step in 0..<8000 {
+      let key = keys[Int.random(in: 0..<keys.count, using: &random)]
+      switch Int.random(in: 0..<10, using: &random) {
+      case 0..<5:
+        chunked[key] = step
+        plain[key] = step
+      case 5..<7:
+        chunked[key, default: 0] += 1
+        plain[key, default: 0] += 1
+      case 7..<9:
+        #expect(chunked.removeValue(forKey: key) == plain.removeValue(forKey: key))
+      default:
+        chunked[key] = nil
+        plain[key] = nil
+      }
+      #expect(chunked.count == plain.count)
+      #expect(chunked[key] == plain[key])
+    }
+    #expect(chunked.isEmpty == plain.isEmpty)
+    for key in keys { #expect(chunked[key] == plain[key]) }
+    #expect(Set(chunked.keys) == Set(plain.keys))
+    #expect(chunked.values.sorted() == plain.values.sorted())
+    #expect(Dictionary(uniqueKeysWithValues: chunked.map { ($0.key, $0.value) }) == plain)
+    #expect(chunked == ChunkedDictionary(plain.map { ($0.key, $0.value) }))
+    var other = chunked
+    other[keys[0]] = -1
+    #expect(other != chunked)
+    other.removeAll()
+    #expect(other.isEmpty && other.count == 0 && !chunked.isEmpty)
+  }
+
+  @Test func aChangedDictionaryCopyCopiesOneBucket() {
+    let original = ChunkedDictionary((0..<10_000).map { ("C\($0)", $0) })
+    #expect(original.filledBuckets == 256)
+    var copy = original
+    #expect(copy.sharedBuckets(with: original) == 256)
+    copy["C5000"] = -1
+    #expect(original["C5000"] == 5000 && copy["C5000"] == -1)
+    #expect(copy.sharedBuckets(with: original) == 255)
+    var grown = original
+    grown["new"] = 1
+    #expect(grown.sharedBuckets(with: original) == 255 && grown.count == 10_001)
+    var shrunk = original
+    shrunk.removeValue(forKey: "C1")
+    #expect(shrunk.sharedBuckets(with: original) == 255 && shrunk.count == 9_999)
+  }
+
+  /// The register's own parts: the state a group starts from (`RegisterService.checkpoint`)
+  /// and the state after a stock count, a product edit or a new customer share all but a
+  /// chunk of the catalog and the customer book.
+  @Test func aGroupCopiesAChunkOfTheCatalogAndTheCustomerBookNotAllOfThem() throws {
+    let products = (1...5000).map {
+      #"{"sku":"P\#($0)","name":"Product \#($0)","description":"","category":"Test","price":"1.00","stock":5}"#
+    }.joined(separator: ",")
+    let lane = try JournalLane(
+      catalogJSON: #"""
+        {"store":{"name":"Big","currency":"USD","tax":{"classes":{"standard":"7.5"},"default_class":"standard"}},
+         "products":[\#(products)]}
+        """#)
+    for number in 1...3000 {
+      _ = try lane.ok(#"{"op":"customer_add","name":"Customer \#(number)"}"#)
+    }
+    let chunks = lane.service.register.products.all.chunkCount
+    #expect(chunks == 20)
+
+    var saved = lane.service.checkpoint()
+    _ = try lane.ok(#"{"op":"stock_adjust","sku":"P2600","delta":3,"reason":"delivery"}"#)
+    #expect(lane.service.register.products["P2600"]?.stock == 8)
+    #expect(saved.products["P2600"]?.stock == 5)
+    #expect(lane.service.register.products.all.sharedChunks(with: saved.products.all) == chunks - 1)
+
+    saved = lane.service.checkpoint()
+    _ = try lane.ok(#"{"op":"product_update","sku":"P10","changes":{"price":"2.00"}}"#)
+    #expect(lane.service.register.products.all.sharedChunks(with: saved.products.all) == chunks - 1)
+
+    saved = lane.service.checkpoint()
+    let customers = saved.customers
+    _ = try lane.ok(#"{"op":"customer_add","name":"One More"}"#)
+    let after = lane.service.register.customers
+    #expect(after.count == customers.count + 1)
+    #expect(after.sharedChunks(with: customers) == customers.chunkCount - 1)
+    let search = lane.service.register.customerBook.sharedSearchPages(with: saved.customerBook)
+    #expect(search.pages == 12 && search.shared == search.pages - 1)
+    // The new customer is found, and the one before the checkpoint still is in the copy.
+    #expect(lane.service.register.customerBook.find("one more").map(\.name) == ["One More"])
+    #expect(saved.customerBook.find("one more").isEmpty)
+  }
+}
