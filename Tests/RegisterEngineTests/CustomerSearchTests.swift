@@ -84,6 +84,7 @@ import Testing
       Customer(id: "C2", name: "Jose\u{301} Lee", email: nil, phone: "٠٨٠٢٥٥٥٠١٠٢"),
       Customer(id: "C3", name: "Ann `Grave`", email: "ann@example.com", phone: nil),
       Customer(id: "C4", name: "Bob\r\nSmith", email: nil, phone: nil),
+      Customer(id: "C5", name: "Pat Doe", email: "pat@example.com", phone: "(802) 444-0199"),
     ]
     var book = CustomerBook()
     book.setCustomers(customers)
@@ -98,7 +99,12 @@ import Testing
     #expect(ids("\u{1FEF}") == ["C3"])  // GREEK VARIA is canonically a grave accent
     #expect(ids("\r") == [])
     #expect(ids("bob\r\nsmith") == ["C4"])
-    for query in ["josé", "\u{212A}im", "\u{1FEF}", "\r", "bob", "٠٨٠"] {
+    // A query with a letter no ASCII text holds skips the all-ASCII customers' names, ids
+    // and addresses, but not their phone numbers.
+    #expect(ids("ö") == [])
+    #expect(ids("ö4440199") == ["C5"])
+    #expect(ids("pat dö") == [])
+    for query in ["josé", "\u{212A}im", "\u{1FEF}", "\r", "bob", "٠٨٠", "ö4440199", "é"] {
       #expect(ids(query) == Self.reference(customers, query), "query \(query.debugDescription)")
     }
   }

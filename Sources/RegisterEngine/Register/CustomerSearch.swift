@@ -72,6 +72,16 @@ struct CustomerSearch: Sendable {
     /// them, so its UTF-8 holds the run's bytes: a customer whose id, e-mail and name bytes do
     /// not is no match by id, e-mail or name.
     let run: [UInt8]?
+    /// `text` holds a `Character` that is no printable ASCII character, not even canonically
+    /// (an `é`, a `ß`, a CR): a customer whose fields are all printable ASCII does not hold it,
+    /// and can match only by its phone number. (The Kelvin sign and Greek varia are canonically
+    /// ASCII letters and marks, so they do not count.)
+    let foreign: Bool
+
+    /// The printable ASCII characters, to compare a query's other characters with.
+    private static let printable: [Character] = (0x20...0x7E).map {
+      Character(Unicode.Scalar(UInt8($0)))
+    }
 
     init(_ query: String) {
       text = query.lowercased()
@@ -92,6 +102,12 @@ struct CustomerSearch: Sendable {
         }
       }
       run = longest.isEmpty ? nil : longest
+      foreign =
+        textBytes == nil
+        && text.contains { character in
+          !(character.utf8.count == 1 && character.utf8.first.map(isPrintableASCII) == true)
+            && !Self.printable.contains(character)
+        }
     }
   }
 
@@ -159,6 +175,18 @@ extension CustomerSearch.Page {
         guard let text = prepared.textBytes, let digits = prepared.digitBytes else {
           // Compared as `String`s, but only where the bytes leave a match possible.
           for (position, span) in spans.enumerated() {
+            if prepared.foreign && span.ascii {
+              // Its id, e-mail and name cannot hold the query: only its phone can match.
+              guard prepared.hasEnoughDigits else { continue }
+              if let digits = prepared.digitBytes {
+                if contains(bytes, span.digitsStart..<span.end, digits) {
+                  found.append(first + position)
+                }
+              } else if keys[position].matches(prepared) {
+                found.append(first + position)
+              }
+              continue
+            }
             if let run = prepared.run, !prepared.hasEnoughDigits,
               !contains(bytes, span.idStart..<span.digitsStart, run)
             {
