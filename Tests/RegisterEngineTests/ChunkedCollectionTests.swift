@@ -1,3 +1,4 @@
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine
@@ -7,21 +8,9 @@ import Testing
 /// count or a `customer_add` from copying the whole catalog or customer book while the state
 /// before its group is held for a rollback.
 @Suite struct ChunkedCollectionTests {
-  /// A small deterministic generator (SplitMix64), so a failure can be replayed.
-  struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   @Test(arguments: [1, 2, 3])
   func anArrayDoesWhatAnArrayDoes(seed: UInt64) {
-    var random = Generator(state: seed)
+    var random = SplitMix64(seed: seed)
     var chunked = ChunkedArray<String>()
     var plain: [String] = []
     for step in 0..<6000 {
@@ -78,7 +67,7 @@ import Testing
 
   @Test(arguments: [7, 8, 9])
   func aDictionaryDoesWhatADictionaryDoes(seed: UInt64) {
-    var random = Generator(state: seed)
+    var random = SplitMix64(seed: seed)
     var chunked = ChunkedDictionary<String, Int>()
     var plain: [String: Int] = [:]
     // Keys include canonically equivalent spellings: both must treat them as one key.
