@@ -103,6 +103,20 @@ import Testing
     #expect(other.isEmpty && other.count == 0 && !chunked.isEmpty)
   }
 
+  struct Stop: Error {}
+
+  @Test func aChangeThatThrowsMidwayIsStillCounted() {
+    func bump(_ value: inout Int) throws {
+      value += 1
+      throw Stop()
+    }
+    var chunked: ChunkedDictionary<String, Int> = ["a": 1]
+    #expect(throws: Stop.self) { try bump(&chunked["b", default: 0]) }
+    #expect(chunked.count == 2 && chunked["b"] == 1)
+    #expect(throws: Stop.self) { try bump(&chunked["a", default: 0]) }
+    #expect(chunked.count == 2 && chunked["a"] == 2)
+  }
+
   @Test func aChangedDictionaryCopyCopiesOneBucket() {
     let original = ChunkedDictionary((0..<10_000).map { ("C\($0)", $0) })
     #expect(original.filledBuckets == 256)

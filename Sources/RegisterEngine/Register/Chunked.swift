@@ -136,8 +136,9 @@ public struct ChunkedDictionary<Key: Hashable, Value>: Sequence {
     _modify {
       let bucket = Self.bucket(of: key)
       let before = buckets[bucket].count
+      // Counted however the access ends (a caller's error ends it without returning here).
+      defer { count += buckets[bucket].count - before }
       yield &buckets[bucket][key, default: defaultValue()]
-      count += buckets[bucket].count - before
     }
   }
 
