@@ -68,11 +68,7 @@ public struct ChunkedArray<Element>: RandomAccessCollection, MutableCollection {
   /// How many chunks this array and `other` share (the same storage, not a copy): what a test
   /// reads to see that a change copied one chunk, not all of them.
   func sharedChunks(with other: ChunkedArray) -> Int {
-    zip(chunks, other.chunks).count { mine, theirs in
-      mine.withUnsafeBufferPointer { a in
-        theirs.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
-      }
-    }
+    zip(chunks, other.chunks).count { $0.sharesStorage(with: $1) }
   }
 
   /// How many chunks hold the elements.
@@ -122,13 +118,20 @@ public struct ChunkedDictionary<Key: Hashable, Value>: Sequence {
   public subscript(key: Key) -> Value? {
     get { buckets[Self.bucket(of: key)][key] }
     set {
-      let bucket = Self.bucket(of: key)
       if let newValue {
-        if buckets[bucket].updateValue(newValue, forKey: key) == nil { count += 1 }
-      } else if buckets[bucket].removeValue(forKey: key) != nil {
-        count -= 1
+        updateValue(newValue, forKey: key)
+      } else {
+        removeValue(forKey: key)
       }
     }
+  }
+
+  /// Sets the value for `key`, returning the one it replaced (nil: the key is new).
+  @discardableResult
+  public mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
+    let old = buckets[Self.bucket(of: key)].updateValue(value, forKey: key)
+    if old == nil { count += 1 }
+    return old
   }
 
   public subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
@@ -171,6 +174,15 @@ public struct ChunkedDictionary<Key: Hashable, Value>: Sequence {
 
   /// How many buckets hold entries.
   var filledBuckets: Int { buckets.count { !$0.isEmpty } }
+}
+
+extension Array {
+  /// Whether `other` is this array's storage (a copy not yet changed).
+  func sharesStorage(with other: Array) -> Bool {
+    withUnsafeBufferPointer { mine in
+      other.withUnsafeBufferPointer { mine.baseAddress == $0.baseAddress }
+    }
+  }
 }
 
 extension Dictionary {

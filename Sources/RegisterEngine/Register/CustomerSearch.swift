@@ -127,11 +127,7 @@ struct CustomerSearch: Sendable {
 
   /// How many pages this search and `other` share (the same storage, not a copy).
   func sharedPages(with other: CustomerSearch) -> Int {
-    zip(pages, other.pages).count { mine, theirs in
-      mine.bytes.withUnsafeBufferPointer { a in
-        theirs.bytes.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
-      }
-    }
+    zip(pages, other.pages).count { $0.bytes.sharesStorage(with: $1.bytes) }
   }
 
   /// How many pages hold the customers.

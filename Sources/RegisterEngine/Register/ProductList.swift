@@ -16,12 +16,10 @@ public struct ProductList: Sendable, Equatable {
     // and indexed in one pass. A SKU listed twice is upserted as it comes, the later one
     // replacing the earlier in its place.
     var index = ChunkedDictionary<String, Int>()
-    for (offset, product) in products.enumerated() {
-      guard index[product.sku] == nil else {
-        for product in products { upsert(product) }
-        return
-      }
-      index[product.sku] = offset
+    for (offset, product) in products.enumerated()
+    where index.updateValue(offset, forKey: product.sku) != nil {
+      for product in products { upsert(product) }
+      return
     }
     self.all = ChunkedArray(products)
     self.index = index
