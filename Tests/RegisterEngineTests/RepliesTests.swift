@@ -18,6 +18,11 @@ import Testing
     case .encoded(let bytes): String(decoding: bytes, as: UTF8.self)
     case .value(let value): value.serialized
     case .subscribed(_, let value): value.serialized
+    case .computed(let work):
+      switch work() {
+      case .success(let value): value.serialized
+      case .failure(let error): error.json.serialized
+      }
     }
   }
 

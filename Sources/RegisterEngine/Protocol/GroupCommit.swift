@@ -19,7 +19,9 @@ protocol GroupCommitOwner: AnyObject {
 /// holds each reply until every change it could have seen is durable.
 ///
 /// Requests are answered in arrival order; a reply is held with the newest group that had
-/// staged changes when it was made (reads included: a read may describe them). The loop seals
+/// staged changes when it was made (reads included: a read may describe them). A reply still
+/// being worked out away from the loop (`ReplyComputation`) holds back only the later replies
+/// to its own connection: each connection's replies keep the order it asked in. The loop seals
 /// the open group whenever it has records, even while earlier groups are being written: the
 /// writer takes every group waiting for it in one write and one fsync as soon as the one before
 /// is done, so under load many requests share each fsync and the disk never waits for the loop
@@ -37,6 +39,9 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     var reply: SerializedReply
     /// The newest group with staged changes when the reply was made (nil: nothing pending).
     var group: Int?
+    /// While the reply is being worked out away from the loop: its ticket
+    /// (`ReplyComputation.ticket`).
+    var computing: Int?
   }
 
   /// What to restore if a group fails: the owner's state, and the sequence number of the last
@@ -69,6 +74,11 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     var committed: [CommittedEvent] = []
     /// The sequence number of the last record known to be on disk.
     var durableSequence: Int64
+    /// Replies to work out away from the loop, not yet handed out (`takeComputations`).
+    var computations: [ReplyComputation] = []
+    /// How many held replies are still being worked out, and the last ticket given.
+    var computing = 0
+    var lastTicket = 0
 
     /// The newest group with staged changes (nil: nothing is pending).
     var newestPending: Int? {
@@ -76,13 +86,32 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     }
 
     mutating func hold(_ incoming: IncomingLine, _ reply: SerializedReply) {
-      held.append(Held(incoming: incoming, reply: reply, group: newestPending))
+      var entry = Held(incoming: incoming, reply: reply, group: newestPending)
+      if let make = reply.computation {
+        lastTicket += 1
+        entry.computing = lastTicket
+        entry.reply.computation = nil
+        computations.append(
+          ReplyComputation(ticket: lastTicket, connection: incoming.connection, make: make))
+        computing += 1
+      }
+      held.append(entry)
+    }
+
+    /// The reply `ticket` was worked out: it is `bytes` (ignored when that reply is no longer
+    /// held: answered again after a rollback).
+    mutating func computed(_ ticket: Int, bytes: [UInt8]) {
+      guard let index = held.firstIndex(where: { $0.computing == ticket }) else { return }
+      held[index].computing = nil
+      held[index].reply.pieces = ReplyPieces(head: bytes)
+      computing -= 1
     }
 
     mutating func takeReleasable() -> BatchResult {
       // Everything staged before the open group and not being written is durable.
       let durable = (inFlight.first?.group ?? queued.first?.group ?? openGroup) - 1
       let ready = held.firstIndex { ($0.group ?? 0) > durable } ?? held.count
+      if computing > 0 { return takeReleasable(before: ready) }
       let replies = held[..<ready].map {
         OutgoingReply(
           connection: $0.incoming.connection, pieces: $0.reply.pieces,
@@ -91,6 +120,34 @@ final class GroupCommit<Owner: GroupCommitOwner> {
       // Removed once the slice above is gone: while a slice shared its storage, removing the
       // released replies copied every reply still held (each retained) into new storage.
       held.removeFirst(ready)
+      let events = committed
+      committed = []
+      return BatchResult(replies: replies, events: events)
+    }
+
+    /// `takeReleasable` while replies are being worked out: of the first `ready` (durable)
+    /// replies, one still being worked out stays, and so does every later reply to its
+    /// connection (a connection's replies go in the order it asked); the other connections'
+    /// replies go.
+    private mutating func takeReleasable(before ready: Int) -> BatchResult {
+      var waiting: Set<Int> = []
+      var replies: [OutgoingReply] = []
+      var kept: [Held] = []
+      for entry in held[..<ready] {
+        if entry.computing != nil || waiting.contains(entry.incoming.connection) {
+          waiting.insert(entry.incoming.connection)
+          kept.append(entry)
+        } else {
+          replies.append(
+            OutgoingReply(
+              connection: entry.incoming.connection, pieces: entry.reply.pieces,
+              subscription: entry.reply.subscription))
+        }
+      }
+      // Those kept stay ahead of the rest: all of them were durable, so the held replies are
+      // still in the order of their groups.
+      kept.append(contentsOf: held[ready...])
+      held = kept
       let events = committed
       committed = []
       return BatchResult(replies: replies, events: events)
@@ -153,6 +210,22 @@ final class GroupCommit<Owner: GroupCommitOwner> {
   func hold(_ incoming: IncomingLine, _ reply: SerializedReply) {
     state.hold(incoming, reply)
   }
+
+  /// Replies to work out away from the loop, held since the last call.
+  func takeComputations() -> [ReplyComputation] {
+    guard !state.computations.isEmpty else { return [] }
+    let taken = state.computations
+    state.computations = []
+    return taken
+  }
+
+  /// The reply `ticket` was worked out (see `ReplyComputation`).
+  func computed(_ ticket: Int, bytes: [UInt8]) {
+    state.computed(ticket, bytes: bytes)
+  }
+
+  /// True while a held reply is being worked out.
+  var isComputing: Bool { state.computing > 0 }
 
   /// The next group to hand to the writer, sealed: the oldest ended group, else the open group
   /// (nil when nothing is staged). Groups already handed over may still be being written.
@@ -220,10 +293,19 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     state.checkpoints = [:]
     owner.rollBack(to: checkpoint.state, sequence: checkpoint.sequence, failure: error)
     for index in state.held.indices where (state.held[index].group ?? 0) >= group {
-      // The owner answers before the held reply is changed (not while).
+      // The owner answers before the held reply is changed (not while), and answers in full
+      // (nothing left to work out): a rollback is rare, and its answers are short refusals.
       let answer = owner.answer(state.held[index].incoming)
       state.held[index].reply = answer
       state.held[index].group = nil
+      if state.held[index].computing != nil {
+        // Its worked-out bytes, when they come, describe the state rolled back: dropped.
+        state.held[index].computing = nil
+        state.computing -= 1
+      }
+    }
+    state.computations.removeAll { computation in
+      !state.held.contains { $0.computing == computation.ticket }
     }
   }
 }

@@ -55,6 +55,13 @@ public final class RegisterService {
   public var onDeferredImport: ([Event]) -> Void = { _ in }
   /// Where e-mailed receipts are written (nil: e-mail is refused).
   public var outboxDirectory: String?
+  /// When set (the daemon, which has a thread for it), a read whose work grows with the
+  /// store — `catalog_export` (every product), `customer_history` (every receipt of the
+  /// customer, read from the archive) — is not worked out in `submit`: its reply is held as a
+  /// `ReplyComputation` (`takeComputations`), run elsewhere and handed back (`computed`), so
+  /// the event loop, and every lane waiting on it, does not stop for it. Unset (tests, tools),
+  /// it is worked out in `submit`, as every other reply.
+  public var computesRepliesAway = false
   /// Random bytes for PIN salts and message ids (the platform's: RegisterServer's
   /// `RegisterService.systemRandom`, which its `init(register:clock:journal:)` passes).
   public let random: @Sendable (Int) -> [UInt8]
@@ -126,6 +133,18 @@ public final class RegisterService {
       if deferredImport != nil { stageDeferredImport(at: clock.now()) }
     }
   }
+
+  /// Replies to work out away from the loop (see `computesRepliesAway`), held since the last
+  /// call. Run each anywhere and hand its bytes to `computed(_:bytes:)`: until then, it and
+  /// the later replies to its connection wait.
+  public func takeComputations() -> [ReplyComputation] { groups.takeComputations() }
+
+  /// A reply from `takeComputations` was worked out: `bytes` is what `ReplyComputation.run`
+  /// returned.
+  public func computed(_ ticket: Int, bytes: [UInt8]) { groups.computed(ticket, bytes: bytes) }
+
+  /// True while a held reply is being worked out away from the loop.
+  public var isComputingReplies: Bool { groups.isComputing }
 
   /// The next group to write when nothing is being written: seals the open group.
   public func nextWrite() -> JournalWrite? { groups.nextWrite(for: self) }
@@ -208,8 +227,9 @@ public final class RegisterService {
 
   // MARK: - Execution
 
-  /// The serialized reply to one line, and the subscription it starts (a `subscribe`).
-  private func reply(to incoming: IncomingLine) -> SerializedReply {
+  /// The serialized reply to one line, and the subscription it starts (a `subscribe`). With
+  /// `inline`, a reply that could be worked out away from the loop is worked out here.
+  private func reply(to incoming: IncomingLine, inline: Bool = false) -> SerializedReply {
     guard let bytes = incoming.bytes else {
       return SerializedReply(
         bytes: ReplyEnvelope.failure(
@@ -237,6 +257,15 @@ public final class RegisterService {
       case .subscribed(let subscription, let result):
         return SerializedReply(
           bytes: ReplyEnvelope.success(id: id, result), subscription: subscription)
+      case .computed(let work):
+        let line: @Sendable () -> [UInt8] = {
+          switch work() {
+          case .success(let result): ReplyEnvelope.success(id: id, result)
+          case .failure(let error): ReplyEnvelope.failure(id: id, error)
+          }
+        }
+        guard computesRepliesAway && !inline else { return SerializedReply(bytes: line()) }
+        return SerializedReply(computing: line)
       }
     } catch {
       return SerializedReply(bytes: ReplyEnvelope.failure(id: id, error))
@@ -402,7 +431,7 @@ extension RegisterService: GroupCommitOwner {
   }
 
   func answer(_ incoming: IncomingLine) -> SerializedReply {
-    reply(to: incoming)
+    reply(to: incoming, inline: true)
   }
 
   func effects(of records: [PendingRecord]) -> [FileEffect] {

@@ -69,7 +69,10 @@ struct Replies {
     case .catalog(let limit, let afterSKU):
       return .value(try register.catalogPage(limit: limit, afterSKU: afterSKU))
     case .catalogExport:
-      return .value(.object(["catalog": register.catalogDocument.json]))
+      // Every product: worked out from a copy (sharing the register's storage) of the state
+      // now, away from the loop when the daemon can.
+      let state = register
+      return .computed { .success(.object(["catalog": state.catalogDocument.json])) }
     case .showOrder:
       if let renderedOrder { return .encoded(renderedOrder) }
       let rendered = register.orderJSON.serializedBytes
@@ -113,7 +116,9 @@ struct Replies {
     case .wishlist(let customerID):
       return .value(try register.wishlistJSON(customerID))
     case .customerHistory(let id):
-      return .value(try register.customerHistory(id))
+      // Every receipt of the customer, read from the archive files: as `catalogExport`.
+      let state = register
+      return .computed { Result { () throws(RegisterError) in try state.customerHistory(id) } }
     case .subscribe(let topics, let after):
       let last = register.lastSequence
       let start = after ?? last

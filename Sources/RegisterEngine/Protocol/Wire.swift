@@ -77,6 +77,10 @@ enum ReplyResult {
   case encoded([UInt8])
   /// A successful `subscribe`: the result, and what the connection now listens to.
   case subscribed(Subscription, JSONValue)
+  /// A read whose work grows with the store (every product, every receipt of a customer):
+  /// worked out from a copy of the state, away from the event loop when the daemon has a
+  /// thread for it (see `RegisterService.computesRepliesAway`).
+  case computed(@Sendable () -> Result<JSONValue, RegisterError>)
 }
 
 /// A reply line serialized when it was made (the state it describes may change before it is
@@ -84,6 +88,9 @@ enum ReplyResult {
 struct SerializedReply {
   var pieces: ReplyPieces
   var subscription: Subscription?
+  /// Set while the reply is still to be worked out (`ReplyResult.computed`): it makes the
+  /// whole line; `pieces` is empty until then.
+  var computation: (@Sendable () -> [UInt8])?
 
   init(bytes: [UInt8], subscription: Subscription? = nil) {
     pieces = ReplyPieces(head: bytes)
@@ -93,6 +100,27 @@ struct SerializedReply {
   init(pieces: ReplyPieces) {
     self.pieces = pieces
   }
+
+  /// A reply to be worked out later by `computation`.
+  init(computing computation: @escaping @Sendable () -> [UInt8]) {
+    pieces = ReplyPieces(head: [])
+    self.computation = computation
+  }
+}
+
+/// A reply to work out away from the event loop (`RegisterService.takeComputations`): run it
+/// on any thread, then hand its bytes back to `RegisterService.computed(_:bytes:)` on the
+/// loop's. It reads a copy of the state as it was when its request was handled, and its reply
+/// is sent in its place among the connection's replies.
+public struct ReplyComputation: Sendable {
+  /// Which held reply the bytes are for.
+  public let ticket: Int
+  /// The connection that asked.
+  public let connection: Int
+  let make: @Sendable () -> [UInt8]
+
+  /// The reply line (without its newline).
+  public func run() -> [UInt8] { make() }
 }
 
 /// The reply envelopes, written straight to bytes: `{"id":…,"ok":true,"result":…}` and

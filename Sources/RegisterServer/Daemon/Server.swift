@@ -107,6 +107,17 @@ package final class Server {
   package var catalogLoaded: (Catalog) -> Void = { _ in }
   private let catalogLoader = BackgroundTask<Result<Catalog, any Error>>(
     label: "registerd.catalog")
+  /// Works out the replies of reads whose work grows with the store (`catalog_export`,
+  /// `customer_history`: `RegisterService.computesRepliesAway`), one after another, so the
+  /// loop goes on serving the lanes meanwhile. nil (out of descriptors for its pipe): they
+  /// are worked out on the loop.
+  private let replyComputer = BackgroundTask<(ticket: Int, connection: Int, bytes: [UInt8])>(
+    label: "registerd.replies")
+  /// Connections with a reply being worked out, and how many: no more of their lines are
+  /// taken until it is done (each such reply can be large, and its bytes go to the client's
+  /// output whether or not the client reads; one at a time keeps that within the output
+  /// bound).
+  private var computingFor: [Int: Int] = [:]
   /// A SIGHUP came while the catalog was being read: read it once more when that is done (the
   /// file may have changed again).
   private var reloadAgain = false
@@ -149,6 +160,7 @@ package final class Server {
     self.socketPath = socketPath
     self.service = service
     self.writer = writer
+    service.computesRepliesAway = replyComputer != nil
   }
 
   /// The connection limit the descriptor limit leaves room for (at most 1000).
@@ -182,7 +194,7 @@ package final class Server {
     }
     let wakeUps = [
       signalFD, writer?.notifyFD, pinChecks?.notifyFD, snapshots?.notifyFD, printer?.notifyFD,
-      catalogLoader?.notifyFD,
+      catalogLoader?.notifyFD, replyComputer?.notifyFD,
     ]
     for case let fd? in wakeUps { poller.watch(fd, for: Int16(POLLIN)) }
     // What each wait found, in the same storage every pass.
@@ -223,6 +235,7 @@ package final class Server {
       var printed = false
       var pinsChecked = false
       var catalogRead = false
+      var computed = false
       readable.removeAll(keepingCapacity: true)
       for item in ready {
         let fd = item.fd
@@ -240,6 +253,8 @@ package final class Server {
           pinsChecked = true
         } else if fd == catalogLoader?.notifyFD {
           catalogRead = true
+        } else if fd == replyComputer?.notifyFD {
+          computed = true
         } else if let connection = connectionsByFD[fd] {
           // Only read when reading was asked for: a client at its bound may have hung up,
           // and that is found out when its replies are written (or when reading resumes).
@@ -262,7 +277,9 @@ package final class Server {
       if snapshotted { collectSnapshots() }
       if printed { collectPrints() }
       if catalogRead { collectCatalog() }
+      if computed { collectComputedReplies() }
       handleQueuedLines(pinsChecked: pinsChecked)
+      startComputingReplies()
       startWrite()
       release()
       startPrint()
@@ -294,6 +311,7 @@ package final class Server {
     !connection.broken && connection.waitingLines > 0
       && connection.pendingOutput < Self.outputLimit
       && connection.outstanding < Self.maximumOutstanding && !isCheckingPIN(connection)
+      && (computingFor.isEmpty || computingFor[connection.id] == nil)
   }
 
   /// Notes that something happened to `connection` this pass (see `touched`).
@@ -675,6 +693,30 @@ package final class Server {
     if startNext { startWrite() }
   }
 
+  /// Hands the replies to work out away from the loop to their thread.
+  private func startComputingReplies() {
+    guard let replyComputer else { return }
+    for computation in service.takeComputations() {
+      computingFor[computation.connection, default: 0] += 1
+      replyComputer.start { (computation.ticket, computation.connection, computation.run()) }
+    }
+  }
+
+  /// Takes the replies worked out meanwhile (`release` sends them, in their places).
+  private func collectComputedReplies() {
+    guard let replyComputer else { return }
+    for (ticket, connection, bytes) in replyComputer.takeCompletions() {
+      service.computed(ticket, bytes: bytes)
+      if let count = computingFor[connection], count > 1 {
+        computingFor[connection] = count - 1
+      } else {
+        computingFor[connection] = nil
+      }
+      // Its lines can be taken again.
+      if let connection = connectionsByID[connection] { touch(connection) }
+    }
+  }
+
   /// Starts a snapshot when one is due and every change is durable (under constant load it
   /// waits for the first pause: a snapshot is of a state that is all on disk).
   private func startSnapshot() {
@@ -1009,6 +1051,10 @@ package final class Server {
       pinChecks.waitUntilIdle()
       service.submit(pinChecks.takeFinished())
     }
+    // The same for the replies being worked out.
+    startComputingReplies()
+    replyComputer?.waitUntilIdle()
+    collectComputedReplies()
     // A job the printer finished is journaled as printed; one still trying stays pending and
     // prints at the next start.
     printer?.stop()
