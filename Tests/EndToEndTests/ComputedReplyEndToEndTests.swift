@@ -50,6 +50,46 @@ import Testing
     #expect(sold?["stock"] == .int(4))
   }
 
+  /// The daemon's resident memory in KiB (from /proc).
+  static func residentKiB(_ pid: Int32) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+      return nil
+    }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+      return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+    }
+    return nil
+  }
+
+  /// Ten exports asked for at once by a client that does not read: the next is worked out
+  /// only once the client has read the one before down to the output bound, so the daemon
+  /// holds about one export for it, not ten (about 45 MB); every one still comes, in order.
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
+  func exportsForAClientThatDoesNotReadAreWorkedOutOneAtATime() throws {
+    let daemon = try Daemon(catalog: Self.catalog(products: 40_000))
+    defer { daemon.cleanup() }
+    let pid = daemon.process.processIdentifier
+    let exporter = try daemon.connect()
+    // Warmed up: one export made and read, so the start counts what a first one leaves.
+    #expect(try exporter.send(#"{"op":"catalog_export"}"#)["ok"] == true)
+    let start = try #require(Self.residentKiB(pid))
+    let requests = (1...10).map { #"{"id":\#($0),"op":"catalog_export"}"# + "\n" }
+    try exporter.sendRaw(Array(requests.joined().utf8))
+    var peak = start
+    for _ in 0..<30 {
+      usleep(100_000)
+      peak = max(peak, Self.residentKiB(pid) ?? 0)
+    }
+    #expect(peak - start < 20 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
+    // A lane is served meanwhile.
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#)["ok"] == true)
+    for id in 1...10 {
+      let export = try exporter.read()
+      #expect(export["id"] == .int(Int64(id)))
+      #expect(export["result"]?["catalog"]?["products"]?.arrayValue?.count == 40_000)
+    }
+  }
+
   @Test func aDrainWaitsForAnExportBeingWorkedOut() throws {
     let daemon = try Daemon(catalog: Self.catalog(products: 40_000))
     defer { daemon.cleanup() }

@@ -118,6 +118,8 @@ package final class Server {
   /// output whether or not the client reads; one at a time keeps that within the output
   /// bound).
   private var computingFor: [Int: Int] = [:]
+  /// Replies to work out (`RegisterService.takeComputations`), oldest first, not started yet.
+  private var waitingComputations: [ReplyComputation] = []
   /// A SIGHUP came while the catalog was being read: read it once more when that is done (the
   /// file may have changed again).
   private var reloadAgain = false
@@ -285,6 +287,8 @@ package final class Server {
       startPrint()
       startSnapshot()
       for connection in touched where connection.pendingOutput > 0 { connection.flush() }
+      // A reply waiting for its client to read the one before may go now.
+      if !waitingComputations.isEmpty { startComputingReplies() }
       closeIdle(now: afterPoll)
       closeFinished()
     }
@@ -693,27 +697,68 @@ package final class Server {
     if startNext { startWrite() }
   }
 
-  /// Hands the replies to work out away from the loop to their thread.
-  private func startComputingReplies() {
+  /// Starts working out the next reply when its thread is free: the oldest waiting whose
+  /// connection has room in its output (a client that does not read is not given a second
+  /// large reply before it has read the first; with `ignoringOutput`, at shutdown, any). One
+  /// whose connection has gone is dropped unworked: its place among the held replies is given
+  /// back empty, for no one.
+  private func startComputingReplies(ignoringOutput: Bool = false) {
     guard let replyComputer else { return }
-    for computation in service.takeComputations() {
-      computingFor[computation.connection, default: 0] += 1
+    let new = service.takeComputations()
+    for computation in new { computingFor[computation.connection, default: 0] += 1 }
+    waitingComputations.append(contentsOf: new)
+    guard !replyComputer.isBusy else { return }
+    var index = 0
+    while index < waitingComputations.count {
+      let computation = waitingComputations[index]
+      guard let connection = connectionsByID[computation.connection], !connection.broken else {
+        waitingComputations.remove(at: index)
+        finishComputation(computation.ticket, for: computation.connection, bytes: [])
+        continue
+      }
+      guard ignoringOutput || connection.pendingOutput < Self.outputLimit else {
+        index += 1
+        continue
+      }
+      waitingComputations.remove(at: index)
       replyComputer.start { (computation.ticket, computation.connection, computation.run()) }
+      return
     }
   }
 
-  /// Takes the replies worked out meanwhile (`release` sends them, in their places).
+  /// Takes the reply worked out meanwhile (`release` sends it, in its place) and starts the
+  /// next.
   private func collectComputedReplies() {
+    takeComputedReplies()
+    startComputingReplies()
+  }
+
+  private func takeComputedReplies() {
     guard let replyComputer else { return }
     for (ticket, connection, bytes) in replyComputer.takeCompletions() {
-      service.computed(ticket, bytes: bytes)
-      if let count = computingFor[connection], count > 1 {
-        computingFor[connection] = count - 1
-      } else {
-        computingFor[connection] = nil
-      }
+      finishComputation(ticket, for: connection, bytes: bytes)
+    }
+  }
+
+  private func finishComputation(_ ticket: Int, for connection: Int, bytes: [UInt8]) {
+    service.computed(ticket, bytes: bytes)
+    if let count = computingFor[connection], count > 1 {
+      computingFor[connection] = count - 1
+    } else {
+      computingFor[connection] = nil
       // Its lines can be taken again.
       if let connection = connectionsByID[connection] { touch(connection) }
+    }
+  }
+
+  /// Works out every reply still owed (shutdown): none is left waiting.
+  private func finishComputingReplies() {
+    guard let replyComputer else { return }
+    while true {
+      startComputingReplies(ignoringOutput: true)
+      guard replyComputer.isBusy else { return }
+      replyComputer.waitUntilIdle()
+      takeComputedReplies()
     }
   }
 
@@ -1052,9 +1097,7 @@ package final class Server {
       service.submit(pinChecks.takeFinished())
     }
     // The same for the replies being worked out.
-    startComputingReplies()
-    replyComputer?.waitUntilIdle()
-    collectComputedReplies()
+    finishComputingReplies()
     // A job the printer finished is journaled as printed; one still trying stays pending and
     // prints at the next start.
     printer?.stop()
