@@ -217,10 +217,7 @@ struct BadInputTests {
     let start = Date()
     for _ in 0..<20 { #expect(try other.send(#"{"op":"hello"}"#).isOK) }
     #expect(Date().timeIntervalSince(start) < 5)
-    let status = try String(
-      contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)
-    let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-    let kilobytes = Int(rss.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    let kilobytes = try #require(residentKiB(daemon.process.processIdentifier))
     #expect(kilobytes < 200_000, "daemon RSS \(kilobytes) kB")
   }
 }

@@ -50,17 +50,6 @@ import Testing
     #expect(sold?["stock"] == .int(4))
   }
 
-  /// The daemon's resident memory in KiB (from /proc).
-  static func residentKiB(_ pid: Int32) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
-      return nil
-    }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-      return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-    }
-    return nil
-  }
-
   /// Ten exports asked for at once by a client that does not read: the next is worked out
   /// only once the client has read the one before down to the output bound, so the daemon
   /// holds about one export for it, not ten (about 45 MB); every one still comes, in order.
@@ -72,13 +61,13 @@ import Testing
     let exporter = try daemon.connect()
     // Warmed up: one export made and read, so the start counts what a first one leaves.
     #expect(try exporter.send(#"{"op":"catalog_export"}"#)["ok"] == true)
-    let start = try #require(Self.residentKiB(pid))
+    let start = try #require(residentKiB(pid))
     let requests = (1...10).map { #"{"id":\#($0),"op":"catalog_export"}"# + "\n" }
     try exporter.sendRaw(Array(requests.joined().utf8))
     var peak = start
     for _ in 0..<30 {
       usleep(100_000)
-      peak = max(peak, Self.residentKiB(pid) ?? 0)
+      peak = max(peak, residentKiB(pid) ?? 0)
     }
     #expect(peak - start < 20 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
     // A lane is served meanwhile.
@@ -88,6 +77,31 @@ import Testing
       #expect(export["id"] == .int(Int64(id)))
       #expect(export["result"]?["catalog"]?["products"]?.arrayValue?.count == 40_000)
     }
+  }
+
+  /// The niceness of each thread of process `pid` (field 19 of /proc/PID/task/TID/stat).
+  static func threadNiceness(_ pid: Int32) throws -> [(thread: Int, niceness: Int)] {
+    try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").compactMap { task in
+      let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8)
+      // After the command name in parentheses: state is field 3, niceness field 19.
+      guard let close = stat.lastIndex(of: ")"), let thread = Int(task) else { return nil }
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      guard fields.count > 16, let niceness = Int(fields[16]) else { return nil }
+      return (thread, niceness)
+    }
+  }
+
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/task")))
+  func largeRepliesAreWorkedOutOnAThreadThatYieldsToTheLoop() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.connect().send(#"{"op":"catalog_export"}"#)["ok"] == true)
+    let niceness = try Self.threadNiceness(daemon.process.processIdentifier)
+    // One thread at 10; the event loop (the main thread: its id is the process's) below it.
+    let pid = Int(daemon.process.processIdentifier)
+    #expect(niceness.filter { $0.niceness == 10 }.count == 1, "\(niceness)")
+    let loop = try #require(niceness.first { $0.thread == pid })
+    #expect(loop.niceness < 10, "\(niceness)")
   }
 
   @Test func aDrainWaitsForAnExportBeingWorkedOut() throws {

@@ -65,17 +65,6 @@ struct ConnectionEndToEndTests {
     #expect(try daemon.connect().send(#"{"op":"order"}"#).result["item_count"] == 1)
   }
 
-  /// The daemon's resident memory in KiB (from /proc).
-  private func residentKiB(_ pid: Int32) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
-      return nil
-    }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-      return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-    }
-    return nil
-  }
-
   @Test(
     "clients that flood requests and never read keep the daemon's memory flat; others are served",
     .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))

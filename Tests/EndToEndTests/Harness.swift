@@ -342,3 +342,14 @@ extension JSONValue {
   var errorCode: String? { self["error"]?["code"]?.stringValue }
   var isOK: Bool { self["ok"] == .bool(true) }
 }
+
+/// A process's resident memory in KiB (`VmRSS` in /proc; nil where there is no /proc).
+func residentKiB(_ pid: Int32) -> Int? {
+  guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+    return nil
+  }
+  for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+  }
+  return nil
+}

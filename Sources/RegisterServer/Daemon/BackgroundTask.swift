@@ -3,9 +3,14 @@ import RegisterEngine
 
 /// Work done on a thread of its own, one job after another, whose results the event loop
 /// collects when `notifyFD` (a pipe it polls) becomes readable: the loop never waits for it.
-/// (Snapshots, and the catalog file read again on SIGHUP.)
+/// (Snapshots, the catalog file read again on SIGHUP, and large replies.)
 package final class BackgroundTask<Output: Sendable>: @unchecked Sendable {
-  private let queue: DispatchQueue
+  /// Where the jobs run: a serial Dispatch queue, or a thread of its own at a lower priority.
+  private enum Runner {
+    case queue(DispatchQueue)
+    case thread(WorkerThread)
+  }
+  private let runner: Runner
   private let lock = Lock()
   private var completions: [Output] = []
   private let wakePipe: WakePipe
@@ -14,19 +19,30 @@ package final class BackgroundTask<Output: Sendable>: @unchecked Sendable {
   /// True from `start` until the loop has taken its result (loop thread only).
   private(set) var isBusy = false
 
-  package init?(label: String) {
+  /// With `niceness`, the jobs run on a thread of its own at that scheduling niceness, so
+  /// that the event loop comes first for the CPU (nil when no thread can be started).
+  package init?(label: String, niceness: Int32? = nil) {
     guard let wakePipe = WakePipe() else { return nil }
     self.wakePipe = wakePipe
-    queue = DispatchQueue(label: label)
+    if let niceness {
+      guard let thread = WorkerThread(niceness: niceness) else { return nil }
+      runner = .thread(thread)
+    } else {
+      runner = .queue(DispatchQueue(label: label))
+    }
   }
 
   /// Runs `work` on the task's thread (after any job already started).
   func start(_ work: @escaping @Sendable () -> Output) {
     isBusy = true
-    queue.async { [self] in
+    let job: @Sendable () -> Void = { [self] in
       let output = work()
       lock.withLock { completions.append(output) }
       wakePipe.wake()
+    }
+    switch runner {
+    case .queue(let queue): queue.async(execute: job)
+    case .thread(let thread): thread.submit(job)
     }
   }
 
@@ -44,6 +60,9 @@ package final class BackgroundTask<Output: Sendable>: @unchecked Sendable {
 
   /// Waits for the jobs started so far to finish.
   func waitUntilIdle() {
-    queue.sync {}
+    switch runner {
+    case .queue(let queue): queue.sync {}
+    case .thread(let thread): thread.waitUntilIdle()
+    }
   }
 }

@@ -111,8 +111,10 @@ package final class Server {
   /// `customer_history`: `RegisterService.computesRepliesAway`), one after another, so the
   /// loop goes on serving the lanes meanwhile. nil (out of descriptors for its pipe): they
   /// are worked out on the loop.
+  /// The thread runs at niceness 10: on a machine whose cores are all busy, the lanes' requests
+  /// come first.
   private let replyComputer = BackgroundTask<(ticket: Int, connection: Int, bytes: [UInt8])>(
-    label: "registerd.replies")
+    label: "registerd.replies", niceness: 10)
   /// Connections with a reply being worked out, and how many: no more of their lines are
   /// taken until it is done (each such reply can be large, and its bytes go to the client's
   /// output whether or not the client reads; one at a time keeps that within the output
