@@ -104,6 +104,71 @@ import Testing
     #expect(loop.niceness < 10, "\(niceness)")
   }
 
+  /// `customer_history` is worked out on the replies thread, which reads the archive files
+  /// once a day's receipts have left memory: the same history before the archive, after it
+  /// and after a restart, through register-cli.
+  @Test func aCustomerHistoryReadFromTheArchiveIsTheSameThroughTheCLI() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["customer", "add", "Dana Li"]).status == 0)
+    for sku in ["TEE-WHT-M", "CAP-BSB"] {
+      #expect(try daemon.cli(["customer", "attach", "C1"]).status == 0)
+      #expect(try daemon.cli(["add", sku]).status == 0)
+      #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    }
+    let before = try daemon.cli(["customer", "history", "C1", "--json"])
+    #expect(before.status == 0, "\(before.stderr)")
+    #expect(try JSONParser.parse(before.stdout)["result"]?["receipts"]?.arrayValue?.count == 2)
+    #expect(try daemon.cli(["close-day"]).status == 0)
+    for _ in 0..<100 where !daemon.log.contains("receipts of day(s) 1 archived") {
+      usleep(50_000)
+    }
+    #expect(daemon.log.contains("receipts of day(s) 1 archived"), "\(daemon.log)")
+    #expect(try daemon.cli(["customer", "history", "C1", "--json"]).stdout == before.stdout)
+    let unknown = try daemon.cli(["customer", "history", "C9"])
+    #expect(unknown.status != 0)
+    #expect(unknown.stderr.contains("C9"), "\(unknown.stderr)")
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    #expect(try daemon.cli(["customer", "history", "C1", "--json"]).stdout == before.stdout)
+  }
+
+  /// Exports asked for by a client that then hangs up are dropped, not worked out: another
+  /// client's export waits for at most the one already started, not for all of them.
+  @Test func exportsOfAClientThatHungUpAreNotWorkedOut() throws {
+    let daemon = try Daemon(catalog: Self.catalog(products: 40_000))
+    defer { daemon.cleanup() }
+    let other = try daemon.connect()
+    // How long until an export's reply begins to arrive (its reading and parsing not counted).
+    func firstByte() throws -> TimeInterval {
+      let asked = Date()
+      try other.sendRaw(Array((#"{"op":"catalog_export"}"# + "\n").utf8))
+      #expect(other.connection.waitForInput(milliseconds: 30_000))
+      let waited = Date().timeIntervalSince(asked)
+      #expect(try other.read()["ok"] == true)
+      return waited
+    }
+    let one = try firstByte()
+    do {
+      let leaver = try daemon.connect()
+      let requests = String(repeating: #"{"op":"catalog_export"}"# + "\n", count: 12)
+      try leaver.sendRaw(Array(requests.utf8))
+      usleep(50_000)  // the daemon has them in hand
+      leaver.connection.disconnect()
+    }
+    usleep(50_000)
+    let waited = try firstByte()
+    // Worked out, the twelve would take about twelve times `one` before this one.
+    #expect(waited < one * 5, "one export took \(one) s; behind the hung-up client's, \(waited) s")
+    // A client that half-closes still gets its export.
+    let halfClosed = try daemon.connect()
+    try halfClosed.sendRaw(Array((#"{"id":"h","op":"catalog_export"}"# + "\n").utf8))
+    #expect(shutdown(halfClosed.connection.fd, Int32(SHUT_WR)) == 0)
+    let reply = try halfClosed.read()
+    #expect(reply["id"] == "h")
+    #expect(reply["result"]?["catalog"]?["products"]?.arrayValue?.count == 40_000)
+  }
+
   @Test func aDrainWaitsForAnExportBeingWorkedOut() throws {
     let daemon = try Daemon(catalog: Self.catalog(products: 40_000))
     defer { daemon.cleanup() }
