@@ -42,6 +42,12 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     /// While the reply is being worked out away from the loop: its ticket
     /// (`ReplyComputation.ticket`).
     var computing: Int?
+
+    /// The reply as it is sent.
+    var outgoing: OutgoingReply {
+      OutgoingReply(
+        connection: incoming.connection, pieces: reply.pieces, subscription: reply.subscription)
+    }
   }
 
   /// What to restore if a group fails: the owner's state, and the sequence number of the last
@@ -112,11 +118,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
       let durable = (inFlight.first?.group ?? queued.first?.group ?? openGroup) - 1
       let ready = held.firstIndex { ($0.group ?? 0) > durable } ?? held.count
       if computing > 0 { return takeReleasable(before: ready) }
-      let replies = held[..<ready].map {
-        OutgoingReply(
-          connection: $0.incoming.connection, pieces: $0.reply.pieces,
-          subscription: $0.reply.subscription)
-      }
+      let replies = held[..<ready].map { $0.outgoing }
       // Removed once the slice above is gone: while a slice shared its storage, removing the
       // released replies copied every reply still held (each retained) into new storage.
       held.removeFirst(ready)
@@ -138,10 +140,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
           waiting.insert(entry.incoming.connection)
           kept.append(entry)
         } else {
-          replies.append(
-            OutgoingReply(
-              connection: entry.incoming.connection, pieces: entry.reply.pieces,
-              subscription: entry.reply.subscription))
+          replies.append(entry.outgoing)
         }
       }
       // Those kept stay ahead of the rest: all of them were durable, so the held replies are
