@@ -358,6 +358,7 @@ server.snapshots = SnapshotWriter(dataDirectory: options.dataDirectory)
 // durable, so the next start reads less.
 server.snapshotDue = recovery.recordsRead > 20_000
 server.subscriberLimit = options.subscriberBacklog
+server.unreadReplyLimit = options.unreadReplies
 server.maximumConnections = options.maximumConnections ?? Server.defaultMaximumConnections()
 server.idleTimeout = options.idleTimeoutMilliseconds
 if let address = options.display {

@@ -79,6 +79,41 @@ import Testing
     }
   }
 
+  /// Ten clients that each ask for an export and none of which reads: each alone is within
+  /// its own bound, so only the limit over all clients together (`--max-unread-replies`, here
+  /// 4 MiB, less than one export) keeps the daemon from working out and holding all ten
+  /// (about 45 MB). Lanes are served meanwhile, and every export comes once the clients
+  /// before it have read theirs.
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
+  func exportsForClientsThatDoNotReadAreBoundedAllTogether() throws {
+    let daemon = try Daemon(
+      catalog: Self.catalog(products: 40_000), arguments: ["--max-unread-replies", "4194304"])
+    defer { daemon.cleanup() }
+    let pid = daemon.process.processIdentifier
+    let warm = try daemon.connect()
+    #expect(try warm.send(#"{"op":"catalog_export"}"#)["ok"] == true)
+    let start = try #require(residentKiB(pid))
+    var exporters: [Client] = []
+    for id in 1...10 {
+      let exporter = try daemon.connect()
+      try exporter.sendRaw(Array((#"{"id":\#(id),"op":"catalog_export"}"# + "\n").utf8))
+      exporters.append(exporter)
+      usleep(10_000)  // taken in this order, so worked out in it
+    }
+    var peak = start
+    for _ in 0..<30 {
+      usleep(100_000)
+      peak = max(peak, residentKiB(pid) ?? 0)
+    }
+    #expect(peak - start < 20 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
+    #expect(try daemon.connect().send(#"{"op":"hello"}"#)["ok"] == true)
+    for (index, exporter) in exporters.enumerated() {
+      let export = try exporter.read()
+      #expect(export["id"] == .int(Int64(index + 1)))
+      #expect(export["result"]?["catalog"]?["products"]?.arrayValue?.count == 40_000)
+    }
+  }
+
   /// The niceness of each thread of process `pid` (field 19 of /proc/PID/task/TID/stat).
   static func threadNiceness(_ pid: Int32) throws -> [(thread: Int, niceness: Int)] {
     try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").compactMap { task in

@@ -165,11 +165,12 @@ struct ConnectionEndToEndTests {
     #expect(try waiting.send(#"{"op":"hello"}"#).isOK)
   }
 
-  @Test("--idle-timeout and --max-connections refuse bad values")
+  @Test("--idle-timeout, --max-connections and --max-unread-replies refuse bad values")
   func badOptions() throws {
     for arguments in [
       ["--idle-timeout", "0"], ["--idle-timeout", "-1"], ["--idle-timeout", "1e3"],
       ["--idle-timeout", "0.0001"], ["--max-connections", "0"], ["--max-connections", "x"],
+      ["--max-unread-replies", "1000"], ["--max-unread-replies", "lots"],
     ] {
       let process = Process()
       process.executableURL = Binaries.registerd

@@ -13,6 +13,8 @@ package struct Options {
   package var checkOnly = false
   package var socketMode: UInt32 = 0o600
   package var subscriberBacklog = 1 << 20
+  /// `--max-unread-replies`: see `Server.unreadReplyLimit`.
+  package var unreadReplies = 64 << 20
   package var socketGroup: String?
   /// The journal key file (`--journal-key`): every record then carries its HMAC.
   package var journalKeyPath: String?
@@ -61,6 +63,10 @@ package struct Options {
       --max-subscriber-backlog BYTES
                           a live-event listener that falls this far behind is
                           disconnected (default: 1048576)
+      --max-unread-replies BYTES
+                          no further catalog export or customer history is worked
+                          out while clients hold this much of such replies unread,
+                          all clients together (default: 67108864)
       --max-connections N clients served at once; more are answered
                           too_many_connections (default: 1000, or the open-file
                           limit minus 32 when that is lower)
@@ -209,6 +215,12 @@ package struct Options {
           throw OptionsError("--max-subscriber-backlog must be at least 4096 bytes")
         }
         options.subscriberBacklog = bytes
+      case "--max-unread-replies":
+        let text = try value(for: flag)
+        guard let bytes = Int(text), bytes >= 1 << 20 else {
+          throw OptionsError("--max-unread-replies must be at least 1048576 bytes")
+        }
+        options.unreadReplies = bytes
       case "--max-connections":
         let text = try value(for: flag)
         guard let count = Int(text), (1...100_000).contains(count) else {

@@ -59,6 +59,12 @@ package final class Server {
   /// A subscriber whose unread events pass this many bytes is cut off (with a last error line)
   /// rather than growing the daemon's memory (`--max-subscriber-backlog`, default 1 MiB).
   package var subscriberLimit = 1 << 20
+  /// The next large reply (`catalog_export`, `customer_history`) is not worked out while the
+  /// clients' unread replies above their own `outputLimit`, all clients together, pass this
+  /// many bytes (`--max-unread-replies`, default 64 MiB): with `outputLimit` per client this
+  /// bounds what clients that ask for exports and never read can make the daemon hold. One
+  /// large reply is always let through when no other is held, however big it is.
+  package var unreadReplyLimit = 64 << 20
 
   /// The listening socket (-1 once a drain has closed it).
   private var listenFD: Int32
@@ -701,7 +707,8 @@ package final class Server {
 
   /// Starts working out the next reply when its thread is free: the oldest waiting whose
   /// connection has room in its output (a client that does not read is not given a second
-  /// large reply before it has read the first; with `ignoringOutput`, at shutdown, any). One
+  /// large reply before it has read the first), and none while the clients together hold
+  /// `unreadReplyLimit` of large replies unread; with `ignoringOutput`, at shutdown, any. One
   /// whose connection has gone is dropped unworked: its place among the held replies is given
   /// back empty, for no one.
   private func startComputingReplies(ignoringOutput: Bool = false) {
@@ -709,7 +716,8 @@ package final class Server {
     let new = service.takeComputations()
     for computation in new { computingFor[computation.connection, default: 0] += 1 }
     waitingComputations.append(contentsOf: new)
-    guard !replyComputer.isBusy else { return }
+    guard !replyComputer.isBusy, !waitingComputations.isEmpty else { return }
+    let overLimit = !ignoringOutput && unreadAboveAllowance() >= unreadReplyLimit
     var index = 0
     while index < waitingComputations.count {
       let computation = waitingComputations[index]
@@ -718,7 +726,7 @@ package final class Server {
         finishComputation(computation.ticket, for: computation.connection, bytes: [])
         continue
       }
-      guard ignoringOutput || connection.pendingOutput < Self.outputLimit else {
+      guard !overLimit && (ignoringOutput || connection.pendingOutput < Self.outputLimit) else {
         index += 1
         continue
       }
@@ -726,6 +734,17 @@ package final class Server {
       replyComputer.start { (computation.ticket, computation.connection, computation.run()) }
       return
     }
+  }
+
+  /// The unread reply bytes every client holds above its own `outputLimit`: what large
+  /// replies hold (an ordinary reply is not handed out past that limit). Counted only while a
+  /// large reply waits, over every connection.
+  private func unreadAboveAllowance() -> Int {
+    var total = 0
+    for connection in connections where connection.pendingOutput > Self.outputLimit {
+      total += connection.pendingOutput - Self.outputLimit
+    }
+    return total
   }
 
   /// Takes the reply worked out meanwhile (`release` sends it, in its place) and starts the
