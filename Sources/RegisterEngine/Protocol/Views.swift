@@ -86,22 +86,16 @@ extension Register {
   /// `afterSKU` (the last SKU of the page before) or from the first. When products follow the
   /// page, `remaining` says how many; a reply without it holds the last of them.
   func catalogPage(limit: Int, afterSKU: String?) throws(RegisterError) -> JSONValue {
-    var start = 0
-    if let afterSKU {
-      guard let position = products.position(sku: afterSKU) else {
-        throw RegisterError(
-          .unknownSKU,
-          "no product has SKU \"\(afterSKU)\" (removed since the page before?); list the catalog from its start"
-        )
-      }
-      start = position + 1
+    guard let page = products.page(after: afterSKU, limit: limit) else {
+      throw RegisterError(
+        .unknownSKU,
+        "no product has SKU \"\(afterSKU ?? "")\" (removed since the page before?); list the catalog from its start"
+      )
     }
-    let end = start + min(max(0, limit), products.count - start)
-    return catalogJSON(products: products.all[start..<end], remaining: products.count - end)
+    return catalogJSON(products: page.products, remaining: page.remaining)
   }
 
-  private func catalogJSON(products page: Slice<ChunkedArray<Product>>, remaining: Int) -> JSONValue
-  {
+  private func catalogJSON(products page: [Product], remaining: Int) -> JSONValue {
     .object([
       "store": .object([
         "name": .string(store.name), "currency": .string(store.currency.code),

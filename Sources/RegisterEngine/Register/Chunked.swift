@@ -45,21 +45,6 @@ public struct ChunkedArray<Element>: RandomAccessCollection, MutableCollection {
     count += 1
   }
 
-  /// Removes the element at `position`; the ones after it move up. Costs a pass over them.
-  @discardableResult
-  public mutating func remove(at position: Int) -> Element {
-    let removed = self[position]
-    let after = Array(self[(position + 1)...])
-    let keptChunks = position >> Self.chunkShift
-    let keptInLast = position & (Self.chunkSize - 1)
-    chunks.removeSubrange((keptChunks + 1)...)
-    chunks[keptChunks].removeSubrange(keptInLast...)
-    if keptInLast == 0 { chunks.removeLast() }
-    count = position
-    for element in after { append(element) }
-    return removed
-  }
-
   public mutating func removeAll() {
     chunks = []
     count = 0
