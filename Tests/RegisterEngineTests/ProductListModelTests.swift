@@ -131,6 +131,12 @@ import Testing
     #expect(list.sharedBuckets(with: before) == (index: 255, barcodes: 255))
     #expect(list.product(barcode: try Barcode.parse(Self.ean13(500_000_001_234)).get()) == nil)
 
+    // A stock change copies the references of its chunk, not the products in it.
+    list = before
+    list.adjustStock(sku: "P300", by: -1)
+    #expect(list.sharedProducts(with: before) == 4_999)
+    #expect(list["P300"]?.stock == before["P300"]?.stock.map { $0 - 1 })
+
     var edited = products[77]
     edited.barcodes = [Self.ean13(600_000_000_000)]
     list = before

@@ -10,8 +10,11 @@
 /// replayed). The empty slots are squeezed out once they outnumber the products
 /// (`compactionMinimum` at least), one pass for at least as many removals.
 public struct ProductList: Sendable {
-  /// The products in catalog order; nil where one was removed.
-  private var slots = ChunkedArray<Product?>()
+  /// The products in catalog order; nil where one was removed. Each is kept in a box of its
+  /// own: the first change to a chunk after a copy (a group's checkpoint) copies 256
+  /// references, not 256 products with every string and array in them (about 100,000
+  /// instructions, which a sale's stock change paid on the event loop).
+  private var slots = ChunkedArray<ProductBox?>()
   /// How many products each chunk of `slots` lists: where a product stands in the catalog's
   /// order without counting it out a slot at a time.
   private var listedInChunk: [Int] = []
@@ -29,7 +32,7 @@ public struct ProductList: Sendable {
 
   /// Empty slots are kept until there are this many and more than products.
   static var compactionMinimum: Int { 4096 }
-  private static var chunkShift: Int { ChunkedArray<Product?>.chunkShift }
+  private static var chunkShift: Int { ChunkedArray<ProductBox?>.chunkShift }
 
   public init(_ products: [Product] = []) {
     // Nearly always every SKU is new: the list is taken as it is and indexed in one pass. A
@@ -41,10 +44,10 @@ public struct ProductList: Sendable {
       for product in products { upsert(product) }
       return
     }
-    self.slots = ChunkedArray(products.lazy.map { Optional($0) })
+    self.slots = ChunkedArray(products.lazy.map { ProductBox($0) })
     self.index = index
     self.count = products.count
-    let size = ChunkedArray<Product?>.chunkSize
+    let size = ChunkedArray<ProductBox?>.chunkSize
     self.listedInChunk = stride(from: 0, to: products.count, by: size).map {
       min(size, products.count - $0)
     }
@@ -60,12 +63,12 @@ public struct ProductList: Sendable {
   /// matches canonically equivalent text (a Kelvin sign for a "K"); such a look-alike names no
   /// product, so every event and receipt carries the SKU exactly as the catalog has it.
   public subscript(sku: String) -> Product? {
-    slot(sku: sku).flatMap { slots[$0] }
+    slot(sku: sku).flatMap { slots[$0]?.product }
   }
 
   /// The slot of the product whose SKU is `sku` (byte for byte, as `self[sku]`).
   private func slot(sku: String) -> Int? {
-    guard let slot = index[sku], let product = slots[slot], product.sku.hasSameBytes(as: sku)
+    guard let slot = index[sku], let box = slots[slot], box.product.sku.hasSameBytes(as: sku)
     else { return nil }
     return slot
   }
@@ -89,7 +92,7 @@ public struct ProductList: Sendable {
     var products: [Product] = []
     products.reserveCapacity(wanted)
     while products.count < wanted && next < slots.count {
-      if let product = slots[next] { products.append(product) }
+      if let box = slots[next] { products.append(box.product) }
       next += 1
     }
     return (products, count - before - products.count)
@@ -105,14 +108,14 @@ public struct ProductList: Sendable {
 
   /// Adds the product, or replaces the one with the same SKU in place.
   public mutating func upsert(_ product: Product) {
-    if let slot = index[product.sku], let old = slots[slot] {
+    if let slot = index[product.sku], let old = slots[slot]?.product {
       let changedBarcodes = old.barcodes != product.barcodes
       if changedBarcodes { releaseBarcodes(of: old, at: slot) }
-      slots[slot] = product
+      slots[slot] = ProductBox(product)
       if changedBarcodes { claimBarcodes(of: product, at: slot) }
     } else {
       let slot = slots.count
-      slots.append(product)
+      slots.append(ProductBox(product))
       if slot >> Self.chunkShift == listedInChunk.count { listedInChunk.append(0) }
       listedInChunk[slot >> Self.chunkShift] += 1
       count += 1
@@ -123,7 +126,7 @@ public struct ProductList: Sendable {
 
   /// Removes the product with this SKU, if any.
   public mutating func remove(sku: String) {
-    guard let slot = index[sku], let product = slots[slot] else { return }
+    guard let slot = index[sku], let product = slots[slot]?.product else { return }
     index.removeValue(forKey: product.sku)
     slots[slot] = nil
     listedInChunk[slot >> Self.chunkShift] -= 1
@@ -168,8 +171,8 @@ public struct ProductList: Sendable {
       barcodeOwners[key] = nil
       guard holders > 0 else { continue }
       for (other, candidate) in slots.enumerated() where other != slot {
-        if let candidate, Self.barcodeKeys(of: candidate).contains(key) {
-          barcodeOwners[key] = candidate.sku
+        if let candidate, Self.barcodeKeys(of: candidate.product).contains(key) {
+          barcodeOwners[key] = candidate.product.sku
           break
         }
       }
@@ -180,6 +183,13 @@ public struct ProductList: Sendable {
   /// has: what a test reads to see that a change copied one chunk, not all of them.
   func sharedChunks(with other: ProductList) -> Int { slots.sharedChunks(with: other.slots) }
   var chunkCount: Int { slots.chunkCount }
+  /// How many products this list and `other` hold in the same box, not copied.
+  func sharedProducts(with other: ProductList) -> Int {
+    zip(slots, other.slots).count { mine, theirs in
+      guard let mine, let theirs else { return false }
+      return mine === theirs
+    }
+  }
   /// How many buckets of the SKU index and of the barcode owners this one and `other` share.
   func sharedBuckets(with other: ProductList) -> (index: Int, barcodes: Int) {
     (index.sharedBuckets(with: other.index), barcodeOwners.sharedBuckets(with: other.barcodeOwners))
@@ -187,11 +197,13 @@ public struct ProductList: Sendable {
 
   /// Changes a tracked product's stock by `delta` (untracked products are left alone).
   mutating func adjustStock(sku: String, by delta: Int64) {
-    guard let slot = index[sku], let stock = slots[slot]?.stock else { return }
+    guard let slot = index[sku], var product = slots[slot]?.product, let stock = product.stock
+    else { return }
     // `decide` keeps stock within range; a journal that says otherwise is clamped rather than
     // allowed to wrap or trap.
     let (sum, overflow) = stock.addingReportingOverflow(delta)
-    slots[slot]?.stock = overflow ? (delta < 0 ? Int64.min : Int64.max) : sum
+    product.stock = overflow ? (delta < 0 ? Int64.min : Int64.max) : sum
+    slots[slot] = ProductBox(product)
   }
 }
 
@@ -204,7 +216,7 @@ extension ProductList: Equatable {
 
 /// The listed products of a `ProductList` in catalog order (the removed ones' slots skipped).
 public struct ListedProducts: Sequence, Sendable, CustomStringConvertible {
-  fileprivate let slots: ChunkedArray<Product?>
+  fileprivate let slots: ChunkedArray<ProductBox?>
   /// How many products there are.
   public let count: Int
 
@@ -213,11 +225,11 @@ public struct ListedProducts: Sequence, Sendable, CustomStringConvertible {
   public func makeIterator() -> Iterator { Iterator(slots: slots.makeIterator()) }
 
   public struct Iterator: IteratorProtocol {
-    fileprivate var slots: IndexingIterator<ChunkedArray<Product?>>
+    fileprivate var slots: IndexingIterator<ChunkedArray<ProductBox?>>
 
     public mutating func next() -> Product? {
       while let slot = slots.next() {
-        if let product = slot { return product }
+        if let box = slot { return box.product }
       }
       return nil
     }
@@ -225,4 +237,13 @@ public struct ListedProducts: Sequence, Sendable, CustomStringConvertible {
 
   /// As an `Array` of the same products writes itself.
   public var description: String { Array(self).description }
+}
+
+/// One product, shared by every copy of the list until it changes (then replaced whole).
+final class ProductBox: Sendable {
+  let product: Product
+
+  init(_ product: Product) {
+    self.product = product
+  }
 }
