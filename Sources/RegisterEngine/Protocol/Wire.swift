@@ -41,6 +41,10 @@ public struct ReplyPieces: Sendable {
   var shared: [UInt8] = []
   var tail: [UInt8] = []
 
+  /// The reply's bytes when they are one array already (nil: in pieces), to be sent from
+  /// their own storage.
+  public var whole: [UInt8]? { shared.isEmpty && tail.isEmpty ? head : nil }
+
   /// Appends the reply's bytes to `output`.
   public func append(to output: inout [UInt8]) {
     output.append(contentsOf: head)

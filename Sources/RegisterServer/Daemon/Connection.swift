@@ -23,8 +23,20 @@ final class Connection {
   private var submitted = 0
   /// Bytes (plus `lineOverhead` each) of the lines in `lines[head...]`.
   private(set) var heldLineBytes = 0
+  /// The bytes being written, from `outputStart` on.
   private var output: [UInt8] = []
   private var outputStart = 0
+  /// True while `output` is a large reply's own storage (shared, not to be appended to).
+  private var outputIsLarge = false
+  /// What is queued after `output`, in order: a large reply in its own storage (not copied:
+  /// a 100,000-product export is 15 MB, and copying it held the event loop for milliseconds),
+  /// and what was queued after it in a piece of its own. Empty nearly always.
+  private var laterPieces: [[UInt8]] = []
+  private var laterBytes = 0
+  /// True while the last of `laterPieces` is this connection's own, to append to.
+  private var lastPieceIsOpen = false
+  /// A reply at least this long is queued in its own storage rather than copied.
+  static let largeReply = 1 << 16
   /// The client will send nothing more (it shut down its side or disconnected).
   var readClosed = false
   /// The connection failed; close it without writing anything more.
@@ -62,7 +74,7 @@ final class Connection {
   }
 
   /// Bytes queued for the client and not yet written.
-  var pendingOutput: Int { output.count - outputStart }
+  var pendingOutput: Int { output.count - outputStart + laterBytes }
 
   /// Input held for this client: unanswered lines and the unfinished one.
   var heldInput: Int { heldLineBytes + framer.pendingCount }
@@ -124,22 +136,69 @@ final class Connection {
         head = 0
       }
     }
-    line.append(to: &output)
-    output.append(UInt8(ascii: "\n"))
+    if let whole = line.whole, whole.count >= Self.largeReply {
+      laterPieces.append(whole)
+      laterBytes += whole.count
+      lastPieceIsOpen = false
+      write { $0.append(UInt8(ascii: "\n")) }
+    } else {
+      write { output in
+        line.append(to: &output)
+        output.append(UInt8(ascii: "\n"))
+      }
+    }
   }
 
   /// Queues one line that answers no request (an event, a last error) (a newline is added).
   func enqueue(line: String) {
-    output.append(contentsOf: line.utf8)
-    output.append(UInt8(ascii: "\n"))
+    write { output in
+      output.append(contentsOf: line.utf8)
+      output.append(UInt8(ascii: "\n"))
+    }
+  }
+
+  /// Appends to the end of what is queued: `output`, or after a large reply a piece of the
+  /// connection's own.
+  private func write(_ append: (inout [UInt8]) -> Void) {
+    if laterPieces.isEmpty && !outputIsLarge {
+      append(&output)
+      return
+    }
+    if !lastPieceIsOpen {
+      laterPieces.append([])
+      lastPieceIsOpen = true
+    }
+    let last = laterPieces.count - 1
+    let before = laterPieces[last].count
+    append(&laterPieces[last])
+    laterBytes += laterPieces[last].count - before
+  }
+
+  /// True when `bytes` is queued in place, not copied (tests).
+  func queuesInPlace(_ bytes: [UInt8]) -> Bool {
+    let pieces = [output] + laterPieces
+    return pieces.contains { piece in
+      piece.withUnsafeBufferPointer { mine in
+        bytes.withUnsafeBufferPointer { mine.baseAddress == $0.baseAddress }
+      }
+    }
   }
 
   /// Writes as much queued output as the socket takes without blocking.
   func flush() {
     while pendingOutput > 0 && !broken {
+      if outputStart == output.count {
+        // `output` is written: the next piece takes its place (its storage, not a copy).
+        output = laterPieces.removeFirst()
+        laterBytes -= output.count
+        outputStart = 0
+        outputIsLarge = true
+        if laterPieces.isEmpty { lastPieceIsOpen = false }
+        continue
+      }
       let sent = output.withUnsafeBytes { raw -> Int in
         guard let base = raw.baseAddress else { return 0 }
-        return UnixSocket.send(fd, base + outputStart, pendingOutput)
+        return UnixSocket.send(fd, base + outputStart, output.count - outputStart)
       }
       if sent < 0 {
         if errno == EAGAIN || errno == EWOULDBLOCK { break }
@@ -148,10 +207,11 @@ final class Connection {
       }
       outputStart += sent
     }
-    if outputStart == output.count {
-      output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+    if outputStart == output.count && laterPieces.isEmpty {
+      output.removeAll(keepingCapacity: !outputIsLarge && output.capacity <= 1 << 20)
       outputStart = 0
-    } else if outputStart > 1 << 16 && outputStart * 2 > output.count {
+      outputIsLarge = false
+    } else if !outputIsLarge && outputStart > 1 << 16 && outputStart * 2 > output.count {
       output.removeSubrange(0..<outputStart)
       outputStart = 0
     }
