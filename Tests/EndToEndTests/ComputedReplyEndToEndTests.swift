@@ -17,6 +17,17 @@ import Testing
       """#
   }
 
+  /// Watches process `pid`'s VmRSS for 3 s and expects it to stay within 20 MiB of `start`
+  /// (KiB): about one 40,000-product export, where holding ten would be some 45 MB.
+  func expectResidentStaysNear(_ start: Int, pid: Int32) {
+    var peak = start
+    for _ in 0..<30 {
+      usleep(100_000)
+      peak = max(peak, residentKiB(pid) ?? 0)
+    }
+    #expect(peak - start < 20 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
+  }
+
   static let exportThenHello = Array(
     (#"{"id":1,"op":"catalog_export"}"# + "\n" + #"{"id":2,"op":"hello"}"# + "\n").utf8)
 
@@ -64,12 +75,7 @@ import Testing
     let start = try #require(residentKiB(pid))
     let requests = (1...10).map { #"{"id":\#($0),"op":"catalog_export"}"# + "\n" }
     try exporter.sendRaw(Array(requests.joined().utf8))
-    var peak = start
-    for _ in 0..<30 {
-      usleep(100_000)
-      peak = max(peak, residentKiB(pid) ?? 0)
-    }
-    #expect(peak - start < 20 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
+    expectResidentStaysNear(start, pid: pid)
     // A lane is served meanwhile.
     #expect(try daemon.connect().send(#"{"op":"hello"}"#)["ok"] == true)
     for id in 1...10 {
@@ -100,12 +106,7 @@ import Testing
       exporters.append(exporter)
       usleep(10_000)  // taken in this order, so worked out in it
     }
-    var peak = start
-    for _ in 0..<30 {
-      usleep(100_000)
-      peak = max(peak, residentKiB(pid) ?? 0)
-    }
-    #expect(peak - start < 20 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
+    expectResidentStaysNear(start, pid: pid)
     #expect(try daemon.connect().send(#"{"op":"hello"}"#)["ok"] == true)
     for (index, exporter) in exporters.enumerated() {
       let export = try exporter.read()
