@@ -145,6 +145,55 @@ struct PeopleEndToEndTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: daemon.catalogPath)) == original)
   }
 
+  @Test(
+    "products removed through register-cli leave the catalog's pages, SKUs and barcodes right, before and after a restart"
+  )
+  func removalsKeepPagesAndBarcodes() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    for sku in ["OXF-BLU-15", "FLN-RED-M", "DRS-LBD-M"] {
+      let removed = try daemon.cli(["product", "remove", sku])
+      #expect(removed.status == 0, "\(removed.stderr)")
+    }
+    #expect(try daemon.cli(["product", "remove", "OXF-BLU-15"]).status != 0, "already removed")
+    func pages() throws -> [[String]] {
+      var pages: [[String]] = []
+      var after: String?
+      while true {
+        let cursor = after.map { #","after_sku":"\#($0)""# } ?? ""
+        let page = try daemon.connect().send(#"{"op":"catalog","limit":4\#(cursor)}"#).result
+        let skus = page["products"]?.arrayValue?.compactMap { $0["sku"]?.stringValue } ?? []
+        pages.append(skus)
+        let remaining = page["remaining"]?.int64Value ?? 0
+        #expect(Int(remaining) == 23 - pages.joined().count, "remaining after \(skus)")
+        guard remaining > 0, let last = skus.last else { break }
+        after = last
+      }
+      return pages
+    }
+    func checkCatalog() throws {
+      let listed = try pages()
+      #expect(listed.first == ["TEE-WHT-M", "TEE-BLK-L", "JNS-SLM-3232", "CHN-KHK-34"])
+      #expect(listed.joined().count == 23)
+      #expect(!listed.joined().contains("FLN-RED-M"))
+      // A removed product's barcode names nothing; the neighbours' still name them.
+      let client = try daemon.connect()
+      #expect(
+        try client.send(#"{"op":"product","sku":"2001234000284"}"#)["error"]?["code"]
+          == "unknown_sku")
+      #expect(
+        try client.send(#"{"op":"product","sku":"2001234000420"}"#).result["product"]?["sku"]
+          == "CHN-KHK-34")
+      #expect(
+        try client.send(#"{"op":"catalog","after_sku":"FLN-RED-M"}"#)["error"]?["code"]
+          == "unknown_sku")
+    }
+    try checkCatalog()
+    daemon.kill9()
+    try daemon.start()
+    try checkCatalog()
+  }
+
   @Test("catalog export round-trips: a register started on the export serves the same catalog")
   func catalogExportRoundTrip() throws {
     let daemon = try Daemon()
