@@ -18,18 +18,21 @@
 # text in it).
 # Then registerd is stopped, `git status` must be as it was, and `swift test` runs.
 #
-# Usage: Scripts/readme-check.sh [--no-test] [--keep]
+# Usage: Scripts/readme-check.sh [--no-test] [--keep] [--strict]
 #   --no-test  skip `swift test`
 #   --keep     keep the scratch directory (it is kept anyway when something fails)
-# Not part of `swift test` or .ci/run: it builds, starts a daemon and takes a while.
+#   --strict   an example whose `# needs PROGRAM` is not installed fails instead of being skipped
+# .ci/run runs it with --no-test --strict on its fresh clone, before `swift test`.
 set -uo pipefail
 
 run_tests=1
 keep=0
+strict=0
 for argument in "$@"; do
   case "$argument" in
     --no-test) run_tests=0 ;;
     --keep) keep=1 ;;
+    --strict) strict=1 ;;
     -h | --help)
       sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
       exit 0
@@ -150,8 +153,13 @@ for index in "${!commands[@]}"; do
     continue
   fi
   if [[ "$command" =~ \#\ needs\ ([A-Za-z0-9_.+-]+) ]] && ! command -v "${BASH_REMATCH[1]}" >/dev/null; then
-    echo "skip  \$ $command   (${BASH_REMATCH[1]} is not installed)"
-    skipped=$((skipped + 1))
+    if [ "$strict" -eq 1 ]; then
+      echo "FAIL  \$ $command   (${BASH_REMATCH[1]} is not installed, and --strict runs every example)"
+      failures=$((failures + 1))
+    else
+      echo "skip  \$ $command   (${BASH_REMATCH[1]} is not installed)"
+      skipped=$((skipped + 1))
+    fi
     continue
   fi
   run=${command//"$default_socket"/"$sock"}
@@ -159,7 +167,14 @@ for index in "${!commands[@]}"; do
   problem=""
   details=""
   if [[ "$command" == *"until Ctrl-C"* ]]; then
-    timeout -s INT 3 bash -c "set -o pipefail; $run" >"$out" 2>"$err"
+    # Whoever started this script (a CI runner, a test harness, a job started with `&`) may
+    # have left SIGINT ignored, and an ignored signal stays ignored across exec: a terminal's
+    # ^C would find it at its default, so it is put back (`env --default-signal`, coreutils
+    # 8.31 and later). Should the command outlive SIGINT all the same, it is killed 5 s later
+    # (exit 137, reported below) rather than hanging the check.
+    default_int=()
+    env --default-signal=INT true 2>/dev/null && default_int=(env --default-signal=INT)
+    "${default_int[@]}" timeout -k 5 -s INT 3 bash -c "set -o pipefail; $run" >"$out" 2>"$err"
     code=$?
     if [ "$code" -ne 124 ]; then
       problem="exited $code before Ctrl-C"
