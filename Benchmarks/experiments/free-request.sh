@@ -27,18 +27,14 @@ require redis-server redis-server
 work=$(mktemp -d "${TMPDIR:-/tmp}/registerd-free-request.XXXXXX")
 pid=""
 redis_pid=""
+. Benchmarks/experiments/patched.sh
 cleanup() {
-  for p in $pid $redis_pid; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-  git worktree remove --force "$work/tree" >/dev/null 2>&1 || true
+  patched_cleanup
+  if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-git worktree add --detach "$work/tree" HEAD >/dev/null 2>&1
-git -C "$work/tree" apply "$PWD/Benchmarks/experiments/free-request.patch"
-(cd "$work/tree" && swift build -c release --product registerd >/dev/null)
-bin="$work/tree/.build/release/registerd"
-cc -O2 -Wall -Wextra -o "$work/loadclient" Benchmarks/loadclient/loadclient.c -lm
+build_patched free-request.patch
 load="$work/loadclient"
 
 start_redis "$work/redis"
@@ -48,18 +44,8 @@ rps() { sed -n 's/.*rps=\([0-9]*\).*/\1/p'; }
 registerd() { # label, then environment assignments
   local label=$1
   shift
-  rm -rf "$work/data" "$work/r.sock"
-  env "$@" "$bin" --socket "$work/r.sock" --data-dir "$work/data" --catalog Data/products.json \
-    2>"$work/registerd.log" &
-  pid=$!
-  for _ in $(seq 100); do [ -S "$work/r.sock" ] && break; sleep 0.05; done
-  local result
-  result=$("$load" --socket "$work/r.sock" --proto line --conns 50 --depth 1 \
-    --warmup 1 --duration 3 -- '{"op":"paid_in","amount":"0.01","reason":"bench"}' 2>/dev/null)
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-  pid=""
-  printf '%-28s %s\n' "$label" "$(rps <<<"$result")"
+  run_paid_in 1 "$@"
+  printf '%-28s %s\n' "$label" "$paid_rps"
 }
 
 for round in $(seq "$rounds"); do

@@ -4,8 +4,9 @@
 #
 #   Benchmarks/experiments/writer-cycle.sh [ROUNDS] [SPIN_NS]
 #
-# Builds registerd from this checkout with writer-cycle.patch applied (in a temporary git
-# worktree; the checkout is not touched). The patch times each group the journal writer takes
+# Builds registerd as of cb872fb, the commit the patch was written for (the journal writer has
+# changed since), with writer-cycle.patch applied (in a temporary git worktree; the checkout is
+# not touched). The patch times each group the journal writer takes
 # (encoding, pwrite, fdatasync, and how long the writer waited for the loop) and prints it
 # every 2,000 groups, and adds two knobs read from the environment:
 # REGISTERD_STAND_IN_SYNC_US=N sleeps N µs instead of each fdatasync (a disk that never
@@ -24,34 +25,19 @@ spin=${2:-3000}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/registerd-writer-cycle.XXXXXX")
 pid=""
+. Benchmarks/experiments/patched.sh
 cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  git worktree remove --force "$work/tree" >/dev/null 2>&1 || true
+  patched_cleanup
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-git worktree add --detach "$work/tree" HEAD >/dev/null 2>&1
-git -C "$work/tree" apply "$PWD/Benchmarks/experiments/writer-cycle.patch"
-(cd "$work/tree" && swift build -c release --product registerd >/dev/null)
-bin="$work/tree/.build/release/registerd"
-cc -O2 -Wall -Wextra -o "$work/loadclient" Benchmarks/loadclient/loadclient.c -lm
+build_patched writer-cycle.patch cb872fb
 
 run() { # label, then environment assignments
   local label=$1
   shift
-  rm -rf "$work/data" "$work/r.sock"
-  env "$@" "$bin" --socket "$work/r.sock" --data-dir "$work/data" --catalog Data/products.json \
-    2>"$work/registerd.log" &
-  pid=$!
-  for _ in $(seq 100); do [ -S "$work/r.sock" ] && break; sleep 0.05; done
-  local result
-  result=$("$work/loadclient" --socket "$work/r.sock" --proto line --conns 50 --depth 1 \
-    --warmup 0.5 --duration 3 -- '{"op":"paid_in","amount":"0.01","reason":"bench"}' 2>/dev/null)
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-  pid=""
-  printf '%-22s %s\n' "$label" "$(sed -n 's/.*\(rps=[0-9]*\).*/\1/p' <<<"$result")"
+  run_paid_in 0.5 "$@"
+  printf '%-22s rps=%s\n' "$label" "$paid_rps"
   grep 'writer-cycle:' "$work/registerd.log" | tail -1 | sed 's/^/    /' || true
 }
 
