@@ -559,6 +559,9 @@ extension Discount {
     case (nil, nil), (.some, .some):
       throw JSONShapeError(path: path, message: "needs exactly one of percent and amount")
     }
+    if let problem = value.problem {
+      throw JSONShapeError(path: path, message: problem)
+    }
   }
 }
 

@@ -199,10 +199,15 @@ public struct ProductList: Sendable {
   mutating func adjustStock(sku: String, by delta: Int64) {
     guard let slot = index[sku], var product = slots[slot]?.product, let stock = product.stock
     else { return }
-    // `decide` keeps stock within range; a journal that says otherwise is clamped rather than
-    // allowed to wrap or trap.
+    // `decide` keeps stock from 0 up (and returns cannot take it near the counters' limit); a
+    // journal that says otherwise is clamped to what a snapshot holds, rather than allowed to
+    // wrap, trap or leave a register whose snapshot would not read back.
     let (sum, overflow) = stock.addingReportingOverflow(delta)
-    product.stock = overflow ? (delta < 0 ? Int64.min : Int64.max) : sum
+    let range = 0...IntegerRanges.maximumCounter
+    product.stock =
+      overflow
+      ? (delta < 0 ? range.lowerBound : range.upperBound)
+      : min(max(sum, range.lowerBound), range.upperBound)
     slots[slot] = ProductBox(product)
   }
 }

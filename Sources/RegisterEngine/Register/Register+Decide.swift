@@ -519,18 +519,8 @@ extension Register {
     } else if order.activeLines.isEmpty {
       throw RegisterError(.emptyOrder, "the order is empty; there is nothing to discount")
     }
-    switch value {
-    case .percent(let percent):
-      guard percent > .zero, percent <= .hundred else {
-        throw RegisterError(
-          .invalidDiscount, "a discount percentage must be more than 0 and at most 100")
-      }
-    case .amount(let amount):
-      guard amount.minorUnits > 0 else {
-        throw RegisterError(.invalidDiscount, "a discount amount must be more than 0")
-      }
-    case nil:
-      break
+    if let problem = value?.problem {
+      throw RegisterError(.invalidDiscount, problem)
     }
     return .discountSet(
       order: order.id, line: number,

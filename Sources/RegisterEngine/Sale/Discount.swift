@@ -2,6 +2,19 @@
 public enum DiscountValue: Sendable, Equatable {
   case percent(Percent)
   case amount(Money)
+
+  /// Why this cannot be a discount (nil: it can): a percentage is more than 0 and at most 100,
+  /// an amount more than 0. `decide` refuses such a request with it, and a journal record or a
+  /// snapshot that holds such a discount is refused with it: the register never holds one.
+  var problem: String? {
+    switch self {
+    case .percent(let percent):
+      percent > .zero && percent <= .hundred
+        ? nil : "a discount percentage must be more than 0 and at most 100"
+    case .amount(let amount):
+      amount.minorUnits > 0 ? nil : "a discount amount must be more than 0"
+    }
+  }
 }
 
 /// A discount on a line or on the whole order, with the reason the cashier gave.
