@@ -57,8 +57,7 @@ import Testing
     Case(
       name: "a receipt number at Int64's limit",
       records: [
-        line(), tender("20.00"),
-        #"{"type":"sale_completed","data":{"order_id":1,"receipt":\#(max),"cash_rounding":"0.00","change":"0.00"}}"#,
+        line(), tender("20.00"), sale(receipt: max),
       ], refused: (2, "data.receipt")),
     Case(
       name: "a day at Int64's limit",
@@ -84,6 +83,37 @@ import Testing
       records: [line(), discount(#"{"amount":"0.00","reason":"x"}"#, line: nil)],
       refused: (1, "a discount amount must be more than 0")),
   ]
+
+  /// Numbers below 1 where registerd numbers from 1: a request may name one (not found), a
+  /// record may not (before, a line numbered 0 replayed, and the register's snapshot did not
+  /// read back).
+  static let numberedFromOneCases: [Case] = [
+    Case(name: "a line numbered 0", records: [line("0")], refused: (0, "data.line.line")),
+    Case(
+      name: "a line removed from order -1",
+      records: [#"{"type":"line_removed","data":{"order_id":-1,"line":1}}"#],
+      refused: (0, "data.order_id")),
+    Case(
+      name: "receipt 0", records: [line(), tender("20.00"), sale(receipt: "0")],
+      refused: (2, "data.receipt")),
+    Case(
+      name: "day 0",
+      records: [
+        #"{"type":"day_closed","data":{"day":0,"counted_cash":"0.00","journal_head":\#(head)}}"#
+      ], refused: (0, "data.day")),
+    Case(
+      name: "print job 0",
+      records: [#"{"type":"print_queued","data":{"job":0,"document":"drawer","drawer":true}}"#],
+      refused: (0, "data.job")),
+    Case(
+      name: "a resumed order replacing order 0",
+      records: [#"{"type":"order_resumed","data":{"order_id":4,"replacing":0}}"#],
+      refused: (0, "data.replacing")),
+  ]
+
+  static func sale(receipt: String) -> String {
+    #"{"type":"sale_completed","data":{"order_id":1,"receipt":\#(receipt),"cash_rounding":"0.00","change":"0.00"}}"#
+  }
 
   /// Within what each field may hold, though `decide` would not have written them: replayed.
   static let replayedCases: [Case] = [
@@ -136,7 +166,7 @@ import Testing
     return (register, nil)
   }
 
-  @Test(arguments: refusedCases)
+  @Test(arguments: refusedCases + numberedFromOneCases)
   func refusedByName(_ hostile: Case) throws {
     let expected = try #require(hostile.refused)
     let (_, refused) = try Self.replay(hostile.records)

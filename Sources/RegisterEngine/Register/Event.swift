@@ -254,8 +254,68 @@ public enum Event: Sendable, Equatable {
   ) throws(JSONShapeError) -> Event {
     // Member paths (`data.line.sku`) are built only for the message of a record that fails:
     // recovery, replay and export read every record, nearly always good.
-    try withPathsOnFailure("data") { path throws(JSONShapeError) in
+    let event = try withPathsOnFailure("data") { path throws(JSONShapeError) in
       try decode(type: type, data: data, currency: currency, path: path)
+    }
+    if let (member, number) = event.nonPositiveNumber {
+      throw JSONShapeError(
+        path: joinPath("data", member),
+        message: "must be a whole number from 1 to \(IntegerRanges.maximumCounter), got \(number)")
+    }
+    return event
+  }
+
+  /// The first of the event's order, line, receipt, day and print-job numbers that is below 1
+  /// (its member's path under `data`, and the number), or nil when all are 1 or more. Requests
+  /// may name 0 or -1 (not found, as `IntegerRanges` says); registerd writes none in a record,
+  /// and a snapshot holds none, so a record with one is refused: replayed, it would leave a
+  /// register whose snapshot does not read back.
+  var nonPositiveNumber: (member: String, number: Int)? {
+    func first(_ numbers: [(String, Int?)]) -> (String, Int)? {
+      for case (let member, let number?) in numbers where number < 1 { return (member, number) }
+      return nil
+    }
+    switch self {
+    case .storeConfigured, .catalogLoaded, .operatorAdded, .operatorRemoved, .operatorPINSet,
+      .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
+      .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn,
+      .paidOut, .noSale:
+      return nil
+    case .lineAdded(let order, let line):
+      return first([("order_id", order), ("line.line", line.line)])
+    case .lineRemoved(let order, let line), .lineVoided(let order, let line),
+      .quantitySet(let order, let line, _), .priceOverridden(let order, let line, _):
+      return first([("order_id", order), ("line", line)])
+    case .discountSet(let order, let line, _):
+      return first([("order_id", order), ("line", line)])
+    case .tenderAdded(let order, _), .orderVoided(let order, _, _), .orderParked(let order, _),
+      .customerAttached(let order, _, _), .customerDetached(let order):
+      return first([("order_id", order)])
+    case .saleCompleted(let order, let receipt, _, _, let giftCards):
+      return first(
+        [("order_id", order), ("receipt", receipt)]
+          + giftCards.map { ("gift_cards.line", $0.line) })
+    case .orderResumed(let order, let replacing):
+      return first([("order_id", order), ("replacing", replacing)])
+    case .returnCompleted(let event):
+      return first(
+        [("receipt", event.receipt), ("original_receipt", event.original)]
+          + event.lines.map { ("lines.line", $0.line) })
+    case .wishlistAdded:
+      return nil
+    case .wishlistRemoved(_, _, let order):
+      return first([("order_id", order)])
+    case .receiptEmailed(let receipt, _, _):
+      return first([("receipt", receipt)])
+    case .dayClosed(let day, _, _):
+      return first([("day", day)])
+    case .printQueued(let job):
+      switch job.document {
+      case .receipt(let receipt, _): return first([("job", job.id), ("receipt", receipt)])
+      case .drawer: return first([("job", job.id)])
+      }
+    case .printDone(let job):
+      return first([("job", job)])
     }
   }
 
