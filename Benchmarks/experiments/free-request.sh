@@ -20,27 +20,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-3}
 
-. Benchmarks/require.sh
-. Benchmarks/redis.sh
-require redis-server redis-server
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/registerd-free-request.XXXXXX")
-pid=""
-redis_pid=""
 . Benchmarks/experiments/patched.sh
-cleanup() {
-  patched_cleanup
-  if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+patched_setup free-request
 build_patched free-request.patch
-load="$work/loadclient"
+redis_setup
 
-start_redis "$work/redis"
-for _ in $(seq 100); do [ -S "$work/redis/redis.sock" ] && break; sleep 0.05; done
-
-rps() { sed -n 's/.*rps=\([0-9]*\).*/\1/p'; }
 registerd() { # label, then environment assignments
   local label=$1
   shift
@@ -52,6 +36,5 @@ for round in $(seq "$rounds"); do
   echo "round $round (requests/s)"
   registerd "registerd paid_in" X=0
   registerd "registerd paid_in, free path" REGISTERD_FREE_PAID_IN=1
-  printf '%-28s %s\n' "Redis SET (fsync always)" "$("$load" --socket "$work/redis/redis.sock" \
-    --proto resp --conns 50 --depth 1 --warmup 1 --duration 3 -- SET key value 2>/dev/null | rps)"
+  printf '%-28s %s\n' "Redis SET (fsync always)" "$(redis_set_rps)"
 done

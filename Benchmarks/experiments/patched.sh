@@ -1,7 +1,41 @@
 # Shared by the experiments that build registerd with a patch and drive it with compare-redis.sh's
-# scenario 2 (50 clients × 1 durable paid_in). Source it from the repository's root after setting
-# `work` (a temporary directory the caller removes) and `pid=""`; call `patched_cleanup` from the
-# caller's EXIT trap.
+# scenario 2 (50 clients × 1 durable paid_in). Source it from the repository's root, then call
+# `patched_setup NAME` first: it makes the scratch directory `work` and removes it at exit, with
+# the daemon, Redis (when `redis_setup` started it) and the worktree.
+
+# patched_setup NAME: the scratch directory `work` (registerd-NAME.XXXXXX), and the exit trap.
+patched_setup() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/registerd-$1.XXXXXX")
+  pid=""
+  redis_pid=""
+  trap patched_exit EXIT
+}
+
+patched_exit() {
+  for p in ${pid:-} ${redis_pid:-}; do
+    kill "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+  git worktree remove --force "$work/tree" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+
+# redis_setup: redis-server (appendfsync always) on $work/redis/redis.sock, installed when
+# missing (Benchmarks/redis.sh, Benchmarks/require.sh).
+redis_setup() {
+  . Benchmarks/require.sh
+  . Benchmarks/redis.sh
+  require redis-server redis-server
+  start_redis "$work/redis"
+  for _ in $(seq 100); do [ -S "$work/redis/redis.sock" ] && break; sleep 0.05; done
+}
+
+# redis_set_rps: Redis's durable SET, 50 × 1 for 3 s after 1 s, in requests/s (the scale the
+# experiments print beside registerd's paid_in).
+redis_set_rps() {
+  "$work/loadclient" --socket "$work/redis/redis.sock" --proto resp --conns 50 --depth 1 \
+    --warmup 1 --duration 3 -- SET key value 2>/dev/null | sed -n 's/.*rps=\([0-9]*\).*/\1/p'
+}
 
 # build_patched PATCH [COMMIT]: registerd as of COMMIT (default HEAD) with PATCH applied, in a
 # temporary git worktree under $work (the checkout is not touched); sets `bin`. Also compiles
@@ -33,10 +67,4 @@ run_paid_in() {
   kill "$pid"
   wait "$pid" 2>/dev/null || true
   pid=""
-}
-
-# Stops the daemon if one runs and removes the worktree (not $work itself).
-patched_cleanup() {
-  if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  git worktree remove --force "$work/tree" >/dev/null 2>&1 || true
 }

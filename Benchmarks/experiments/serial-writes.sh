@@ -17,24 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-3}
 
-. Benchmarks/require.sh
-. Benchmarks/redis.sh
-require redis-server redis-server
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/registerd-serial-writes.XXXXXX")
-pid=""
-redis_pid=""
 . Benchmarks/experiments/patched.sh
-cleanup() {
-  patched_cleanup
-  if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+patched_setup serial-writes
 build_patched serial-writes.patch
-
-start_redis "$work/redis"
-for _ in $(seq 100); do [ -S "$work/redis/redis.sock" ] && break; sleep 0.05; done
+redis_setup
 
 for round in $(seq "$rounds"); do
   echo "round $round (requests/s)"
@@ -42,7 +28,5 @@ for round in $(seq "$rounds"); do
   printf '%-34s %s\n' "registerd paid_in, writer thread" "$paid_rps"
   run_paid_in 1 REGISTERD_SERIAL=1
   printf '%-34s %s\n' "registerd paid_in, on the loop" "$paid_rps"
-  printf '%-34s %s\n' "Redis SET (fsync always)" "$("$work/loadclient" --socket "$work/redis/redis.sock" \
-    --proto resp --conns 50 --depth 1 --warmup 1 --duration 3 -- SET key value 2>/dev/null |
-    sed -n 's/.*rps=\([0-9]*\).*/\1/p')"
+  printf '%-34s %s\n' "Redis SET (fsync always)" "$(redis_set_rps)"
 done

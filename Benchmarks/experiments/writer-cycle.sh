@@ -23,14 +23,8 @@ cd "$(dirname "$0")/../.."
 rounds=${1:-3}
 spin=${2:-3000}
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/registerd-writer-cycle.XXXXXX")
-pid=""
 . Benchmarks/experiments/patched.sh
-cleanup() {
-  patched_cleanup
-  rm -rf "$work"
-}
-trap cleanup EXIT
+patched_setup writer-cycle
 build_patched writer-cycle.patch cb872fb
 
 run() { # label, then environment assignments
