@@ -39,6 +39,12 @@ extension Register {
             + "It may come from a newer registerd; run that version, or restore the journal from a backup."
         )
       }
+      if let problem = replayProblem(event) {
+        settleTotals()
+        throw RecoveryError(
+          "journal record seq \(record.sequence) (\(record.type)) cannot follow the records before it: \(problem). "
+            + "registerd never writes such a record; restore the journal from a backup.")
+      }
       // The open order's totals are computed when something reads them, not for each line.
       apply(
         event, at: record.at, operatorID: record.operatorID, sequence: record.sequence,
@@ -48,5 +54,20 @@ extension Register {
       if count % 10_000 == 0 { progress?(count) }
     }
     settleTotals()
+  }
+}
+
+extension Register {
+  /// Why `event`, read from a journal, cannot follow what this register holds (nil: it can).
+  /// `apply` takes `decide`'s word for these; a record registerd did not write is checked
+  /// here, so that a replay never holds what no snapshot could (two receipts of one number).
+  func replayProblem(_ event: Event) -> String? {
+    var receipt: Int?
+    if case .saleCompleted(_, let number, _, _, _) = event { receipt = number }
+    if case .returnCompleted(let refund) = event { receipt = refund.receipt }
+    if let receipt, receipt < nextReceiptNumber {
+      return "receipt \(receipt) was numbered already (the next receipt is \(nextReceiptNumber))"
+    }
+    return nil
   }
 }
