@@ -159,6 +159,50 @@ import Testing
         #"{"type":"day_closed","data":{"day":1000000000000000,"counted_cash":"0.00","journal_head":\#(head)}}"#
       ]),
     Case(
+      name: "a customer added twice",
+      records: [
+        #"{"type":"customer_added","data":{"customer_id":"C1","name":"Dana Li"}}"#,
+        #"{"type":"customer_added","data":{"customer_id":"C1","name":"Other"}}"#,
+      ]),
+    Case(
+      name: "an order parked twice",
+      records: [
+        line(), #"{"type":"order_parked","data":{"order_id":1,"note":"a"}}"#,
+        #"{"type":"order_parked","data":{"order_id":1,"note":"b"}}"#,
+      ]),
+    Case(
+      name: "an order resumed that was never parked",
+      records: [#"{"type":"order_resumed","data":{"order_id":7,"replacing":1}}"#]),
+    Case(
+      name: "a sale of an order that is not open",
+      records: [
+        line(), tender("20.00"),
+        #"{"type":"sale_completed","data":{"order_id":9,"receipt":1,"cash_rounding":"0.00","change":"0.00"}}"#,
+      ]),
+    Case(
+      name: "a sale of an empty order",
+      records: [
+        #"{"type":"sale_completed","data":{"order_id":1,"receipt":1,"cash_rounding":"0.00","change":"0.00"}}"#
+      ]),
+    Case(
+      name: "a return of a receipt that does not exist",
+      records: [
+        #"{"type":"return_completed","data":{"receipt":1,"original_receipt":7,"lines":[{"line":1,"sku":"TEE","name":"Tee","qty":1,"unit_price":"10.00","net":"10.00","tax":"0.75","tax_class":"standard","tax_rate":"7.5"}],"refunds":[{"type":"cash","amount":"10.75"}],"cash_rounding":"0.00","reason":"x"}}"#
+      ]),
+    Case(
+      name: "a day closed twice",
+      records: [
+        #"{"type":"day_closed","data":{"day":1,"counted_cash":"0.00","journal_head":\#(head)}}"#,
+        #"{"type":"day_closed","data":{"day":1,"counted_cash":"0.00","journal_head":\#(head)}}"#,
+      ]),
+    Case(
+      name: "a print job done before it was queued, and queued twice",
+      records: [
+        #"{"type":"print_done","data":{"job":5}}"#,
+        #"{"type":"print_queued","data":{"job":1,"document":"drawer","drawer":true}}"#,
+        #"{"type":"print_queued","data":{"job":1,"document":"drawer","drawer":true}}"#,
+      ]),
+    Case(
       name: "a customer number at Int64's limit",
       records: [#"{"type":"customer_added","data":{"customer_id":"C\#(max)","name":"Dana Li"}}"#]),
   ]
