@@ -147,6 +147,9 @@ enum Offline {
       firstSequence > 1
       ? Maintenance.currency(before: firstSequence, in: directory) : Register().store.currency
     var anchorSums: [Int64: String] = [:]
+    // The next receipt number, as replay checks it (from the first receipt seen when the
+    // journal's start was archived).
+    var nextReceipt: Int? = firstSequence > 1 ? nil : 1
     var chain: JournalFiles.ChainScan
     do {
       chain = try JournalFiles.read(
@@ -184,6 +187,10 @@ enum Offline {
             )
           }
           if case .storeConfigured(let store) = event { currency = store.currency }
+          if let next = nextReceipt, let problem = event.receiptProblem(next: next) {
+            throw RecoveryError(outOfTurn: record, problem)
+          }
+          if let receipt = event.receiptGiven { nextReceipt = max(nextReceipt ?? 1, receipt + 1) }
         }
       }
     } catch {

@@ -16,9 +16,14 @@ struct JournalKeyEndToEndTests {
     #expect(chmod(path, mode) == 0)
   }
 
-  /// Rewrites the journal as an attacker without the key would: record `target`'s data
-  /// changed, every record from there on encoded again with `macKey` (another key, or none).
-  static func rewrite(_ dataDirectory: String, target: String, macKey: HMACSHA256?) throws {
+  /// Rewrites the journal as an attacker without the key would: the first record of type
+  /// `target` has its data changed by `change` (by default a paid-in's amount made larger:
+  /// still a record every reader takes), and every record from there on is encoded again with
+  /// `macKey` (another key, or none).
+  static func rewrite(
+    _ dataDirectory: String, target: String, macKey: HMACSHA256?,
+    change: (inout JSONObject) -> Void = { $0["amount"] = "999.00" }
+  ) throws {
     let segments = try JournalFiles.segments(in: dataDirectory)
     var previous = JournalRecord.genesis
     var rewriting = false
@@ -29,9 +34,8 @@ struct JournalKeyEndToEndTests {
         var record = try JournalRecord.decode(line: line)
         if !rewriting, record.type == target {
           rewriting = true
-          // The paid-in's amount made larger: still a record every reader takes.
           var data = try #require(record.data.objectValue)
-          data["amount"] = "999.00"
+          change(&data)
           record.data = .object(data)
         }
         if rewriting {

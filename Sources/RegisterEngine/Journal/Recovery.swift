@@ -39,11 +39,9 @@ extension Register {
             + "It may come from a newer registerd; run that version, or restore the journal from a backup."
         )
       }
-      if let problem = replayProblem(event) {
+      if let problem = event.receiptProblem(next: nextReceiptNumber) {
         settleTotals()
-        throw RecoveryError(
-          "journal record seq \(record.sequence) (\(record.type)) cannot follow the records before it: \(problem). "
-            + "registerd never writes such a record; restore the journal from a backup.")
+        throw RecoveryError(outOfTurn: record, problem)
       }
       // The open order's totals are computed when something reads them, not for each line.
       apply(
@@ -57,17 +55,31 @@ extension Register {
   }
 }
 
-extension Register {
-  /// Why `event`, read from a journal, cannot follow what this register holds (nil: it can).
-  /// `apply` takes `decide`'s word for these; a record registerd did not write is checked
-  /// here, so that a replay never holds what no snapshot could (two receipts of one number).
-  func replayProblem(_ event: Event) -> String? {
-    var receipt: Int?
-    if case .saleCompleted(_, let number, _, _, _) = event { receipt = number }
-    if case .returnCompleted(let refund) = event { receipt = refund.receipt }
-    if let receipt, receipt < nextReceiptNumber {
-      return "receipt \(receipt) was numbered already (the next receipt is \(nextReceiptNumber))"
-    }
+extension RecoveryError {
+  /// `record` cannot follow the records before it, for `problem` (start-up and `verify
+  /// --events` say it in the same words).
+  public init(outOfTurn record: JournalRecord, _ problem: String) {
+    self.init(
+      "journal record seq \(record.sequence) (\(record.type)) cannot follow the records before it: \(problem). "
+        + "registerd never writes such a record; restore the journal from a backup.")
+  }
+}
+
+extension Event {
+  /// The receipt number this event gives: a sale's or a return's (they share one sequence).
+  public var receiptGiven: Int? {
+    if case .saleCompleted(_, let number, _, _, _) = self { return number }
+    if case .returnCompleted(let refund) = self { return refund.receipt }
     return nil
+  }
+
+  /// Why this event, read from a journal whose next receipt number is `next`, cannot follow
+  /// the records before it (nil: it can). `apply` takes `decide`'s word that a receipt number
+  /// is never given twice; a record registerd did not write is checked, so that a replay never
+  /// holds what no snapshot could (two receipts of one number). Gaps are allowed, as `apply`
+  /// always allowed them.
+  public func receiptProblem(next: Int) -> String? {
+    guard let receipt = receiptGiven, receipt < next else { return nil }
+    return "receipt \(receipt) was numbered already (the next receipt is \(next))"
   }
 }

@@ -271,51 +271,49 @@ public enum Event: Sendable, Equatable {
   /// and a snapshot holds none, so a record with one is refused: replayed, it would leave a
   /// register whose snapshot does not read back.
   var nonPositiveNumber: (member: String, number: Int)? {
-    func first(_ numbers: [(String, Int?)]) -> (String, Int)? {
-      for case (let member, let number?) in numbers where number < 1 { return (member, number) }
-      return nil
+    // Checked for every record a replay, an export or `verify --events` reads: no array is
+    // built for it (`??` takes the first, evaluating the rest only while none is found).
+    func below1(_ member: String, _ number: Int?) -> (member: String, number: Int)? {
+      guard let number, number < 1 else { return nil }
+      return (member, number)
     }
     switch self {
     case .storeConfigured, .catalogLoaded, .operatorAdded, .operatorRemoved, .operatorPINSet,
       .operatorUnlocked, .pinFailed, .pinAccepted, .signedIn, .signedOut, .customerAdded,
       .productAdded, .productUpdated, .productRemoved, .stockAdjusted, .floatSet, .paidIn,
-      .paidOut, .noSale:
+      .paidOut, .noSale, .wishlistAdded:
       return nil
     case .lineAdded(let order, let line):
-      return first([("order_id", order), ("line.line", line.line)])
+      return below1("order_id", order) ?? below1("line.line", line.line)
     case .lineRemoved(let order, let line), .lineVoided(let order, let line),
       .quantitySet(let order, let line, _), .priceOverridden(let order, let line, _):
-      return first([("order_id", order), ("line", line)])
+      return below1("order_id", order) ?? below1("line", line)
     case .discountSet(let order, let line, _):
-      return first([("order_id", order), ("line", line)])
+      return below1("order_id", order) ?? below1("line", line)
     case .tenderAdded(let order, _), .orderVoided(let order, _, _), .orderParked(let order, _),
       .customerAttached(let order, _, _), .customerDetached(let order):
-      return first([("order_id", order)])
+      return below1("order_id", order)
     case .saleCompleted(let order, let receipt, _, _, let giftCards):
-      return first(
-        [("order_id", order), ("receipt", receipt)]
-          + giftCards.map { ("gift_cards.line", $0.line) })
+      return below1("order_id", order) ?? below1("receipt", receipt)
+        ?? giftCards.lazy.compactMap { below1("gift_cards.line", $0.line) }.first
     case .orderResumed(let order, let replacing):
-      return first([("order_id", order), ("replacing", replacing)])
+      return below1("order_id", order) ?? below1("replacing", replacing)
     case .returnCompleted(let event):
-      return first(
-        [("receipt", event.receipt), ("original_receipt", event.original)]
-          + event.lines.map { ("lines.line", $0.line) })
-    case .wishlistAdded:
-      return nil
+      return below1("receipt", event.receipt) ?? below1("original_receipt", event.original)
+        ?? event.lines.lazy.compactMap { below1("lines.line", $0.line) }.first
     case .wishlistRemoved(_, _, let order):
-      return first([("order_id", order)])
+      return below1("order_id", order)
     case .receiptEmailed(let receipt, _, _):
-      return first([("receipt", receipt)])
+      return below1("receipt", receipt)
     case .dayClosed(let day, _, _):
-      return first([("day", day)])
+      return below1("day", day)
     case .printQueued(let job):
       switch job.document {
-      case .receipt(let receipt, _): return first([("job", job.id), ("receipt", receipt)])
-      case .drawer: return first([("job", job.id)])
+      case .receipt(let receipt, _): return below1("job", job.id) ?? below1("receipt", receipt)
+      case .drawer: return below1("job", job.id)
       }
     case .printDone(let job):
-      return first([("job", job)])
+      return below1("job", job)
     }
   }
 
