@@ -18,8 +18,10 @@ package struct CardTender: Equatable {
   /// The expiry from `--exp`, or nil to read it after the CVV.
   package var expiry: CardExpiry?
   package var amount: Money?
-  /// `--approve MANAGER:PIN`, when given.
+  /// `--approve MANAGER` (its PIN read after the card's fields) or `--approve MANAGER:PIN`.
   package var approval: Approval?
+  /// True when `--approve` gave the PIN too (the old form, which warns).
+  package var approvalPINInArguments = false
 
   package init(
     number: String? = nil, cvv: String? = nil, expiry: CardExpiry? = nil, amount: Money? = nil,
@@ -34,6 +36,9 @@ package struct CardTender: Equatable {
 
   /// True when a secret came on the command line (the old form, which warns).
   package var hasSecretInArguments: Bool { number != nil || cvv != nil }
+
+  /// True when the approval's PIN is still to be read.
+  package var approvalPINToRead: Bool { approval != nil && !approvalPINInArguments }
 
   /// A command line as it may be shown back (in an error): a card tender's words after
   /// `card` are left out, as they may hold the number or the CVV.

@@ -129,18 +129,22 @@ struct CommandHelp {
     (
       "People (once an operator exists, changes need someone signed in)",
       [
-        CommandHelp(["operator"], "operator add ID --name NAME --role cashier|manager --pin PIN"),
-        CommandHelp(["operator"], "operator list | remove ID | set-pin ID --pin PIN | unlock ID"),
+        CommandHelp(
+          ["operator"], "operator add ID --name NAME --role cashier|manager",
+          "the new operator's PIN is asked for without echo\n(twice), or read from standard input"),
+        CommandHelp(["operator"], "operator list | remove ID | set-pin ID | unlock ID"),
         CommandHelp(
           ["operator"], "operator unlock ID --data-dir DIR",
           "with registerd stopped: the owner's way to unlock\n(e.g. the last manager), journaled offline"
         ),
         CommandHelp(
-          ["sign-in", "signin", "login"], "sign-in ID --pin PIN", "sign in at the register"),
+          ["sign-in", "signin", "login"], "sign-in ID",
+          "sign in at the register; the PIN is asked for\nwithout echo, or read from standard input (the\nold `--pin PIN` works but shows it to `ps`)"
+        ),
         CommandHelp(["sign-out", "signout", "logout"], "sign-out"),
         CommandHelp(
-          ["--approve"], "--approve MANAGER:PIN",
-          "(on any command) a manager's approval, for voids,\noverrides, returns, no-sales, large discounts"
+          ["--approve"], "--approve MANAGER",
+          "(on any command) a manager's approval; the manager\ntypes their PIN when asked (a wrong one counts\ntoward their lockout)"
         ),
         CommandHelp(
           ["customer"], "customer add NAME [--email E] [--phone P] [--tax-exempt CERTIFICATE]"),

@@ -106,6 +106,9 @@ package enum Invocation: Equatable {
   /// A card tender; the number and CVV (and the expiry without `--exp`) are read at run time
   /// from the terminal or standard input unless the old form gave them here.
   case cardTender(CardTender)
+  /// A request with PINs in it, read at run time from the terminal or standard input unless
+  /// the old forms gave them here.
+  case pinRequest(PINRequest)
   /// Follow the order live (the customer display).
   case watch(topics: [String], count: Int?)
   /// The full help, or one command's.
@@ -283,11 +286,9 @@ package enum CommandParser {
       invocation = try operatorCommand(&arguments)
     case "sign-in", "signin", "login":
       let id = try arguments.positional("OPERATOR")
-      guard let pin = try arguments.option("--pin") else {
-        throw UsageError("sign-in needs --pin PIN")
-      }
-      invocation = request(
-        Requests.SignIn(operatorID: id, pin: pin), .message("Signed in as \(id)."))
+      invocation = try pinRequest(
+        .signIn(operatorID: id), given: arguments.option("--pin"),
+        style: .message("Signed in as \(id)."))
     case "sign-out", "signout", "logout":
       invocation = request(Requests.SignOut(), .message("Signed out."))
     case "customer":
@@ -460,26 +461,65 @@ package enum CommandParser {
       throw unknownCommand(name)
     }
     if let text = try arguments.option("--approve") {
-      guard let colon = text.firstIndex(of: ":") else {
-        throw UsageError("--approve takes OPERATOR:PIN of a manager")
-      }
-      let approval = Approval(
-        operatorID: String(text[..<colon]), pin: String(text[text.index(after: colon)...]))
-      switch invocation {
-      case .request(var typed, let style):
-        typed.envelope.approval = approval
-        invocation = .request(typed, style)
-      case .cardTender(var card):
-        card.approval = approval
-        invocation = .cardTender(card)
-      default:
-        break
-      }
+      invocation = try approved(invocation, text)
     }
     try arguments.finish()
     // Only a line with no usage error gets as far as a refusal, as when registerd refused it.
     if let refusal = arguments.refusal { return .refused(refusal) }
     return invocation
+  }
+
+  /// `invocation` with the approval `--approve` gave: `MANAGER`, whose PIN is then read at run
+  /// time, or the old `MANAGER:PIN`.
+  private static func approved(_ invocation: Invocation, _ text: String) throws(UsageError)
+    -> Invocation
+  {
+    let manager: String
+    var pin: String?
+    if let colon = text.firstIndex(of: ":") {
+      manager = String(text[..<colon])
+      pin = String(text[text.index(after: colon)...])
+    } else {
+      manager = text
+    }
+    guard !manager.isEmpty else {
+      throw UsageError("--approve takes the id of the manager who approves (MANAGER)")
+    }
+    switch invocation {
+    case .request(let typed, let style):
+      return .pinRequest(approving(PINRequest(typed, style), manager, pin))
+    case .pinRequest(let request):
+      return .pinRequest(approving(request, manager, pin))
+    case .cardTender(var card):
+      card.approval = Approval(operatorID: manager, pin: pin ?? "")
+      card.approvalPINInArguments = pin != nil
+      return .cardTender(card)
+    default:
+      return invocation
+    }
+  }
+
+  private static func approving(_ request: PINRequest, _ manager: String, _ pin: String?)
+    -> PINRequest
+  {
+    var request = request
+    if let pin {
+      request.request.envelope.approval = Approval(operatorID: manager, pin: pin)
+      request.inArguments = true
+    } else {
+      request.approver = manager
+    }
+    return request
+  }
+
+  /// A request whose body carries a PIN: the one `--pin` gave (the old form), or one to read.
+  private static func pinRequest(_ body: PINBody, given pin: String?, style: OutputStyle)
+    -> Invocation
+  {
+    .pinRequest(
+      PINRequest(
+        TypedRequest(body.body(with: pin ?? "")), style, pin: pin == nil ? body : nil,
+        inArguments: pin != nil))
   }
 
   /// An unknown command word, with the nearest known one when it looks like a typo.
@@ -500,15 +540,15 @@ package enum CommandParser {
     switch action {
     case "add":
       let id = try arguments.positional("ID")
-      guard let name = try arguments.option("--name"), let role = try arguments.option("--role"),
-        let pin = try arguments.option("--pin")
-      else { throw UsageError("operator add ID --name NAME --role cashier|manager --pin PIN") }
+      guard let name = try arguments.option("--name"), let role = try arguments.option("--role")
+      else { throw UsageError("operator add ID --name NAME --role cashier|manager") }
+      let pin = try arguments.option("--pin")
       guard let role = OperatorRole(rawValue: role) else {
         return .refused(RegisterError(.badRequest, "role must be \"cashier\" or \"manager\""))
       }
-      return request(
-        Requests.OperatorAdd(operatorID: id, name: name, role: role, pin: pin),
-        .message("Operator \(id) added."))
+      return pinRequest(
+        .operatorAdd(operatorID: id, name: name, role: role), given: pin,
+        style: .message("Operator \(id) added."))
     case "list":
       return request(Requests.OperatorList(), .operators)
     case "remove":
@@ -516,11 +556,9 @@ package enum CommandParser {
       return request(Requests.OperatorRemove(operatorID: id), .message("Operator \(id) removed."))
     case "set-pin":
       let id = try arguments.positional("ID")
-      guard let pin = try arguments.option("--pin") else {
-        throw UsageError("operator set-pin ID --pin PIN")
-      }
-      return request(
-        Requests.OperatorSetPIN(operatorID: id, pin: pin), .message("PIN of \(id) changed."))
+      return pinRequest(
+        .setPIN(operatorID: id), given: try arguments.option("--pin"),
+        style: .message("PIN of \(id) changed."))
     case "unlock":
       let id = try arguments.positional("ID")
       if let directory = try arguments.option("--data-dir") {

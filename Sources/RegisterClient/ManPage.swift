@@ -40,6 +40,19 @@ package enum ManPage {
       the lines after a
       .B tender card
       line are its number and CVV.
+      .PP
+      PINs are read the same way:
+      .BR sign\\-in ,
+      .BR "operator add" ,
+      .B "operator set\\-pin"
+      and
+      .B \\-\\-approve MANAGER
+      ask for the PIN without echo (a new one twice), or read it from standard input, one per
+      line (the op's own PIN first, then the approving manager's). The old forms
+      .B \\-\\-pin PIN
+      and
+      .B \\-\\-approve MANAGER:PIN
+      still work, with a warning.
 
       """
     out += ".SH COMMANDS\n"

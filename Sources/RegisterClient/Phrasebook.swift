@@ -7,9 +7,12 @@
 enum Phrasebook {
   /// Protocol phrase → command-line phrase.
   static let phrases: [(protocol: String, cli: String)] = [
-    ("send approve: {operator, pin}", "add --approve MANAGER:PIN to the command"),
+    (
+      "send approve: {operator, pin}",
+      "add --approve MANAGER to the command (the manager types their PIN)"
+    ),
     ("the catalog op lists them", "`register-cli catalog` lists them"),
-    ("sign in first (op sign_in)", "sign in first: register-cli sign-in ID --pin PIN"),
+    ("sign in first (op sign_in)", "sign in first: register-cli sign-in ID"),
     ("; use product_update", "; change it with register-cli product update SKU ..."),
     ("use kind \"z\" with day", "use register-cli report z --day N"),
   ]

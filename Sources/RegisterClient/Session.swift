@@ -84,10 +84,27 @@ final class Session {
       } catch {
         return CLI.fail(.usage, error.message)
       }
+      var approval = card.approval
+      if let manager = approval?.operatorID, card.approvalPINToRead {
+        do {
+          guard
+            let pin = try SecretEntry.read(
+              prompt: PINRequest.approvalPrompt(manager), confirm: false)
+          else { return CLI.fail(.usage, "no PIN given for \(manager)'s approval") }
+          approval = Approval(operatorID: manager, pin: pin)
+        } catch {
+          return CLI.fail(.usage, error.message)
+        }
+      }
       return run(
         .request(
-          TypedRequest(tender, envelope: RequestEnvelope(approval: card.approval)),
-          .orderOrReceipt))
+          TypedRequest(tender, envelope: RequestEnvelope(approval: approval)), .orderOrReceipt))
+    case .pinRequest(let pinRequest):
+      do {
+        return run(.request(try pinRequest.filled(read: SecretEntry.read), pinRequest.style))
+      } catch {
+        return CLI.fail(.usage, error.message)
+      }
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .refused(let error):
@@ -378,6 +395,12 @@ extension CLI {
     // Only the process's own arguments are visible to `ps`; a batch line is not warned about.
     if case .cardTender(let card) = invocation, card.hasSecretInArguments {
       writeStandardError(CardTender.argumentWarning)
+    }
+    if case .cardTender(let card) = invocation, card.approvalPINInArguments {
+      writeStandardError(PINRequest.argumentWarning)
+    }
+    if case .pinRequest(let request) = invocation, request.inArguments {
+      writeStandardError(PINRequest.argumentWarning)
     }
     let socketPath = globals.socketPath ?? Paths.clientSocket(environment: environment)
     return Session(socketPath: socketPath, json: globals.json).run(invocation)

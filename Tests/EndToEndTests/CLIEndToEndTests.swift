@@ -362,20 +362,48 @@ struct CLINewUserTests {
         "operator", "add", "mo", "--name", "Mo", "--role", "manager", "--pin", "9876",
       ]).status == 0)
     let nobody = try daemon.cli(["add", "CAP-BSB"])
-    #expect(nobody.stderr.contains("register-cli sign-in ID --pin PIN"), "\(nobody.stderr)")
+    #expect(nobody.stderr.contains("register-cli sign-in ID"), "\(nobody.stderr)")
     #expect(!nobody.stderr.contains("op sign_in"))
-    #expect(try daemon.cli(["sign-in", "mo", "--pin", "9876"]).status == 0)
+    #expect(try daemon.cli(["sign-in", "mo"], stdin: "9876\n").status == 0)
     #expect(
-      try daemon.cli([
-        "operator", "add", "cy", "--name", "Cy", "--role", "cashier", "--pin", "1234",
-      ]).status == 0)
-    #expect(try daemon.cli(["sign-in", "cy", "--pin", "1234"]).status == 0)
+      try daemon.cli(
+        ["operator", "add", "cy", "--name", "Cy", "--role", "cashier"], stdin: "1234\n"
+      )
+      .status == 0)
+    #expect(try daemon.cli(["sign-in", "cy"], stdin: "1234\n").status == 0)
     #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
     let needsManager = try daemon.cli(["void", "--reason", "left"])
     #expect(needsManager.status == 1)
     #expect(needsManager.stderr.contains("approval_required"))
-    #expect(needsManager.stderr.contains("--approve MANAGER:PIN"), "\(needsManager.stderr)")
+    #expect(needsManager.stderr.contains("--approve MANAGER "), "\(needsManager.stderr)")
     #expect(!needsManager.stderr.contains("{operator, pin}"))
+    // The manager approves by typing their PIN when asked; nothing of it reaches argv.
+    let approved = try daemon.cli(["void", "--reason", "left", "--approve", "mo"], stdin: "9876\n")
+    #expect(approved.status == 0, "\(approved.stderr)")
+    #expect(approved.stderr.isEmpty, "no warning: \(approved.stderr)")
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+    // The old forms still work, with a warning that the PIN shows in `ps` and shell history.
+    let old = try daemon.cli(["void", "--reason", "left", "--approve", "mo:9876"])
+    #expect(old.status == 0, "\(old.stderr)")
+    #expect(old.stderr.contains("a PIN on the command line is visible to other users"))
+    let oldSignIn = try daemon.cli(["sign-in", "cy", "--pin", "1234"])
+    #expect(oldSignIn.status == 0)
+    #expect(oldSignIn.stderr.contains("a PIN on the command line is visible to other users"))
+    let newSignIn = try daemon.cli(["sign-in", "cy"], stdin: "1234\n")
+    #expect(newSignIn.status == 0 && newSignIn.stderr.isEmpty, "\(newSignIn.stderr)")
+    // No PIN on standard input: a usage error, nothing sent.
+    let noPIN = try daemon.cli(["sign-in", "cy"], stdin: "")
+    #expect(noPIN.status == 2, "\(noPIN.stderr)")
+    #expect(noPIN.stderr.contains("no PIN given"))
+    // A cashier cannot reprice the catalog, remove a product or close the day.
+    for words in [
+      ["product", "update", "CAP-BSB", "--price", "0.01"], ["product", "remove", "CAP-BSB"],
+      ["close-day"],
+    ] {
+      let refused = try daemon.cli(words)
+      #expect(refused.status == 1, "\(words)")
+      #expect(refused.stderr.contains("approval_required"), "\(words): \(refused.stderr)")
+    }
     // The raw protocol keeps its own words for raw-socket clients.
     let raw = try daemon.connect().send(#"{"op":"void","reason":"left"}"#)
     #expect(raw["error"]?["message"]?.stringValue?.contains("approve: {operator, pin}") == true)

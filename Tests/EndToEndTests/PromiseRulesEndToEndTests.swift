@@ -41,10 +41,14 @@ struct PromiseRulesEndToEndTests {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
     let client = try daemon.connect()
-    let reply = try client.send(#"{"op":"add","sku":"4242424242424242"}"#)
+    let reply = try client.send(#"{"op":"add","sku":"4242 4242 4242 4242"}"#)
     #expect(reply.errorCode == "unknown_sku")
     #expect(reply["error"]?["message"]?.stringValue?.contains("****4242") == true)
-    #expect(!reply.serialized.contains("4242424242424242"))
+    #expect(!reply.serialized.contains("4242 4242 4242 4242"))
+    // An identifier is quoted as it is: an EAN-13 that passes the Luhn check is a barcode.
+    let scanned = try client.send(#"{"op":"scan","code":"5449000000996"}"#)
+    #expect(scanned.errorCode == "unknown_barcode")
+    #expect(scanned["error"]?["message"]?.stringValue?.contains("5449000000996") == true)
 
     // A catalog that cannot be read is logged with the reason, which quotes the file.
     let bad = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)

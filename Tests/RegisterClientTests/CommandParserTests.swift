@@ -7,8 +7,11 @@ import Testing
 @Suite struct CommandParserTests {
   /// The request a command line builds, or nil when it builds something else.
   func request(_ words: [String]) throws -> TypedRequest? {
-    guard case .request(let typed, _) = try CommandParser.parse(words) else { return nil }
-    return typed
+    switch try CommandParser.parse(words) {
+    case .request(let typed, _): return typed
+    case .pinRequest(let pinned): return pinned.request
+    default: return nil
+    }
   }
 
   /// The request body a command line builds, as `Body`.
@@ -145,13 +148,75 @@ import Testing
         ))
   }
 
+  /// PINs are read at run time (terminal without echo, or standard input); the old argv forms
+  /// are still parsed, marked to warn.
+  @Test func pinsAreReadNotTakenFromArguments() throws {
+    let signIn = try CommandParser.parse(["sign-in", "amy"])
+    guard case .pinRequest(let request) = signIn else {
+      Issue.record("\(signIn)")
+      return
+    }
+    #expect(request.pin == .signIn(operatorID: "amy") && !request.inArguments)
+    var prompts: [String] = []
+    let filled = try request.filled { prompt, _ throws(UsageError) in
+      prompts.append(prompt)
+      return "1234"
+    }
+    #expect(filled.body.isEqual(to: Requests.SignIn(operatorID: "amy", pin: "1234")))
+    #expect(prompts == ["PIN for amy: "])
+
+    let approved = try CommandParser.parse(["void", "--reason", "r", "--approve", "mo"])
+    guard case .pinRequest(let voiding) = approved else {
+      Issue.record("\(approved)")
+      return
+    }
+    #expect(voiding.approver == "mo" && voiding.pin == nil && !voiding.inArguments)
+    var asked: [String] = []
+    let sent = try voiding.filled { prompt, _ throws(UsageError) in
+      asked.append(prompt)
+      return "9876"
+    }
+    #expect(sent.envelope.approval == Approval(operatorID: "mo", pin: "9876"))
+    #expect(asked.first?.contains("counts toward mo's lockout") == true)
+
+    let added = try CommandParser.parse(
+      ["operator", "add", "cy", "--name", "Cy", "--role", "cashier"])
+    guard case .pinRequest(let adding) = added else {
+      Issue.record("\(added)")
+      return
+    }
+    #expect(adding.pin?.isNew == true)
+    #expect(throws: UsageError.self) {
+      _ = try adding.filled { _, _ throws(UsageError) in nil }
+    }
+    // The old forms: taken, and marked so that register-cli warns.
+    guard case .pinRequest(let old) = try CommandParser.parse(["sign-in", "amy", "--pin", "1234"])
+    else {
+      Issue.record("old form")
+      return
+    }
+    #expect(old.inArguments && old.pin == nil)
+    guard
+      case .pinRequest(let oldApproval) = try CommandParser.parse([
+        "void", "--approve", "mo:9876",
+      ])
+    else {
+      Issue.record("old approval")
+      return
+    }
+    #expect(oldApproval.inArguments && oldApproval.approver == nil)
+    #expect(oldApproval.request.envelope.approval == Approval(operatorID: "mo", pin: "9876"))
+  }
+
   @Test func tenderCardWithoutNumberReadsItLater() throws {
     let parsed = try CommandParser.parse(
       ["tender", "card", "--exp", "01/2031", "--approve", "boss:4321"])
-    let card = CardTender(
+    var card = CardTender(
       expiry: CardExpiry(month: 1, year: 2031),
       approval: Approval(operatorID: "boss", pin: "4321"))
+    card.approvalPINInArguments = true
     #expect(parsed == .cardTender(card))
+    #expect(!card.approvalPINToRead)
     #expect(!card.hasSecretInArguments)
     #expect(CardEntry.missing(card) == [.number, .cvv])
     #expect(CardEntry.missing(CardTender()) == [.number, .cvv, .expiry])

@@ -135,6 +135,8 @@ struct PINLane {
     for _ in 1...5 { _ = try lane.send(Self.wrongApproval) }
     #expect(try lane.send(Self.rightApproval).errorCode == "operator_locked")
     lane.advance(minutes: StoreSettings.defaultLockoutMinutes.int64)
+    // The cashier, idle as long, signs in again (`operator_idle_minutes`).
+    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
     try lane.ok(Self.rightApproval)
     let mo = try lane.person("mo")
     #expect(!mo.locked && mo.failedAttempts == 0 && mo.lockedAt == nil)

@@ -110,16 +110,17 @@ enum RandomHistory {
   /// `stores: []` and `priceBarcodePrefixes: []` taken out too, the digests of before both
   /// changes matched); and again when the store settings gained the receipt printer's (with
   /// those and `printerCodePage: cp437, receiptBarcode: code128, printer: nil` taken out, the
-  /// digests of before all three changes matched).
+  /// digests of before all three changes matched); and again when the store settings gained
+  /// `operatorIdleMinutes` (with `operatorIdleMinutes: 15, ` taken out, the digests matched).
   /// Regenerate (only for a deliberate change of state or receipts) by printing
   /// `SHA256.hex(Array(RandomHistory.digest(live).utf8))` here.
   static let before: [UInt64: String] = [
-    1: "18ac06c5b94821e20d8cf9b0140ef45b6ad86549c26ffdf2c9536f8a4ac74a25",
-    2: "2fe1eb8517d964e075c0d26b46df15c4cdf0b51bb7ce04d2fe1c5e2d830148ff",
-    3: "5f8f051698342dbed9b2ce2e62729aa7378f4d4580681107f262660de23c6db2",
-    4: "a1efba41b909afe2199ec988c67c9851d29286b21d752059c7d44e08a8c7ad42",
-    5: "54674528e35e0ccb442e5a27dc3701f68184505c78e8e718b27e374a8d04634c",
-    6: "4605e443e4109387d93e2055b027cc393760fdddad5bf18bd6a9d15f172ff11c",
+    1: "eab724d5138a25e40c6843effc9fb3f5ca6da09b6bdc701baa0ab092e63d07ff",
+    2: "787cb3ec40aee96fc02fd4307929ddf1f6ff2e81835c4163cb5bb61fbd0c1949",
+    3: "50b618ed356537ff98cab3d1f44aefe8f754ef3c816af2fe5419f192d6c8236e",
+    4: "891a2d4a906f45c4b8f1a129530bf439e2d9895ce8e7759c335174bc3ddd5d44",
+    5: "86d7c3067eff90c43089a1f7a3b125ff2ea6a4a9d9f1688ca713d9052be0a05b",
+    6: "e2df1f4fe28224e837d3486829f8bb3fdb0643334db51361de8e3ca870a393a5",
   ]
 
   @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])

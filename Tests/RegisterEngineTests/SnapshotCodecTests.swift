@@ -345,8 +345,9 @@ struct SnapshotCoverage {
         #"{"op":"tender","type":"card","card":\#(cardJSON())}"#,
         #"{"op":"sign_in","operator":"amy","pin":"1234"}"#,
         #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"r","approve":{"operator":"mo","pin":"9876"}}"#,
-        #"{"op":"sign_in","operator":"mo","pin":"1111"}"#,
+        #"{"op":"sign_in","operator":"mo","pin":"9876"}"#,
         #"{"op":"close_day"}"#,
+        #"{"op":"sign_in","operator":"mo","pin":"1111"}"#,
         #"{"op":"sign_in","operator":"amy","pin":"1234"}"#,
         #"{"op":"add","sku":"JEANS"}"#,
         #"{"op":"discount","amount":"1.00","reason":"r"}"#,
@@ -452,7 +453,7 @@ struct SnapshotCoverage {
   static let addedLater: Set<String> = [
     "gift_cards_sold", "gift_cards_sold_amount", "tax_exemption", "gift_card_count", "gift_cards",
     "others", "stored_value", "promotions", "promotion_discounts", "promotion_discount",
-    "wishlists", "print_queue",
+    "wishlists", "print_queue", "operator_active_at",
   ]
 
   /// A snapshot an older registerd wrote (without the members added since) still loads, to the
@@ -475,7 +476,11 @@ struct SnapshotCoverage {
     let left = SnapshotTree.nodes(snapshot).compactMap { $0.1.objectValue?.keys }.joined()
     #expect(!left.contains { Self.addedLater.contains($0) && $0 != "gift_cards" })
     let decoded = try Register(snapshot: snapshot)
-    #expect(decoded == register)
+    // An older snapshot does not know when the operator last made a change: nobody is signed
+    // out for being idle until they make one.
+    var expected = register
+    expected.staff.operatorActiveAt = nil
+    #expect(decoded == expected)
   }
 
   @Test func everyMissingMemberIsRefused() throws {

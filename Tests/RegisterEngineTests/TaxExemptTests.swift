@@ -75,7 +75,6 @@ import Testing
 
   @Test(arguments: [
     #"{"op":"customer_add","name":"X","tax_exempt":""}"#,
-    #"{"op":"customer_add","name":"X","tax_exempt":"4242424242424242"}"#,
     #"{"op":"customer_add","name":"X","tax_exempt":5}"#,
     #"{"op":"customer_add","name":"X","tax_exempt":"\#(String(repeating: "A", count: 41))"}"#,
   ])

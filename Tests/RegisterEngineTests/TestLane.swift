@@ -44,7 +44,11 @@ struct TestLane {
   let clock: ManualClock
 
   init() throws {
-    let catalog = try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "test-catalog.json")
+    try self.init(
+      catalog: try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "test-catalog.json"))
+  }
+
+  init(catalog: Catalog) throws {
     clock = ManualClock(testTime)
     service = RegisterService(register: Register(catalog: catalog, at: testTime), clock: clock)
   }

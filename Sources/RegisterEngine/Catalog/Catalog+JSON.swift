@@ -27,6 +27,19 @@ extension JSONFields {
     try validateText(value, path: pathOf(key), maxLength: maxLength, allowEmpty: allowEmpty)
     return CardNumberMask.mask(value)
   }
+
+  /// A string member that must be printable text of at most `maxLength` characters, as free
+  /// text is, but that is an identifier someone chose: kept as it is, never masked.
+  mutating func identifier(
+    _ key: String, required: Bool, maxLength: Int
+  ) throws(JSONShapeError) -> String? {
+    guard let value = try optional(key, as: String.self) else {
+      if required { throw JSONShapeError(path: pathOf(key), message: "is required") }
+      return nil
+    }
+    try validateText(value, path: pathOf(key), maxLength: maxLength)
+    return value
+  }
 }
 
 /// Refuses text that is blank, too long, or carries control characters (which would break a
@@ -92,7 +105,7 @@ extension Money {
     do {
       self = try Money.parse(text, currency: currency, allowNegative: allowNegative)
     } catch {
-      throw JSONShapeError(path: path, message: error.description)
+      throw JSONShapeError(path: path, message: "\(error)")
     }
   }
 
@@ -110,7 +123,7 @@ extension Percent {
     do {
       self = try Percent.parse(text)
     } catch {
-      let message =
+      let message: ErrorMessage =
         switch error {
         case .malformed: "\"\(text)\" is not a percentage; write a decimal number like \"7.5\""
         case .negative: "\"\(text)\" is negative; a percentage must be zero or more"
@@ -136,17 +149,14 @@ private func isSKUByte(_ byte: UInt8) -> Bool {
   }
 }
 
-/// Checks a SKU: 1 to 32 letters, digits, '-', '_' or '.', and nothing that looks like a card
-/// number (an identifier is stored and printed as it is, so it cannot be masked).
+/// Checks a SKU: 1 to 32 letters, digits, '-', '_' or '.'. A SKU is the store's identifier,
+/// stored and printed as it is: never refused for what its digits look like (an EAN-13 is a
+/// SKU many stores use, and one in ten of them passes a card number's Luhn check).
 func validateSKU(_ sku: String, path: String) throws(JSONShapeError) {
   guard !sku.isEmpty, sku.utf8.count <= 32, sku.utf8.allSatisfy(isSKUByte) else {
     throw JSONShapeError(
       path: path,
       message: "\"\(sku)\" is not a valid SKU (1 to 32 letters, digits, '-', '_' or '.')")
-  }
-  guard !CardNumberMask.containsCardNumber(sku) else {
-    throw JSONShapeError(
-      path: path, message: "\(CardNumberMask.mask(sku)) looks like a card number, not a SKU")
   }
 }
 
@@ -215,13 +225,23 @@ extension StoreSettings {
           "must be between \(Self.lockoutMinutesRange.lowerBound) and \(Self.lockoutMinutesRange.upperBound)"
       )
     }
+    let idle =
+      try fields.optional("operator_idle_minutes", as: Int.self)
+      ?? Self.defaultOperatorIdleMinutes
+    guard Self.operatorIdleMinutesRange.contains(idle) else {
+      throw JSONShapeError(
+        path: fields.pathOf("operator_idle_minutes"),
+        message:
+          "must be between \(Self.operatorIdleMinutesRange.lowerBound) (never) and \(Self.operatorIdleMinutesRange.upperBound)"
+      )
+    }
     // The default, receipts@localhost, is for the store's own mail system to rewrite.
     let emailFrom = try fields.optional("email_from", as: String.self) ?? "receipts@localhost"
     if fields.has("email_from") {
       do {
         try ContactValidation.validateEmail(emailFrom)
       } catch {
-        throw JSONShapeError(path: fields.pathOf("email_from"), message: error.message)
+        throw JSONShapeError(path: fields.pathOf("email_from"), message: "\(error.message)")
       }
     }
     let tenders = try fields.optional("tenders", as: [String].self) ?? []
@@ -232,7 +252,8 @@ extension StoreSettings {
     }
     for (index, tender) in tenders.enumerated() {
       if let problem = Self.tenderNameProblem(tender) {
-        throw JSONShapeError(path: indexPath(fields.pathOf("tenders"), index), message: problem)
+        throw JSONShapeError(
+          path: indexPath(fields.pathOf("tenders"), index), message: "\(problem)")
       }
       if tenders[..<index].contains(tender) {
         throw JSONShapeError(
@@ -279,6 +300,7 @@ extension StoreSettings {
       discountApprovalLimit: approvalLimit, autoSignOut: autoSignOut, pinIterations: iterations,
       lockoutMinutes: lockout, emailFrom: emailFrom)
     self.tenders = tenders
+    operatorIdleMinutes = idle
     self.priceBarcodePrefixes = prefixes
     printerCodePage = codePage
     receiptBarcode = barcode
@@ -300,6 +322,8 @@ extension StoreSettings {
       "auto_sign_out": autoSignOut ? .bool(true) : nil,
       "pin_hash_iterations": pinIterations == Self.defaultPINIterations ? nil : .int(pinIterations),
       "lockout_minutes": lockoutMinutes == Self.defaultLockoutMinutes ? nil : .int(lockoutMinutes),
+      "operator_idle_minutes": operatorIdleMinutes == Self.defaultOperatorIdleMinutes
+        ? nil : .int(operatorIdleMinutes),
       "email_from": emailFrom == "receipts@localhost" ? nil : .string(emailFrom),
       "tenders": tenders.isEmpty ? nil : .array(tenders.map(JSONValue.string)),
       "price_barcode_prefixes": priceBarcodePrefixes.isEmpty
@@ -699,7 +723,7 @@ extension Catalog {
       } else {
         label = "promotion promotions[\(index)]"
       }
-      func named(_ field: String, _ message: String) -> JSONShapeError {
+      func named(_ field: String, _ message: ErrorMessage) -> JSONShapeError {
         JSONShapeError(path: "\(label): field \"\(field)\"", message: message)
       }
       let promotion: Promotion
@@ -711,7 +735,8 @@ extension Catalog {
         var field = String(error.path.dropFirst(prefix.count))
         if field.hasPrefix(".") { field.removeFirst() }
         throw field.isEmpty
-          ? JSONShapeError(path: label, message: error.message) : named(field, error.message)
+          ? JSONShapeError(path: label, message: error.errorMessage)
+          : named(field, error.errorMessage)
       }
       if let first = seen[promotion.id] {
         throw named("id", "duplicate promotion id, also used by promotions[\(first)]")
@@ -773,7 +798,7 @@ extension Catalog {
       label = "product \(prefix)"
     }
     return JSONShapeError(
-      path: field.isEmpty ? label : "\(label): field \"\(field)\"", message: error.message)
+      path: field.isEmpty ? label : "\(label): field \"\(field)\"", message: error.errorMessage)
   }
 
   /// The catalog document, as the catalog file holds it.

@@ -57,6 +57,9 @@ public struct StoreSettings: Sendable, Equatable {
   /// How long a lock after too many wrong PINs lasts, in minutes (from the journaled time of
   /// the wrong PIN that locked).
   public var lockoutMinutes: Int
+  /// After this many minutes without a change made by the operator signed in, they are signed
+  /// out (PCI DSS 8.2.8 asks for 15); 0: never.
+  public var operatorIdleMinutes = StoreSettings.defaultOperatorIdleMinutes
   /// The From address of e-mailed receipts.
   public var emailFrom: String
   /// The store's own tenders, by name (`check`, `voucher`): taken with `{"type": "other",
@@ -103,6 +106,12 @@ public struct StoreSettings: Sendable, Equatable {
 
   /// How long a PIN lock lasts unless the store says otherwise.
   public static let defaultLockoutMinutes = 15
+
+  /// How long an operator may be idle before being signed out, unless the store says otherwise.
+  public static let defaultOperatorIdleMinutes = 15
+
+  /// The idle times a store may set (0: never signed out for being idle; at most a day).
+  public static let operatorIdleMinutesRange = 0...1440
 
   /// The shortest and longest PIN locks a store may set (a minute to a day).
   public static let lockoutMinutesRange = 1...1440

@@ -1,14 +1,28 @@
 /// A value that did not have the shape we asked for: where (`path`, like `lines[2].qty`) and why.
+///
+/// Its message quotes what the document held: an `ErrorMessage`, masked as it is made except
+/// for the identifiers it names. The path names members and indexes (and, in a catalog file's
+/// errors, the product by its SKU); an error quoted in a reply to a client is masked again there.
 public struct JSONShapeError: Error, Equatable, CustomStringConvertible {
   public var path: String
-  public var message: String
+  public private(set) var message: String
 
-  public init(path: String, message: String) {
+  public init(path: String, message: ErrorMessage) {
     self.path = path
-    self.message = message
+    self.message = message.text
   }
 
-  public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+  /// The message as made already (masked except for its identifiers).
+  public var errorMessage: ErrorMessage { ErrorMessage(made: message) }
+
+  /// `description` as a message for a reply: the path masked, the message as made.
+  public var describedMessage: ErrorMessage {
+    path.isEmpty ? errorMessage : "\(path): \(message: errorMessage)"
+  }
+
+  public var description: String {
+    path.isEmpty ? message : "\(path): \(message)"
+  }
 }
 
 /// A type that can be read from a JSON value, strictly (no coercion between JSON types).

@@ -69,6 +69,44 @@ public enum Op: String, CaseIterable, Sendable {
   }
 }
 
+/// Who may send an op on a register that has operators (one with none runs open).
+public enum OpAccess: Equatable, Sendable {
+  /// Nobody need be signed in: a read (the customer display, a report script), or signing in.
+  case open
+  /// Anyone signed in, cashier or manager.
+  case cashier
+  /// A manager signed in, or anyone signed in with a manager's approval sent with the request
+  /// (`approve`); without one the request gets `approval_required`. `work` names what needs the
+  /// manager, in words for the message.
+  case manager(work: String)
+}
+
+extension Op {
+  /// Who may send this op: declared here once, enforced in one place (`Register.authorize`),
+  /// tabulated in docs/PROTOCOL.md. Besides this, some requests of a cashier's op need a
+  /// manager for what they come to — a discount past the store's limit, paying out more cash
+  /// than the drawer holds, setting another operator's PIN (`Register+Rules`).
+  public var access: OpAccess {
+    switch self {
+    case .hello, .catalog, .catalogExport, .product, .order, .receipt, .parked, .giftCardBalance,
+      .subscribe, .operatorList, .customerFind, .customerHistory, .wishlist, .report, .signIn:
+      .open
+    case .add, .scan, .remove, .setQty, .tender, .discount, .voidLine, .park, .resume, .signOut,
+      .operatorSetPIN, .customerAdd, .attachCustomer, .detachCustomer, .wishlistAdd,
+      .wishlistRemove, .wishlistToOrder, .setFloat, .paidIn, .paidOut, .emailReceipt, .print:
+      .cashier
+    case .void: .manager(work: "voiding an order")
+    case .overridePrice: .manager(work: "a price override")
+    case .return: .manager(work: "a return")
+    case .noSale: .manager(work: "opening the drawer without a sale")
+    case .operatorAdd, .operatorRemove, .operatorUnlock: .manager(work: "managing operators")
+    case .productAdd, .productUpdate, .productRemove: .manager(work: "changing the catalog")
+    case .stockAdjust: .manager(work: "adjusting stock")
+    case .closeDay: .manager(work: "closing the day")
+    }
+  }
+}
+
 extension Op {
   /// Every op by its wire name, for decoding: found from the name's bytes (`ShortTextTable`),
   /// without hashing a `String` as a dictionary would, or comparing the name with each op's in

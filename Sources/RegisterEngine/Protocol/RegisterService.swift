@@ -286,7 +286,7 @@ public final class RegisterService {
         guard stored.fingerprint == fingerprint else {
           throw RegisterError(
             .keyReused,
-            "key \"\(key)\" was already used for a different request; use a fresh key for a new change"
+            "key \"\(id: key)\" was already used for a different request; use a fresh key for a new change"
           )
         }
         return .value(stored.reply)

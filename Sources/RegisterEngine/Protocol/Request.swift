@@ -88,17 +88,8 @@ public enum RequestDecoder {
           .badRequest, "a request is a JSON object like {\"op\":\"order\"}, got \(value.typeName)"))
     }
     let id = object["id"] ?? .null
-    // The id is echoed in the reply (and so in anything that logs replies): one that holds
-    // something that looks like a card number is refused before anything else, and the
-    // refusal echoes null instead, so the number is never sent back.
-    if id.holdsCardNumber {
-      throw RequestFailure(
-        id: .null,
-        error: RegisterError(
-          .badRequest,
-          "the request id looks like a card number (12 to 19 digits, alone or in groups joined by single spaces or dashes, that pass the Luhn check); it is not echoed: use another id"
-        ))
-    }
+    // The id is the client's own: echoed as it is, whatever its digits look like, and never
+    // journaled or logged.
     do {
       guard let opValue = object["op"] else {
         throw RegisterError(
@@ -130,22 +121,5 @@ public enum RequestDecoder {
   ) throws(RegisterError) -> (any RequestBody, Command) {
     let body = try Body(from: &fields)
     return (body, body.command)
-  }
-}
-
-extension JSONValue {
-  /// True when a string, a number's text or a member name anywhere in the value holds
-  /// something that looks like a card number (`CardNumberMask`): a request `id` that does is
-  /// refused, and answered with a null `id`.
-  public var holdsCardNumber: Bool {
-    switch self {
-    case .null, .bool: false
-    case .number(let text), .string(let text): CardNumberMask.containsCardNumber(text)
-    case .array(let items): items.contains { $0.holdsCardNumber }
-    case .object(let object):
-      object.members.contains {
-        CardNumberMask.containsCardNumber($0.key) || $0.value.holdsCardNumber
-      }
-    }
   }
 }

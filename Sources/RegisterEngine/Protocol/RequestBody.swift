@@ -99,6 +99,7 @@ public struct RequestEnvelope: Sendable, Equatable {
   /// The client's `id`, echoed in the reply (null when absent).
   public var id: JSONValue
   /// The idempotency key: a retry with the same key gets the first reply and changes nothing.
+  /// Decoded, it is the key as kept (`IdempotencyKey.kept`).
   public var key: String?
   /// The order version the client based this change on.
   public var expectVersion: Int?
@@ -120,20 +121,16 @@ public struct RequestEnvelope: Sendable, Equatable {
   /// errors come first).
   init(from fields: inout RequestFields) throws(RegisterError) {
     id = fields.raw("id") ?? .null
-    key = try fields.optional("key", as: String.self)
+    let given = try fields.optional("key", as: String.self)
     // Counted in Unicode scalars, not characters: one character may be any number of
     // combining marks, and a key is journaled and kept in snapshots.
-    if let key, key.isEmpty || key.hasMoreScalars(than: 200) {
+    if let given, given.isEmpty || given.hasMoreScalars(than: 200) {
       throw RegisterError(
         .badRequest,
         "key must be 1 to 200 characters (Unicode scalars: an accent sent as a mark of its own counts as one)"
       )
     }
-    // A key is journaled with its reply and echoed in key_reused: it must not look like a
-    // card number (a masked key would no longer be the client's key).
-    if let key, CardNumberMask.containsCardNumber(key) {
-      throw RegisterError(.badRequest, "key must not look like a card number")
-    }
+    key = given.map(IdempotencyKey.kept)
     expectVersion = try fields.optional("expect_version", as: Int.self)
     if let value = fields.raw("approve") {
       guard case .object(let object) = value, case .string(let id)? = object["operator"],
@@ -196,7 +193,7 @@ public enum TypedAmount {
     do {
       return try Percent(json: .string(text), path: path)
     } catch {
-      throw RegisterError(.invalidAmount, error.description)
+      throw RegisterError(.invalidAmount, error.describedMessage)
     }
   }
 }

@@ -11,7 +11,7 @@ struct RequestFields {
   }
 
   static func shape(_ error: JSONShapeError) -> RegisterError {
-    RegisterError(.badRequest, "\(error.path) \(error.message)")
+    RegisterError(.badRequest, "\(error.path) \(message: error.errorMessage)")
   }
 
   /// The error for a field `key` that was refused: a number out of a quantity field's range is
@@ -20,7 +20,7 @@ struct RequestFields {
     if IntegerRanges.quantityFields.contains(key), fields.has(key),
       case .number? = fields.peek(key)
     {
-      return RegisterError(.invalidQuantity, "\(error.path) \(error.message)")
+      return RegisterError(.invalidQuantity, "\(error.path) \(message: error.errorMessage)")
     }
     return Self.shape(error)
   }
@@ -59,6 +59,19 @@ struct RequestFields {
   {
     do {
       return try fields.text(key, required: required, maxLength: maxLength)
+    } catch {
+      throw Self.shape(error)
+    }
+  }
+
+  /// An identifier someone else issued (a tax-exemption certificate's number): printable, at
+  /// most `maxLength` characters, as free text is, but kept as it is — never masked, whatever
+  /// its digits look like.
+  mutating func identifier(_ key: String, required: Bool, maxLength: Int) throws(RegisterError)
+    -> String?
+  {
+    do {
+      return try fields.identifier(key, required: required, maxLength: maxLength)
     } catch {
       throw Self.shape(error)
     }
@@ -109,7 +122,7 @@ struct RequestFields {
     do {
       return try Percent(json: value, path: fields.pathOf(key))
     } catch {
-      throw RegisterError(.invalidAmount, error.description)
+      throw RegisterError(.invalidAmount, error.describedMessage)
     }
   }
 

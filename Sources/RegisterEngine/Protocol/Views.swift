@@ -312,7 +312,7 @@ extension Register {
   /// as discontinued.
   func wishlistJSON(_ customerID: String) throws(RegisterError) -> JSONValue {
     guard let customer = customerBook.customer(customerID) else {
-      throw RegisterError(.customerNotFound, "there is no customer \"\(customerID)\"")
+      throw RegisterError(.customerNotFound, "there is no customer \"\(id: customerID)\"")
     }
     let items = customerBook.wishlist(customerID).map { sku -> JSONValue in
       guard let product = products[sku] else {

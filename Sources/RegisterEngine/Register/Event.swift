@@ -618,7 +618,7 @@ extension Discount {
       throw JSONShapeError(path: path, message: "needs exactly one of percent and amount")
     }
     if let problem = value.problem {
-      throw JSONShapeError(path: path, message: problem)
+      throw JSONShapeError(path: path, message: "\(problem)")
     }
   }
 }

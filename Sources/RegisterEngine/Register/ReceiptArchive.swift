@@ -101,7 +101,7 @@ extension ArchivedReceipt {
       } catch {
         throw JSONShapeError(
           path: "line \(firstLine + receipts.count)" + (error.path.isEmpty ? "" : "." + error.path),
-          message: error.message)
+          message: error.errorMessage)
       }
       start = end + 1
     }

@@ -84,7 +84,8 @@ extension Register {
           + [.wishlistRemoved(customerID: customerID, sku: sku, order: order.id)]
       } catch {
         throw RegisterError(
-          error.code, error.message + "; it stays on \(customerID)'s wishlist", data: error.data)
+          error.code, "\(message: error.errorMessage); it stays on \(id: customerID)'s wishlist",
+          data: error.data)
       }
     case .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
       .noSale, .emailReceipt, .print:
@@ -112,8 +113,8 @@ extension Register {
         let ids = parked.map { String($0.id) }
         throw RegisterError(
           .orderNotFound,
-          "no parked order \(orderID)"
-            + (ids.isEmpty ? " (nothing is parked)" : " (parked: \(ids.joined(separator: ", ")))"))
+          "no parked order \(orderID)\(ids.isEmpty ? " (nothing is parked)" : " (parked: \(ids.joined(separator: ", ")))")"
+        )
       }
       guard order.lines.isEmpty && order.tenders.isEmpty else {
         throw RegisterError(
@@ -332,7 +333,7 @@ extension Register {
   {
     guard let product = products[sku], let stock = product.stock else { return }
     guard stock > 0 else {
-      throw RegisterError(.outOfStock, "\(product.name) (\(sku)) is out of stock")
+      throw RegisterError(.outOfStock, "\(product.name) (\(id: sku)) is out of stock")
     }
     let held = order.quantity(ofSKU: sku, excludingLine: line)
     let reserved = orders.parkedQuantity(ofSKU: sku)
@@ -340,7 +341,7 @@ extension Register {
       var holding = held > 0 ? "; the order already holds \(held)" : ""
       if reserved > 0 { holding += "; parked orders hold \(reserved)" }
       throw RegisterError(
-        .outOfStock, "only \(stock) of \(product.name) (\(sku)) in stock\(holding)")
+        .outOfStock, "only \(stock) of \(product.name) (\(id: sku)) in stock\(holding)")
     }
   }
 
@@ -360,14 +361,14 @@ extension Register {
         guard let product = products.product(barcode: embedded.base) else {
           throw RegisterError(
             .unknownBarcode,
-            "no product has the item code of the price label \(code) (its barcode would be \(embedded.base.digits)); add it with its SKU"
+            "no product has the item code of the price label \(id: code) (its barcode would be \(embedded.base.digits)); add it with its SKU"
           )
         }
         return (product, money(embedded.price))
       }
       throw RegisterError(
         .unknownBarcode,
-        "no product has the \(barcode.kind.rawValue) barcode \(code); add it with its SKU, or give the product that barcode (product_update)"
+        "no product has the \(barcode.kind.rawValue) barcode \(id: code); add it with its SKU, or give the product that barcode (product_update)"
       )
     case .failure(.badCheckDigit(let kind, _)):
       if let product = products[code] { return (product, nil) }
@@ -394,7 +395,8 @@ extension Register {
       )
     }
     guard let product = products[sku] else {
-      throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"; the catalog op lists them")
+      throw RegisterError(
+        .unknownSKU, "no product has SKU \"\(id: sku)\"; the catalog op lists them")
     }
     try checkQuantity(quantity)
     try checkStock(sku: sku, adding: quantity)
@@ -430,7 +432,7 @@ extension Register {
     }
     guard amount == nil else {
       throw RegisterError(
-        .badRequest, "only an open-amount gift card takes an amount; \(sku) has its price")
+        .badRequest, "only an open-amount gift card takes an amount; \(id: sku) has its price")
     }
     var regular = product.price.minorUnits
     for option in chosen {
@@ -520,7 +522,7 @@ extension Register {
       throw RegisterError(.emptyOrder, "the order is empty; there is nothing to discount")
     }
     if let problem = value?.problem {
-      throw RegisterError(.invalidDiscount, problem)
+      throw RegisterError(.invalidDiscount, "\(problem)")
     }
     return .discountSet(
       order: order.id, line: number,
@@ -585,9 +587,9 @@ extension Register {
       } catch .expired(let month, let year) {
         throw RegisterError(
           .cardExpired,
-          CardError.expired(month: month, year: year).description + "; use another card")
+          "\(CardError.expired(month: month, year: year)); use another card")
       } catch {
-        throw RegisterError(.invalidCard, error.description)
+        throw RegisterError(.invalidCard, "\(error)")
       }
       let amount = try nonCashAmount(request.amount ?? money(balance), balance: balance, "a card")
       tender = Tender(type: .card, amount: money(amount), card: summary)
@@ -729,7 +731,10 @@ extension Register {
     guard let code = request.authCode, (1...12).contains(code.unicodeScalars.count),
       code.unicodeScalars.allSatisfy({
         ("0"..."9").contains($0) || ("A"..."Z").contains($0) || ("a"..."z").contains($0)
-      }), !CardNumberMask.containsCardNumber(code)
+      }),
+      // A payment field typed beside the card's last four, where a card number typed in the
+      // wrong box would otherwise be kept: not an identifier the store chose.
+      !CardNumberMask.containsCardNumber(code)
     else {
       throw RegisterError(
         .invalidCard,
@@ -787,13 +792,14 @@ extension Register {
       guard amount == nil else {
         throw RegisterError(
           .badRequest,
-          "\(product.sku) is a gift card of \(product.price.decimalString); it takes no amount")
+          "\(id: product.sku) is a gift card of \(product.price.decimalString); it takes no amount")
       }
       return product.price.minorUnits
     }
     guard let amount else {
       throw RegisterError(
-        .invalidAmount, "\(product.sku) is an open-amount gift card: give its amount (\(bounds))")
+        .invalidAmount,
+        "\(id: product.sku) is an open-amount gift card: give its amount (\(bounds))")
     }
     guard range.contains(amount.minorUnits) else {
       throw RegisterError(

@@ -12,7 +12,7 @@ extension Register {
   /// by the bytes it was added with.
   func operatorNamed(_ id: String) throws(RegisterError) -> Operator {
     guard let person = operators.first(where: { $0.id.hasSameBytes(as: id) }) else {
-      throw RegisterError(.operatorNotFound, "there is no operator \"\(id)\"")
+      throw RegisterError(.operatorNotFound, "there is no operator \"\(id: id)\"")
     }
     return person
   }
@@ -32,16 +32,38 @@ extension Register {
       }
       return nil
     }
-    guard command.isMutation else { return nil }
-    if case .signIn = command { return nil }
-    guard let current = currentOperator else {
-      throw RegisterError(.notSignedIn, "nobody is signed in; sign in first (op sign_in)")
+    if let current = currentOperator, staff.isIdle(at: context.now, store: store),
+      command.op.access != .open
+    {
+      // Signed out for being idle, journaled even though the request is refused, so a replay
+      // signs them out at the same record.
+      standing.append(.signedOut(id: current.id))
+      throw RegisterError(
+        .signedOutIdle,
+        "\(id: current.id) was signed out after \(store.operatorIdleMinutes) minutes without a change; sign in again"
+      )
     }
-    guard let reason = managerNeeded(for: command, by: current) else { return nil }
+    let work: String
+    switch command.op.access {
+    case .open: return nil
+    case .cashier:
+      guard let current = currentOperator else { throw notSignedIn() }
+      // The one cashier's op whose request can need a manager by what it names.
+      guard case .operatorSetPIN(let id, _) = command, id != current.id else { return nil }
+      work = "setting another operator's PIN"
+    case .manager(let named):
+      guard currentOperator != nil else { throw notSignedIn() }
+      work = named
+    }
+    guard let current = currentOperator else { throw notSignedIn() }
     if current.role == .manager { return current.id }
     return try managerApproval(
-      context: context, refusal: .approvalRequired, needs: "\(reason) needs a manager",
-      reason: reason, standing: &standing)
+      context: context, refusal: .approvalRequired, needs: "\(work) needs a manager",
+      reason: work, standing: &standing)
+  }
+
+  private func notSignedIn() -> RegisterError {
+    RegisterError(.notSignedIn, "nobody is signed in; sign in first (op sign_in)")
   }
 
   /// The manager's approval sent with the request (`approve: {operator, pin}`), checked: who
@@ -59,7 +81,7 @@ extension Register {
     let manager = try operatorNamed(approval.operatorID)
     guard manager.role == .manager else {
       throw RegisterError(
-        .approvalRequired, "\(manager.id) is not a manager and cannot approve \(reason)")
+        .approvalRequired, "\(id: manager.id) is not a manager and cannot approve \(reason)")
     }
     try checkPIN(approval.pin, of: manager, context: context, standing: &standing)
     // Any right PIN resets the count, not only a sign-in's: otherwise a manager who approves
@@ -69,29 +91,6 @@ extension Register {
       standing.append(.pinAccepted(id: manager.id))
     }
     return manager.id
-  }
-
-  /// Why `command` needs a manager, or nil when it does not.
-  func managerNeeded(for command: Command, by current: Operator) -> String? {
-    switch command {
-    case .void: return "voiding an order"
-    case .overridePrice: return "a price override"
-    case .returnItems: return "a return"
-    case .noSale: return "opening the drawer without a sale"
-    case .operatorAdd, .operatorRemove, .operatorUnlock: return "managing operators"
-    case .operatorSetPIN(let id, _):
-      return id == current.id ? nil : "setting another operator's PIN"
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
-      .tender, .discount, .voidLine, .park, .listParked, .resume, .subscribe, .report,
-      .operatorList, .signIn, .signOut, .customerAdd, .customerFind, .attachCustomer,
-      .detachCustomer,
-      .customerHistory, .giftCardBalance, .productAdd, .productUpdate, .productRemove, .stockAdjust,
-      .setFloat,
-      .paidIn, .paidOut, .emailReceipt, .closeDay, .product, .wishlist, .wishlistAdd,
-      .wishlistRemove, .wishlistToOrder, .print:
-      // Discounts and cash paid out are judged on the state after the change (Register+Rules).
-      return nil
-    }
   }
 
   /// When `person`'s lock ends: the store's `lockout_minutes` after the journaled time of the
@@ -116,9 +115,11 @@ extension Register {
       let until = lockExpiry(of: person).map { " until \($0.local.timeString)" } ?? ""
       throw RegisterError(
         .operatorLocked,
-        "\(person.id) is locked after too many wrong PINs\(until); a manager can unlock them sooner"
-          + " (register-cli operator unlock \(person.id)), or, with registerd stopped, the"
-          + " machine's owner (register-cli operator unlock \(person.id) --data-dir DIR)")
+        """
+        \(id: person.id) is locked after too many wrong PINs\(until); a manager can unlock them \
+        sooner (register-cli operator unlock \(id: person.id)), or, with registerd stopped, the \
+        machine's owner (register-cli operator unlock \(id: person.id) --data-dir DIR)
+        """)
     }
     guard person.pin.matches(pin, prepared: context.prepared) else {
       // After an expired lock the count starts again.
@@ -129,7 +130,7 @@ extension Register {
         ? "\(left) more wrong PIN\(left == 1 ? "" : "s") will lock \(person.id)"
         : "\(person.id) is now locked for \(store.lockoutMinutes) minutes"
       standing.append(.pinFailed(id: person.id))
-      throw RegisterError(.wrongPIN, "wrong PIN for \(person.id); \(warning)")
+      throw RegisterError(.wrongPIN, "wrong PIN for \(id: person.id); \(warning)")
     }
   }
 
@@ -183,7 +184,7 @@ extension Register {
     case .operatorAdd(let id, let name, let role, let pin):
       try validateOperatorID(id)
       guard !operators.contains(where: { $0.id == id }) else {
-        throw RegisterError(.operatorExists, "operator \"\(id)\" already exists")
+        throw RegisterError(.operatorExists, "operator \"\(id: id)\" already exists")
       }
       guard operators.count < Self.maximumOperators else {
         throw RegisterError(
@@ -200,7 +201,7 @@ extension Register {
       let managers = operators.filter { $0.role == .manager }
       if person.role == .manager && managers.count == 1 && operators.count > 1 {
         throw RegisterError(
-          .forbidden, "\(id) is the last manager; add another manager before removing them")
+          .forbidden, "\(id: id) is the last manager; add another manager before removing them")
       }
       return [.operatorRemoved(id: id)]
     case .operatorSetPIN(let id, let pin):
@@ -247,20 +248,20 @@ extension Register {
       ]
     case .attachCustomer(let id):
       guard let customer = customerBook.customer(id) else {
-        throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
+        throw RegisterError(.customerNotFound, "there is no customer \"\(id: id)\"")
       }
       let exemption = customer.taxExempt
       if exemption != nil {
         guard !store.tax.pricesIncludeTax else {
           throw RegisterError(
             .invalidCustomer,
-            "customer \(id) is tax-exempt, and this store's prices include tax; a tax-exempt sale needs prices without tax"
+            "customer \(id: id) is tax-exempt, and this store's prices include tax; a tax-exempt sale needs prices without tax"
           )
         }
         guard order.tenders.isEmpty else {
           throw RegisterError(
             .orderHasTenders,
-            "customer \(id) is tax-exempt, which would lower a total that payment has started on; attach them before taking payment, or void the order"
+            "customer \(id: id) is tax-exempt, which would lower a total that payment has started on; attach them before taking payment, or void the order"
           )
         }
       }
@@ -273,20 +274,21 @@ extension Register {
       return [.customerDetached(order: order.id)]
     case .wishlistAdd(let customerID, let sku):
       guard customerBook.customer(customerID) != nil else {
-        throw RegisterError(.customerNotFound, "there is no customer \"\(customerID)\"")
+        throw RegisterError(.customerNotFound, "there is no customer \"\(id: customerID)\"")
       }
       guard products[sku] != nil else {
-        throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"; the catalog op lists them")
+        throw RegisterError(
+          .unknownSKU, "no product has SKU \"\(id: sku)\"; the catalog op lists them")
       }
       let list = customerBook.wishlist(customerID)
       guard !list.contains(sku) else {
         throw RegisterError(
-          .alreadyOnWishlist, "\(sku) is already on \(customerID)'s wishlist")
+          .alreadyOnWishlist, "\(id: sku) is already on \(id: customerID)'s wishlist")
       }
       guard list.count < CustomerBook.maximumWishlist else {
         throw RegisterError(
           .wishlistFull,
-          "\(customerID)'s wishlist holds \(list.count) products, the most it may; remove one first"
+          "\(id: customerID)'s wishlist holds \(list.count) products, the most it may; remove one first"
         )
       }
       return [.wishlistAdded(customerID: customerID, sku: sku)]
@@ -307,10 +309,10 @@ extension Register {
   /// Refuses unless `sku` is on the wishlist of customer `customerID` (who must exist).
   func checkOnWishlist(customerID: String, sku: String) throws(RegisterError) {
     guard customerBook.customer(customerID) != nil else {
-      throw RegisterError(.customerNotFound, "there is no customer \"\(customerID)\"")
+      throw RegisterError(.customerNotFound, "there is no customer \"\(id: customerID)\"")
     }
     guard customerBook.wishlist(customerID).contains(sku) else {
-      throw RegisterError(.notOnWishlist, "\(sku) is not on \(customerID)'s wishlist")
+      throw RegisterError(.notOnWishlist, "\(id: sku) is not on \(id: customerID)'s wishlist")
     }
   }
 
@@ -324,7 +326,7 @@ extension Register {
   /// A customer's receipts (sales and returns) with totals.
   public func customerHistory(_ id: String) throws(RegisterError) -> JSONValue {
     guard let customer = customerBook.customer(id) else {
-      throw RegisterError(.customerNotFound, "there is no customer \"\(id)\"")
+      throw RegisterError(.customerNotFound, "there is no customer \"\(id: id)\"")
     }
     var entries: [(Int, JSONValue)] = []
     var spent: Int64 = 0

@@ -6,7 +6,7 @@ extension Register {
       let product = try validatedProduct(json)
       guard products[product.sku] == nil else {
         throw RegisterError(
-          .productExists, "a product with SKU \"\(product.sku)\" exists; use product_update")
+          .productExists, "a product with SKU \"\(id: product.sku)\" exists; use product_update")
       }
       guard products.count < Self.maximumProducts else {
         throw RegisterError(
@@ -19,13 +19,14 @@ extension Register {
       {
         throw RegisterError(
           .invalidProduct,
-          "the SKU \(product.sku) is a barcode of \"\(owner.sku)\"; a scan could mean either")
+          "the SKU \(id: product.sku) is a barcode of \"\(id: owner.sku)\"; a scan could mean either"
+        )
       }
       try checkBarcodesFree(product)
       return [.productAdded(product)]
     case .productUpdate(let sku, let changes):
       guard let existing = products[sku] else {
-        throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"")
+        throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
       }
       guard case .object(var merged) = existing.json else { return [] }
       for (key, value) in changes.members {
@@ -46,16 +47,17 @@ extension Register {
       return [.productUpdated(product)]
     case .productRemove(let sku):
       guard products[sku] != nil else {
-        throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"")
+        throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
       }
       return [.productRemoved(sku: sku)]
     case .stockAdjust(let sku, let delta, let reason):
       guard let product = products[sku] else {
-        throw RegisterError(.unknownSKU, "no product has SKU \"\(sku)\"")
+        throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
       }
       guard let stock = product.stock else {
         throw RegisterError(
-          .invalidProduct, "\(sku) does not track stock; set its stock with product_update first")
+          .invalidProduct,
+          "\(id: sku) does not track stock; set its stock with product_update first")
       }
       let limit = IntegerRanges.maximumStock
       // The decoder keeps delta within ±limit; checked here too, because a trap is never the
@@ -67,15 +69,16 @@ extension Register {
       let (after, overflow) = stock.addingReportingOverflow(delta)
       guard !overflow, after <= limit else {
         throw RegisterError(
-          .invalidQuantity, "\(sku) has \(stock) in stock; it cannot go above \(limit)")
+          .invalidQuantity, "\(id: sku) has \(stock) in stock; it cannot go above \(limit)")
       }
       guard after >= 0 else {
-        throw RegisterError(.outOfStock, "\(sku) has \(stock) in stock; it cannot go below 0")
+        throw RegisterError(.outOfStock, "\(id: sku) has \(stock) in stock; it cannot go below 0")
       }
       guard after >= reserved(sku: sku) else {
         throw RegisterError(
           .outOfStock,
-          "open or parked orders hold \(reserved(sku: sku)) of \(sku); stock cannot go below that")
+          "open or parked orders hold \(reserved(sku: sku)) of \(id: sku); stock cannot go below that"
+        )
       }
       return [.stockAdjusted(sku: sku, delta: delta, reason: reason)]
     case .setFloat(let amount):
@@ -152,7 +155,7 @@ extension Register {
     do {
       return try Product(json: json, path: "product", store: store)
     } catch {
-      throw RegisterError(.invalidProduct, error.description)
+      throw RegisterError(.invalidProduct, error.describedMessage)
     }
   }
 
@@ -163,7 +166,7 @@ extension Register {
       guard case .success(let barcode) = Barcode.parse(text) else { continue }
       if let owner = products.product(barcode: barcode), owner.sku != product.sku {
         throw RegisterError(
-          .invalidProduct, "the barcode \(text) is already on \"\(owner.sku)\"")
+          .invalidProduct, "the barcode \(text) is already on \"\(id: owner.sku)\"")
       }
       if let other = products[text], other.sku != product.sku {
         throw RegisterError(

@@ -60,6 +60,7 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case historyArchived = "history_archived"
   // People and catalog edits.
   case notSignedIn = "not_signed_in"
+  case signedOutIdle = "signed_out_idle"
   case approvalRequired = "approval_required"
   case wrongPIN = "wrong_pin"
   case operatorLocked = "operator_locked"
@@ -95,25 +96,28 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
 /// An error a request can get: a stable code, a message for people that says what to send
 /// instead, and sometimes data (the current order in a `version_conflict`).
 ///
-/// Messages quote what the client sent; anything in them that looks like a card number is
-/// masked (`CardNumberMask`) when the error is made and again when it is written out.
+/// Messages quote what the client sent: they are `ErrorMessage`s, masked as they are made
+/// except for the identifiers they name (a SKU, a barcode, an operator id).
 public struct RegisterError: Error, Equatable, CustomStringConvertible {
   public var code: ErrorCode
-  public var message: String
+  public private(set) var message: String
   public var data: JSONValue?
 
-  public init(_ code: ErrorCode, _ message: String, data: JSONValue? = nil) {
+  public init(_ code: ErrorCode, _ message: ErrorMessage, data: JSONValue? = nil) {
     self.code = code
-    self.message = CardNumberMask.mask(message)
+    self.message = message.text
     self.data = data
   }
 
-  public var description: String { "\(code.rawValue): \(CardNumberMask.mask(message))" }
+  /// The message as made already (masked except for its identifiers).
+  public var errorMessage: ErrorMessage { ErrorMessage(made: message) }
+
+  public var description: String { "\(code.rawValue): \(message)" }
 
   /// The `error` object of a reply.
   public var json: JSONValue {
     .object([
-      "code": .string(code.rawValue), "message": .string(CardNumberMask.mask(message)),
+      "code": .string(code.rawValue), "message": .string(message),
       "data": data,
     ])
   }

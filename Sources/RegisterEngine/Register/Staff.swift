@@ -4,6 +4,10 @@ public struct Staff: Sendable, Equatable {
   public internal(set) var operators: [Operator]
   /// Who is signed in at the register.
   public internal(set) var signedIn: String?
+  /// When the operator signed in last made a change (signing in included): the journaled time
+  /// of their last record, from which the store's `operator_idle_minutes` are counted. Nil
+  /// when nobody is signed in.
+  public internal(set) var operatorActiveAt: Timestamp?
 
   init() {
     operators = []
@@ -12,6 +16,33 @@ public struct Staff: Sendable, Equatable {
   /// Folds an event the register admits into the staff. `store` gives the lockout time and
   /// whether a sale signs the operator out.
   mutating func apply(_ event: Event, at time: Timestamp, store: StoreSettings) {
+    applyToOperators(event, at: time, store: store)
+    switch event {
+    case .printDone, .catalogLoaded, .storeConfigured:
+      // Made by the register itself (a printer, a reload), not by the operator.
+      break
+    case .lineAdded, .lineRemoved, .quantitySet, .tenderAdded, .discountSet, .priceOverridden,
+      .saleCompleted, .lineVoided, .orderVoided, .orderParked, .orderResumed, .returnCompleted,
+      .operatorAdded, .operatorRemoved, .operatorPINSet, .operatorUnlocked, .pinFailed,
+      .pinAccepted, .signedIn, .signedOut, .customerAdded, .customerAttached, .customerDetached,
+      .wishlistAdded, .wishlistRemoved, .productAdded, .productUpdated, .productRemoved,
+      .stockAdjusted, .floatSet, .paidIn, .paidOut, .noSale, .receiptEmailed, .dayClosed,
+      .printQueued:
+      operatorActiveAt = signedIn == nil ? nil : time
+    }
+  }
+
+  /// True when the operator signed in has been idle for the store's `operator_idle_minutes`
+  /// at `now` (and so is signed out by the next change asked for).
+  func isIdle(at now: Timestamp, store: StoreSettings) -> Bool {
+    guard signedIn != nil, store.operatorIdleMinutes > 0, let operatorActiveAt else { return false }
+    let limit = Int64(store.operatorIdleMinutes) * 60_000
+    let (idle, overflow) = now.epochMilliseconds.subtractingReportingOverflow(
+      operatorActiveAt.epochMilliseconds)
+    return !overflow && idle >= limit
+  }
+
+  private mutating func applyToOperators(_ event: Event, at time: Timestamp, store: StoreSettings) {
     switch event {
     case .operatorAdded(let person):
       operators.removeAll { $0.id == person.id }

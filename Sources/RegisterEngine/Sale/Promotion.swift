@@ -236,7 +236,8 @@ extension Promotion {
         try validateSKU(sku, path: indexPath(fields.pathOf("skus"), index))
         guard seen.insert(sku).inserted else {
           throw JSONShapeError(
-            path: indexPath(fields.pathOf("skus"), index), message: "\"\(sku)\" is listed twice")
+            path: indexPath(fields.pathOf("skus"), index), message: "\"\(id: sku)\" is listed twice"
+          )
         }
       }
       return list

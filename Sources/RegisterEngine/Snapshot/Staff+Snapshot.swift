@@ -4,6 +4,9 @@ extension Staff {
     .object([
       "operators": .array(operators.map(\.snapshotValue)),
       "signed_in": signedIn.snapshot(JSONValue.string),
+      // Written only when there is one, so a snapshot of a register nobody is signed in to
+      // reads as it did before the idle sign-out.
+      "operator_active_at": operatorActiveAt?.snapshotValue,
     ])
   }
 
@@ -17,9 +20,11 @@ extension Staff {
     for (index, person) in operators.enumerated() where !seen.insert(person.id).inserted {
       throw JSONShapeError(
         path: indexPath(fields.pathOf("operators"), index),
-        message: "operator \"\(person.id)\" appears twice")
+        message: "operator \"\(id: person.id)\" appears twice")
     }
     signedIn = try fields.nullableString("signed_in")
+    operatorActiveAt =
+      fields.has("operator_active_at") ? try fields.timestamp("operator_active_at") : nil
     try fields.rejectUnknown()
   }
 }

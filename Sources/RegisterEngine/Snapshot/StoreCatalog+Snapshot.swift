@@ -58,7 +58,7 @@ extension StoreCatalog {
       for (index, product) in live.enumerated() where !seen.insert(product.sku).inserted {
         throw JSONShapeError(
           path: indexPath(fields.pathOf("products"), index),
-          message: "SKU \"\(product.sku)\" appears twice")
+          message: "SKU \"\(id: product.sku)\" appears twice")
       }
     }
     let list = products
@@ -71,7 +71,7 @@ extension StoreCatalog {
       let sku = try entry.required("as_live", as: String.self)
       guard var product = list[sku] else {
         throw JSONShapeError(
-          path: entry.pathOf("as_live"), message: "no live product has SKU \"\(sku)\"")
+          path: entry.pathOf("as_live"), message: "no live product has SKU \"\(id: sku)\"")
       }
       product.stock = try entry.raw("stock").map { value throws(JSONShapeError) in
         try snapshotInt64(value, path: entry.pathOf("stock"), in: SnapshotRange.count)

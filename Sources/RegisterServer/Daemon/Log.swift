@@ -44,7 +44,9 @@ package enum LogLevel: Int, Comparable, CaseIterable, Sendable {
 /// own). Otherwise it is `2026-11-23T22:25:01.123+00:00 registerd[PID] info: message`, with
 /// the real wall-clock time in the local offset (even when `REGISTERD_FIXED_TIME` freezes the
 /// register's clock). Line breaks and other control characters in a message are escaped, so
-/// one message is always one line, and anything that looks like a card number is masked.
+/// one message is always one line. Nothing is masked here: what a log line quotes of a client's
+/// or a file's text comes in errors that were masked as they were made (`ErrorMessage`), and
+/// the rest — paths, file names, identifiers — must be quoted exactly to be of use.
 package enum Log {
   /// Messages less severe than this are not written.
   nonisolated(unsafe) package static var level: LogLevel = .info
@@ -88,8 +90,7 @@ package enum Log {
 
   /// The line for `message` at `level`, newline included.
   static func line(_ level: LogLevel, _ message: String, journal: Bool) -> String {
-    // Nothing that looks like a card number reaches the log, whatever the message quotes.
-    let text = escaped(CardNumberMask.mask(message))
+    let text = escaped(message)
     if journal { return "<\(level.rawValue)>\(text)\n" }
     return "\(timestamp()) registerd[\(getpid())] \(level.name): \(text)\n"
   }

@@ -13,10 +13,6 @@ extension Requests {
       throw RegisterError(
         .badRequest, "the operator's id is required: \"operator_id\" (or \"id\") as a string")
     }
-    // An id is stored and shown as it is: one that looks like a card number is refused.
-    guard !CardNumberMask.containsCardNumber(id) else {
-      throw RegisterError(.badRequest, "an operator id must not look like a card number")
-    }
     return id
   }
 
@@ -180,15 +176,9 @@ extension Requests {
       name = try fields.text("name", required: true, maxLength: 80) ?? ""
       email = try fields.optional("email", as: String.self)
       phone = try fields.optional("phone", as: String.self)
-      // A certificate number is an identifier: one that looks like a card number is refused,
-      // not masked (a masked number would no longer be the certificate's).
-      if case .string(let raw)? = fields.fields.peek("tax_exempt"),
-        CardNumberMask.containsCardNumber(raw)
-      {
-        throw RegisterError(
-          .badRequest, "tax_exempt must be a certificate number, not a card number")
-      }
-      taxExempt = try fields.text("tax_exempt", required: false, maxLength: 40)
+      // A certificate number is an identifier: kept as it is, whatever its digits look like
+      // (a masked number would no longer be the certificate's).
+      taxExempt = try fields.identifier("tax_exempt", required: false, maxLength: 40)
     }
 
     public var command: Command {

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+@testable import RegisterEngine
+
+/// Each op's role is declared once (`Op.access`) and enforced for every op: a cashier is
+/// refused every manager op (`approval_required`, nothing changed), a manager may do it, and
+/// a cashier with a manager's approval may too.
+@Suite struct RolesTableTests {
+  /// A request for each manager op that a manager may make on the test lane after `setUp`.
+  static let managerRequests: [Op: String] = [
+    .void: #"{"op":"void","reason":"x"}"#,
+    .overridePrice: #"{"op":"override_price","line":1,"unit_price":"1.00","reason":"x"}"#,
+    .return: #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#,
+    .noSale: #"{"op":"no_sale","reason":"x"}"#,
+    .operatorAdd:
+      #"{"op":"operator_add","operator_id":"zed","name":"Z","role":"cashier","pin":"4321"}"#,
+    .operatorRemove: #"{"op":"operator_remove","operator_id":"bob"}"#,
+    .operatorUnlock: #"{"op":"operator_unlock","operator_id":"bob"}"#,
+    .productAdd:
+      #"{"op":"product_add","product":{"sku":"NEW","name":"N","description":"","category":"C","price":"1.00"}}"#,
+    .productUpdate: #"{"op":"product_update","sku":"JEANS","changes":{"price":"0.01"}}"#,
+    .productRemove: #"{"op":"product_remove","sku":"HAT"}"#,
+    .stockAdjust: #"{"op":"stock_adjust","sku":"TEE","delta":1,"reason":"x"}"#,
+    .closeDay: #"{"op":"close_day"}"#,
+  ]
+
+  /// What is sent first (by whoever is signed in) so that the op's request can be made.
+  static let before: [Op: [String]] = [
+    .closeDay: [#"{"op":"park"}"#]
+  ]
+
+  static var managerOps: [Op] {
+    Op.allCases.filter {
+      if case .manager = $0.access { true } else { false }
+    }
+  }
+
+  /// A lane with a manager (mo), two cashiers (amy, bob), a completed sale (receipt 1) and an
+  /// open order with a line.
+  static func lane() throws -> TestLane {
+    let lane = try TestLane()
+    try lane.ok(
+      #"{"op":"operator_add","operator_id":"mo","name":"M","role":"manager","pin":"9876"}"#)
+    try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
+    try lane.ok(
+      #"{"op":"operator_add","operator_id":"amy","name":"A","role":"cashier","pin":"1234"}"#)
+    try lane.ok(
+      #"{"op":"operator_add","operator_id":"bob","name":"B","role":"cashier","pin":"5555"}"#)
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    return lane
+  }
+
+  @Test func everyManagerOpHasARequestHere() {
+    #expect(Set(Self.managerOps) == Set(Self.managerRequests.keys))
+  }
+
+  @Test(arguments: RolesTableTests.managerOps)
+  func aCashierIsRefusedAManagerOp(_ op: Op) throws {
+    let lane = try Self.lane()
+    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    for line in Self.before[op] ?? [] { try lane.ok(line) }
+    let before = lane.snapshot
+    let operators = lane.register.operators
+    let reply = try lane.send(try #require(Self.managerRequests[op]))
+    #expect(reply.errorCode == "approval_required", "\(op.rawValue): \(reply)")
+    #expect(reply["error"]?["message"]?.stringValue?.contains("needs a manager") == true)
+    #expect(lane.snapshot == before)
+    #expect(lane.register.operators == operators)
+  }
+
+  @Test(arguments: RolesTableTests.managerOps)
+  func aManagerMayDoAManagerOp(_ op: Op) throws {
+    let lane = try Self.lane()
+    for line in Self.before[op] ?? [] { try lane.ok(line) }
+    try lane.ok(try #require(Self.managerRequests[op]))
+  }
+
+  @Test(arguments: RolesTableTests.managerOps)
+  func aCashierWithAManagersApprovalMayDoIt(_ op: Op) throws {
+    let lane = try Self.lane()
+    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    for line in Self.before[op] ?? [] { try lane.ok(line) }
+    var request = try #require(Self.managerRequests[op])
+    request.removeLast()
+    try lane.ok(request + #","approve":{"operator":"mo","pin":"9876"}}"#)
+  }
+
+  @Test func aCashierMayDoEveryCashiersOp() throws {
+    let lane = try Self.lane()
+    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(#"{"op":"set_qty","line":2,"qty":2}"#)
+    try lane.ok(#"{"op":"void_line","line":2}"#)
+    try lane.ok(#"{"op":"paid_in","amount":"5.00","reason":"x"}"#)
+    try lane.ok(#"{"op":"park","note":"later"}"#)
+    try lane.ok(#"{"op":"operator_set_pin","operator_id":"amy","pin":"2468"}"#)
+    #expect(
+      try lane.send(#"{"op":"operator_set_pin","operator_id":"bob","pin":"2468"}"#).errorCode
+        == "approval_required")
+  }
+
+  /// docs/PROTOCOL.md's table of roles says what `Op.access` says, op for op.
+  @Test func theProtocolDocumentTabulatesEveryOpsRole() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let text = try String(
+      contentsOf: root.appendingPathComponent("docs/PROTOCOL.md"), encoding: .utf8)
+    var documented: [String: String] = [:]
+    for line in text.split(separator: "\n") {
+      for (prefix, role) in [
+        ("| anyone (no sign-in) |", "open"), ("| cashier (anyone signed in) |", "cashier"),
+        ("| manager (or a manager's approval) |", "manager"),
+      ] where line.hasPrefix(prefix) {
+        for part in line.dropFirst(prefix.count).split(separator: "`") where !part.contains(",") {
+          let name = part.trimmingCharacters(in: .whitespaces)
+          if !name.isEmpty && name != "|" { documented[name] = role }
+        }
+      }
+    }
+    for op in Op.allCases {
+      let role =
+        switch op.access {
+        case .open: "open"
+        case .cashier: "cashier"
+        case .manager: "manager"
+        }
+      #expect(documented[op.rawValue] == role, "\(op.rawValue)")
+    }
+    #expect(documented.count == Op.allCases.count)
+  }
+}
