@@ -113,6 +113,75 @@ struct ConnectionEndToEndTests {
     #expect(sent < 64 << 20, "sent \(sent) bytes")
   }
 
+  /// 150 clients ask for the catalog and the order again and again and never read a reply.
+  /// Each one's replies are bounded (1 MiB), and all of them together by
+  /// `--max-unread-replies` (here 16 MiB, a quarter of the default, so that 150 clients at
+  /// their own bound would hold ten times as much), counted as each reply is made: without
+  /// that they took the daemon from 13 MB to 600 MB (some 4 MB each), a lane waited seconds,
+  /// and most of it stayed taken after they left.
+  @Test(
+    "150 clients that never read: memory stays bounded and comes back, a lane waits < 100 ms",
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
+  func manyClientsThatNeverReadAreBoundedAllTogether() throws {
+    let limit = 16 * 1024
+    let daemon = try Daemon(arguments: ["--max-unread-replies", String(limit * 1024)])
+    defer { daemon.cleanup() }
+    let pid = daemon.process.processIdentifier
+    let lane = try daemon.connect()
+    let asks = [#"{"op":"catalog"}"#, #"{"op":"order"}"#, #"{"op":"hello"}"#]
+    // Warmed up: each reply made once, so the start counts what they leave.
+    for ask in asks { #expect(try lane.send(ask).isOK) }
+    let start = try #require(residentKiB(pid))
+    var flooders: [Int32] = []
+    defer { for fd in flooders { close(fd) } }
+    for _ in 0..<150 {
+      let fd = try UnixSocket.connect(to: daemon.socketPath)
+      UnixSocket.setNonBlocking(fd)
+      flooders.append(fd)
+    }
+    let requests = Array(
+      String(repeating: #"{"op":"catalog"}"# + "\n" + #"{"op":"order"}"# + "\n", count: 1000).utf8)
+    var sent = 0
+    var slowest = 0.0
+    var answered = 0
+    var peak = start
+    let end = Date().addingTimeInterval(8)
+    while Date() < end {
+      for fd in flooders {
+        let count = requests.withUnsafeBytes { raw -> Int in
+          guard let base = raw.baseAddress else { return 0 }
+          return UnixSocket.send(fd, base, raw.count)
+        }
+        if count > 0 { sent += count }
+      }
+      for ask in asks {
+        let asked = Date()
+        #expect(try lane.send(ask).isOK)
+        slowest = max(slowest, Date().timeIntervalSince(asked))
+        answered += 1
+      }
+      peak = max(peak, residentKiB(pid) ?? 0)
+      usleep(20_000)
+    }
+    for fd in flooders { close(fd) }
+    flooders = []
+    // What they held is given back once they are gone.
+    var after = residentKiB(pid) ?? 0
+    for _ in 0..<50 where after - start > 4 * 1024 {
+      usleep(100_000)
+      #expect(try lane.send(#"{"op":"hello"}"#).isOK)
+      after = residentKiB(pid) ?? 0
+    }
+    // The limit, and for each client its reserve (16 KiB), its last reply, its read-ahead
+    // (16 KiB) and what the allocator keeps around them: about 7 MiB for 150.
+    #expect(peak - start < limit + 16 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
+    #expect(after - start < 8 * 1024, "VmRSS was \(after) KiB after the clients left")
+    #expect(slowest < 0.1, "the slowest of \(answered) replies to the lane took \(slowest) s")
+    // The clients were slowed down: what they could send is what the kernel's buffers and the
+    // daemon's read-ahead take, not the 8 s of sending.
+    #expect(sent < 150 * (1 << 20), "sent \(sent) bytes")
+  }
+
   @Test("a client whose line stays incomplete is disconnected after --idle-timeout")
   func incompleteLineTimesOut() throws {
     let daemon = try Daemon(arguments: ["--idle-timeout", "0.5"])
