@@ -234,6 +234,66 @@ struct ConnectionEndToEndTests {
     #expect(try waiting.send(#"{"op":"hello"}"#).isOK)
   }
 
+  /// Connections that connect and send nothing fill the table: a lane's register-cli still
+  /// gets in, each time by closing the connection idle longest — never a display that
+  /// subscribed, nor a client with replies it has not read — and each episode is logged once.
+  @Test("at the connection limit, idle connections make room for a new client, oldest first")
+  func idleConnectionsMakeRoomAtTheLimit() throws {
+    let daemon = try Daemon(arguments: ["--max-connections", "5"])
+    defer { daemon.cleanup() }
+    usleep(200_000)  // the harness's start-up probe has come and gone
+    // The oldest connections: a display that subscribed, and a client that asked for more
+    // replies than its socket holds and reads none (requests in flight).
+    let display = try daemon.connect()
+    #expect(try display.send(#"{"op":"subscribe"}"#).isOK)
+    let busy = try daemon.connect()
+    let asked = 200
+    try busy.sendRaw(Array(String(repeating: #"{"op":"catalog"}"# + "\n", count: asked).utf8))
+    usleep(300_000)
+    // Then three that send nothing, oldest first: the table is full.
+    var idle: [Client] = []
+    for _ in 0..<3 {
+      idle.append(try daemon.connect())
+      usleep(50_000)
+    }
+    // Two more clients and a command arrive while it stays full: each gets in, and the idle
+    // connections make room, oldest first.
+    var newer: [Client] = []
+    for _ in 0..<2 {
+      newer.append(try daemon.connect())
+      usleep(100_000)
+    }
+    let added = try daemon.cli(["add", "TEE-BLK-L"])
+    #expect(added.status == 0, "\(added.stderr)")
+    for client in idle {
+      client.connection.setReceiveTimeout(milliseconds: 2_000)
+      #expect(try client.connection.readLine() == nil, "an idle connection was closed")
+    }
+    for client in newer { #expect(try client.send(#"{"op":"hello"}"#).isOK) }
+    // The display was not closed: it got the sale's event.
+    let event = try display.read()
+    #expect(event["event"] == "line_added", "\(event)")
+    // Nor the busy client: every reply it asked for comes.
+    for _ in 0..<asked { #expect(try busy.read().isOK) }
+    var log = daemon.log
+    let warning = "closing the connections idle longest"
+    #expect(log.components(separatedBy: warning).count - 1 == 1, "\(log)")
+    #expect(log.contains("5 clients are connected (the limit)"), "\(log)")
+    // A client let in without closing another (the command's slot is free again) ends the
+    // episode; the next command at a full table begins another, logged again.
+    let filler = try daemon.connect()
+    #expect(try filler.send(#"{"op":"hello"}"#).isOK)
+    #expect(try daemon.cli(["hello"]).status == 0)
+    log = daemon.log
+    #expect(log.contains("(3 idle connection(s) were closed to let new ones in)"), "\(log)")
+    #expect(log.components(separatedBy: warning).count - 1 == 2, "\(log)")
+    #expect(!log.contains("refusing new connections"), "\(log)")
+    // The display is still connected.
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+    #expect(try display.read()["event"] == "line_added")
+    withExtendedLifetime((display, busy, idle, newer, filler)) {}
+  }
+
   @Test("--idle-timeout, --max-connections and --max-unread-replies refuse bad values")
   func badOptions() throws {
     for arguments in [
@@ -262,6 +322,10 @@ struct ConnectionEndToEndTests {
       try? client.connection.send(line: #"{"op":"hello"}"#)
       clients.append(client)
     }
+    // Nothing is read until every client has its answer (a reply, or the refusal): a client
+    // served still has its reply unread, so it is not idle, and is not closed to let in one
+    // that still waits in the listener's backlog.
+    for client in clients { _ = client.connection.waitForInput(milliseconds: 5_000) }
     let replies = clients.map { client in
       (try? client.connection.readLine()).flatMap { $0 }.flatMap { try? JSONParser.parse($0) }
     }

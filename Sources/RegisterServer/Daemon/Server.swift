@@ -169,6 +169,10 @@ package final class Server {
   /// Why new clients are being refused (logged once when it starts), and how many were.
   private var refusing: String?
   private var refusedCount = 0
+  /// True while the connection limit is reached and idle connections are closed to let new
+  /// ones in (logged once when it starts), and how many were.
+  private var makingRoom = false
+  private var closedForRoom = 0
   /// The receipt printer, when the store has one: jobs go to it one at a time, in order.
   package var printer: ReceiptPrinter?
   /// Print jobs whose `print_queued` is durable and that are not yet printed, oldest first
@@ -531,6 +535,9 @@ package final class Server {
   }
 
   private func acceptClients() {
+    // Set once no connection could be closed to make room: nothing changes that before the
+    // loop's next pass, so the clients still waiting are refused without looking again.
+    var noneIdle = false
     while true {
       let fd = retryingOnInterrupt { accept(listenFD, nil, nil) }
       if fd < 0 {
@@ -555,15 +562,28 @@ package final class Server {
       }
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       UnixSocket.setNonBlocking(fd)
+      let now = monotonicMilliseconds()
       if connections.count >= maximumConnections {
-        startRefusing("\(maximumConnections) clients are connected (the limit)")
-        refuse(fd)
-        continue
+        // Room is made by closing an idle connection, so that connections that send nothing
+        // cannot keep a lane's terminal out; refused only when every one is busy.
+        guard !noneIdle && closeIdlest(now: now) else {
+          noneIdle = true
+          if refusing == nil {
+            let subscribed = connections.filter { $0.subscription != nil }.count
+            startRefusing(
+              "\(maximumConnections) clients are connected (the limit), none of them idle (\(subscribed) subscribed, \(connections.count - subscribed) with requests or replies in flight)"
+            )
+          }
+          refuse(fd)
+          continue
+        }
+      } else {
+        stopMakingRoom()
       }
       stopRefusing()
       let connection = Connection(
         id: nextConnectionID, fd: fd, peerUID: UnixSocket.peerUID(fd), clientBytes: clientBytes,
-        now: monotonicMilliseconds())
+        now: now)
       nextConnectionID += 1
       Log.debug(
         "connection \(connection.id) opened (uid \(connection.peerUID.map(String.init) ?? "unknown"))"
@@ -1188,19 +1208,72 @@ package final class Server {
     for connection in touched where !connection.isClosed {
       // A PIN check in flight still owes the connection a reply.
       guard connection.isFinished && !isCheckingPIN(connection) else { continue }
-      poller.forget(connection.fd)
-      close(connection.fd)
-      connection.closed()
-      connection.isClosed = true
-      connectionsByID[connection.id] = nil
-      connectionsByFD[connection.fd] = nil
-      if connection.subscription != nil { subscribers.removeAll { $0 === connection } }
+      discard(connection)
       Log.debug("connection \(connection.id) closed")
-      // A descriptor is free again: a paused listener can try once more.
-      listenerPausedUntil = nil
       closedAny = true
     }
     if closedAny { connections.removeAll { $0.isClosed } }
+  }
+
+  /// Closes `connection` and forgets it (`connections` is pruned by the caller).
+  private func discard(_ connection: Connection) {
+    poller.forget(connection.fd)
+    close(connection.fd)
+    connection.closed()
+    connection.isClosed = true
+    connectionsByID[connection.id] = nil
+    connectionsByFD[connection.fd] = nil
+    if connection.subscription != nil { subscribers.removeAll { $0 === connection } }
+    // A descriptor is free again: a paused listener can try once more.
+    listenerPausedUntil = nil
+  }
+
+  /// True when `connection` may be closed to let a new client in, as far as the daemon's own
+  /// state goes: it is idle between requests with nothing in flight — no line read and
+  /// unanswered, none half sent, no reply unwritten, no PIN check or large reply being worked
+  /// out — and has not subscribed (a display waiting for events is busy, not idle).
+  private func isIdle(_ connection: Connection) -> Bool {
+    !connection.isClosed && !connection.broken && !connection.readClosed
+      && connection.subscription == nil && connection.holdsNothing && !connection.hasTurn
+      && !isCheckingPIN(connection) && computingFor[connection.id] == nil
+  }
+
+  /// Closes the connection idle longest that may be closed (`isIdle`, and nothing in its
+  /// socket either way: one with bytes waiting has just sent a request, or not read a reply
+  /// yet), to let a new client in at the connection limit; false when there is none.
+  private func closeIdlest(now: Int64) -> Bool {
+    let candidates = connections.filter(isIdle).sorted {
+      ($0.lastActive, $0.id) < ($1.lastActive, $1.id)
+    }
+    guard let connection = candidates.first(where: { UnixSocket.isQuiet($0.fd) }) else {
+      return false
+    }
+    if !makingRoom {
+      makingRoom = true
+      Log.warning(
+        "\(maximumConnections) clients are connected (the limit): closing the connections idle longest (not subscribed, nothing in flight) to let new ones in"
+      )
+    }
+    closedForRoom += 1
+    Log.debug(
+      "connection \(connection.id) closed to let a new client in (idle \(now - connection.lastActive) ms)"
+    )
+    discard(connection)
+    if let index = connections.firstIndex(where: { $0 === connection }) {
+      connections.remove(at: index)
+    }
+    return true
+  }
+
+  /// Ends an episode at the connection limit (a client was let in without closing another),
+  /// saying how many idle connections were closed.
+  private func stopMakingRoom() {
+    guard makingRoom else { return }
+    Log.info(
+      "below the connection limit again (\(closedForRoom) idle connection(s) were closed to let new ones in)"
+    )
+    makingRoom = false
+    closedForRoom = 0
   }
 
   /// Gives freed memory back to the system once clients have let go of `returnMemoryAfter`
