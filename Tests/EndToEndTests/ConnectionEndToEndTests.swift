@@ -113,6 +113,75 @@ struct ConnectionEndToEndTests {
     #expect(sent < 64 << 20, "sent \(sent) bytes")
   }
 
+  /// 150 clients ask for the catalog and the order again and again and never read a reply.
+  /// Each one's replies are bounded (1 MiB), and all of them together by
+  /// `--max-unread-replies` (here 16 MiB, a quarter of the default, so that 150 clients at
+  /// their own bound would hold ten times as much), counted as each reply is made: without
+  /// that they took the daemon from 13 MB to 600 MB (some 4 MB each), a lane waited seconds,
+  /// and most of it stayed taken after they left.
+  @Test(
+    "150 clients that never read: memory stays bounded and comes back, a lane waits < 100 ms",
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
+  func manyClientsThatNeverReadAreBoundedAllTogether() throws {
+    let limit = 16 * 1024
+    let daemon = try Daemon(arguments: ["--max-unread-replies", String(limit * 1024)])
+    defer { daemon.cleanup() }
+    let pid = daemon.process.processIdentifier
+    let lane = try daemon.connect()
+    let asks = [#"{"op":"catalog"}"#, #"{"op":"order"}"#, #"{"op":"hello"}"#]
+    // Warmed up: each reply made once, so the start counts what they leave.
+    for ask in asks { #expect(try lane.send(ask).isOK) }
+    let start = try #require(residentKiB(pid))
+    var flooders: [Int32] = []
+    defer { for fd in flooders { close(fd) } }
+    for _ in 0..<150 {
+      let fd = try UnixSocket.connect(to: daemon.socketPath)
+      UnixSocket.setNonBlocking(fd)
+      flooders.append(fd)
+    }
+    let requests = Array(
+      String(repeating: #"{"op":"catalog"}"# + "\n" + #"{"op":"order"}"# + "\n", count: 1000).utf8)
+    var sent = 0
+    var slowest = 0.0
+    var answered = 0
+    var peak = start
+    let end = Date().addingTimeInterval(8)
+    while Date() < end {
+      for fd in flooders {
+        let count = requests.withUnsafeBytes { raw -> Int in
+          guard let base = raw.baseAddress else { return 0 }
+          return UnixSocket.send(fd, base, raw.count)
+        }
+        if count > 0 { sent += count }
+      }
+      for ask in asks {
+        let asked = Date()
+        #expect(try lane.send(ask).isOK)
+        slowest = max(slowest, Date().timeIntervalSince(asked))
+        answered += 1
+      }
+      peak = max(peak, residentKiB(pid) ?? 0)
+      usleep(20_000)
+    }
+    for fd in flooders { close(fd) }
+    flooders = []
+    // What they held is given back once they are gone.
+    var after = residentKiB(pid) ?? 0
+    for _ in 0..<50 where after - start > 4 * 1024 {
+      usleep(100_000)
+      #expect(try lane.send(#"{"op":"hello"}"#).isOK)
+      after = residentKiB(pid) ?? 0
+    }
+    // The limit, and for each client its reserve (16 KiB), its last reply, its read-ahead
+    // (16 KiB) and what the allocator keeps around them: about 7 MiB for 150.
+    #expect(peak - start < limit + 16 * 1024, "VmRSS grew from \(start) KiB to \(peak) KiB")
+    #expect(after - start < 8 * 1024, "VmRSS was \(after) KiB after the clients left")
+    #expect(slowest < 0.1, "the slowest of \(answered) replies to the lane took \(slowest) s")
+    // The clients were slowed down: what they could send is what the kernel's buffers and the
+    // daemon's read-ahead take, not the 8 s of sending.
+    #expect(sent < 150 * (1 << 20), "sent \(sent) bytes")
+  }
+
   @Test("a client whose line stays incomplete is disconnected after --idle-timeout")
   func incompleteLineTimesOut() throws {
     let daemon = try Daemon(arguments: ["--idle-timeout", "0.5"])
@@ -165,6 +234,66 @@ struct ConnectionEndToEndTests {
     #expect(try waiting.send(#"{"op":"hello"}"#).isOK)
   }
 
+  /// Connections that connect and send nothing fill the table: a lane's register-cli still
+  /// gets in, each time by closing the connection idle longest — never a display that
+  /// subscribed, nor a client with replies it has not read — and each episode is logged once.
+  @Test("at the connection limit, idle connections make room for a new client, oldest first")
+  func idleConnectionsMakeRoomAtTheLimit() throws {
+    let daemon = try Daemon(arguments: ["--max-connections", "5"])
+    defer { daemon.cleanup() }
+    usleep(200_000)  // the harness's start-up probe has come and gone
+    // The oldest connections: a display that subscribed, and a client that asked for more
+    // replies than its socket holds and reads none (requests in flight).
+    let display = try daemon.connect()
+    #expect(try display.send(#"{"op":"subscribe"}"#).isOK)
+    let busy = try daemon.connect()
+    let asked = 200
+    try busy.sendRaw(Array(String(repeating: #"{"op":"catalog"}"# + "\n", count: asked).utf8))
+    usleep(300_000)
+    // Then three that send nothing, oldest first: the table is full.
+    var idle: [Client] = []
+    for _ in 0..<3 {
+      idle.append(try daemon.connect())
+      usleep(50_000)
+    }
+    // Two more clients and a command arrive while it stays full: each gets in, and the idle
+    // connections make room, oldest first.
+    var newer: [Client] = []
+    for _ in 0..<2 {
+      newer.append(try daemon.connect())
+      usleep(100_000)
+    }
+    let added = try daemon.cli(["add", "TEE-BLK-L"])
+    #expect(added.status == 0, "\(added.stderr)")
+    for client in idle {
+      client.connection.setReceiveTimeout(milliseconds: 2_000)
+      #expect(try client.connection.readLine() == nil, "an idle connection was closed")
+    }
+    for client in newer { #expect(try client.send(#"{"op":"hello"}"#).isOK) }
+    // The display was not closed: it got the sale's event.
+    let event = try display.read()
+    #expect(event["event"] == "line_added", "\(event)")
+    // Nor the busy client: every reply it asked for comes.
+    for _ in 0..<asked { #expect(try busy.read().isOK) }
+    var log = daemon.log
+    let warning = "closing the connections idle longest"
+    #expect(log.components(separatedBy: warning).count - 1 == 1, "\(log)")
+    #expect(log.contains("5 clients are connected (the limit)"), "\(log)")
+    // A client let in without closing another (the command's slot is free again) ends the
+    // episode; the next command at a full table begins another, logged again.
+    let filler = try daemon.connect()
+    #expect(try filler.send(#"{"op":"hello"}"#).isOK)
+    #expect(try daemon.cli(["hello"]).status == 0)
+    log = daemon.log
+    #expect(log.contains("(3 idle connection(s) were closed to let new ones in)"), "\(log)")
+    #expect(log.components(separatedBy: warning).count - 1 == 2, "\(log)")
+    #expect(!log.contains("refusing new connections"), "\(log)")
+    // The display is still connected.
+    #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
+    #expect(try display.read()["event"] == "line_added")
+    withExtendedLifetime((display, busy, idle, newer, filler)) {}
+  }
+
   @Test("--idle-timeout, --max-connections and --max-unread-replies refuse bad values")
   func badOptions() throws {
     for arguments in [
@@ -193,6 +322,10 @@ struct ConnectionEndToEndTests {
       try? client.connection.send(line: #"{"op":"hello"}"#)
       clients.append(client)
     }
+    // Nothing is read until every client has its answer (a reply, or the refusal): a client
+    // served still has its reply unread, so it is not idle, and is not closed to let in one
+    // that still waits in the listener's backlog.
+    for client in clients { _ = client.connection.waitForInput(milliseconds: 5_000) }
     let replies = clients.map { client in
       (try? client.connection.readLine()).flatMap { $0 }.flatMap { try? JSONParser.parse($0) }
     }

@@ -71,4 +71,49 @@ import Testing
     let got = read(fds[1], &buffer, buffer.count)
     #expect(got == 6 && Array(buffer[0..<6]) == Array("again\n".utf8))
   }
+
+  /// Replies a client does not read are queued in pieces of at most `largeReply` bytes, not in
+  /// one buffer that doubles each time it fills: what they take stays close to their size.
+  @Test func unreadRepliesTakeAboutTheirSize() {
+    let connection = Connection(id: 1, fd: -1, peerUID: nil)
+    let reply = ReplyPieces(head: [UInt8](repeating: UInt8(ascii: "r"), count: 8_000))
+    for _ in 0..<70 { connection.enqueue(reply: reply) }
+    #expect(connection.pendingOutput == 70 * 8_001)
+    // In one buffer, 560 kB would take 1 MiB.
+    #expect(
+      connection.queuedCapacity < connection.pendingOutput + 2 * Connection.largeReply,
+      "\(connection.queuedCapacity) bytes for \(connection.pendingOutput)")
+  }
+
+  /// Every connection keeps the daemon-wide count of unread replies up to date: a reply counts
+  /// from when it is made (held by the service until durable), then as queued output, and
+  /// stops counting when it is written or its connection closes.
+  @Test func unreadRepliesAreCountedForAllConnectionsTogether() {
+    let bytes = ClientBytes()
+    let lane = Connection(id: 1, fd: -1, peerUID: nil, clientBytes: bytes)
+    let display = Connection(id: 2, fd: -1, peerUID: nil, clientBytes: bytes)
+    lane.receive(Array((#"{"op":"hello"}"# + "\n" + #"{"op":"order"}"# + "\n").utf8)[...], now: 0)
+    #expect(lane.takeLine() != nil)
+    lane.madeReply(bytes: 100)
+    #expect(lane.unreadReplies == 100)
+    #expect(bytes.unreadReplies == 100)
+    // Queued: the same reply, with its newline.
+    lane.enqueue(reply: ReplyPieces(head: [UInt8](repeating: 0x61, count: 100)))
+    #expect(lane.unreadReplies == 101)
+    #expect(bytes.unreadReplies == 101)
+    display.enqueue(line: "event")
+    #expect(bytes.unreadReplies == 107)
+    #expect(lane.takeLine() != nil)
+    lane.madeReply(bytes: 50)
+    #expect(bytes.unreadReplies == 157)
+    lane.closed()
+    #expect(lane.unreadReplies == 0)
+    #expect(bytes.unreadReplies == 6)
+    display.closed()
+    #expect(bytes.unreadReplies == 0)
+    // Let go of: the replies (157 bytes at their peak) and the lane's line being handled.
+    #expect(bytes.hasFreed(atLeast: 157))
+    #expect(bytes.takeFreed() == 157 + #"{"op":"order"}"#.utf8.count + Connection.lineOverhead)
+    #expect(!bytes.hasFreed(atLeast: 1))
+  }
 }

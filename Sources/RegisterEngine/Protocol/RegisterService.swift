@@ -126,12 +126,21 @@ public final class RegisterService {
 
   /// Handles lines now (state changes in memory); their replies are held until durable.
   public func submit(_ batch: [IncomingLine]) {
-    for incoming in batch {
-      groups.hold(incoming, reply(to: incoming))
-      // After the request's own records (and its idempotency key, which goes on its last
-      // record), before the next request is decided.
-      if deferredImport != nil { stageDeferredImport(at: clock.now()) }
-    }
+    for incoming in batch { submit(incoming) }
+  }
+
+  /// Handles one line now (state changes in memory); its reply is held until durable.
+  /// Returns the size of the reply in bytes (0 for one worked out later, see
+  /// `computesRepliesAway`): the daemon counts it against what the client may leave unread
+  /// before it hands over the client's next line.
+  @discardableResult
+  public func submit(_ incoming: IncomingLine) -> Int {
+    let made = reply(to: incoming)
+    groups.hold(incoming, made)
+    // After the request's own records (and its idempotency key, which goes on its last
+    // record), before the next request is decided.
+    if deferredImport != nil { stageDeferredImport(at: clock.now()) }
+    return made.pieces.count
   }
 
   /// Replies to work out away from the loop (see `computesRepliesAway`), held since the last

@@ -45,6 +45,9 @@ public struct ReplyPieces: Sendable {
   /// their own storage.
   public var whole: [UInt8]? { shared.isEmpty && tail.isEmpty ? head : nil }
 
+  /// The reply's length in bytes.
+  public var count: Int { head.count + shared.count + tail.count }
+
   /// Appends the reply's bytes to `output`.
   public func append(to output: inout [UInt8]) {
     output.append(contentsOf: head)

@@ -1,11 +1,23 @@
 import RegisterEngine
 
-/// One client connection: its framing state, the request lines it sent that have not been
-/// answered yet, and the bytes waiting to be written.
+/// One client connection: the bytes it sent that have not been answered yet, and the bytes
+/// waiting to be written.
 ///
-/// Request lines stay here from the moment they are read until their reply is queued, so that
-/// `heldBytes` counts everything the daemon holds for the client's requests, handled or not.
+/// What the client sent stays here from the moment it is read until its reply is queued — as
+/// bytes (`input`) until a line is handed to the service, then as that line — so that
+/// `heldInput` counts everything the daemon holds for the client's requests, handled or not;
+/// `unreadReplies` counts the replies made for it and not yet written to its socket, and the
+/// connection keeps the daemon-wide total (`ClientBytes`) up to date with it.
 final class Connection {
+  /// A request line held until its reply is queued.
+  private struct HeldLine {
+    /// The line (`nil`: a line that was too long).
+    var bytes: [UInt8]?
+    /// The size of its reply as made when the line was handed to the service (0 before, and
+    /// for a reply worked out later): counted in `repliesInFlight` until the reply is queued.
+    var replyBytes = 0
+  }
+
   /// What one held line is counted as beyond its bytes (the array that holds it), so that a
   /// flood of tiny lines is bounded as well as a few long ones.
   static let lineOverhead = 64
@@ -13,16 +25,21 @@ final class Connection {
   let id: Int
   let fd: Int32
   let peerUID: UInt32?
-  var framer = LineFramer()
-  /// Request lines not yet answered (`nil`: a line that was too long): those before
-  /// `submitted` are being handled by the service, the rest wait to be handed over.
-  private var lines: [[UInt8]?] = []
+  /// The daemon-wide count of unread replies this connection adds its own to.
+  let clientBytes: ClientBytes
+  /// What the client sent and no line has been handed to the service for yet.
+  private(set) var input = LineBuffer()
+  /// Lines handed to the service, from `head` on, whose replies have not been queued yet.
+  private var lines: [HeldLine] = []
   /// The first line not yet answered.
   private var head = 0
-  /// The first line not yet handed to the service.
-  private var submitted = 0
   /// Bytes (plus `lineOverhead` each) of the lines in `lines[head...]`.
   private(set) var heldLineBytes = 0
+  /// Bytes of the replies made for lines handed to the service and not yet queued here (held
+  /// by the service until their changes are durable).
+  private(set) var repliesInFlight = 0
+  /// When (monotonic milliseconds) the client last sent something, or connected.
+  private(set) var lastActive: Int64
   /// The bytes being written, from `outputStart` on.
   private var output: [UInt8] = []
   private var outputStart = 0
@@ -62,36 +79,54 @@ final class Connection {
   var isTouched = false
   /// On the list of connections whose lines may be taken.
   var mayHaveLines = false
+  /// In the queue of connections waiting for their next turn to have lines taken.
+  var hasTurn = false
   /// On the list of connections in the middle of a line (watched for the idle timeout).
   var isListedPartial = false
   /// Closed and gone from the loop's tables: lists still holding it skip it.
   var isClosed = false
 
-  init(id: Int, fd: Int32, peerUID: UInt32?) {
+  init(
+    id: Int, fd: Int32, peerUID: UInt32?, clientBytes: ClientBytes = ClientBytes(), now: Int64 = 0
+  ) {
     self.id = id
     self.fd = fd
     self.peerUID = peerUID
+    self.clientBytes = clientBytes
+    self.lastActive = now
   }
 
   /// Bytes queued for the client and not yet written.
   var pendingOutput: Int { output.count - outputStart + laterBytes }
 
-  /// Input held for this client: unanswered lines and the unfinished one.
-  var heldInput: Int { heldLineBytes + framer.pendingCount }
+  /// Replies made for the client that it has not read: queued here, or still held by the
+  /// service until durable.
+  var unreadReplies: Int { pendingOutput + repliesInFlight }
 
-  /// Lines read and not yet handed to the service.
-  var waitingLines: Int { lines.count - submitted }
+  /// True when the daemon holds nothing for this client: no line read and unanswered, no
+  /// unfinished line, no reply unwritten.
+  var holdsNothing: Bool {
+    lines.count == head && input.count == 0 && !input.isInsideLine && unreadReplies == 0
+  }
+
+  /// Input held for this client: what it sent that no line was taken for yet, and the lines
+  /// being handled.
+  var heldInput: Int { heldLineBytes + input.count }
+
+  /// True when a line read may wait to be handed to the service.
+  var hasWaitingLine: Bool { input.hasLine }
 
   /// Lines handed to the service whose replies have not been queued yet.
-  var outstanding: Int { submitted - head }
+  var outstanding: Int { lines.count - head }
 
-  /// Frames received bytes into lines; `now` dates the start of an unfinished line.
+  /// Keeps received bytes until their lines are taken; `now` dates the start of an
+  /// unfinished line.
   func receive(_ bytes: ArraySlice<UInt8>, now: Int64) {
-    let complete = framer.feed(bytes)
-    append(complete)
-    if !framer.isInsideLine {
+    lastActive = now
+    let finished = input.append(bytes)
+    if !input.isInsideLine {
       partialLineSince = nil
-    } else if !complete.isEmpty || partialLineSince == nil {
+    } else if finished > 0 || partialLineSince == nil {
       // A new line began in these bytes: its clock starts now. A line that only grows does
       // not restart it, so trickling a byte at a time does not keep a slot forever.
       partialLineSince = now
@@ -101,38 +136,45 @@ final class Connection {
   /// The client shut down its side: an unfinished last line is a request too.
   func receiveEnd() {
     readClosed = true
-    append(framer.finish())
+    input.end()
     partialLineSince = nil
-  }
-
-  private func append(_ complete: [[UInt8]?]) {
-    for line in complete {
-      lines.append(line)
-      heldLineBytes += (line?.count ?? 0) + Self.lineOverhead
-    }
   }
 
   /// Hands the next waiting line to the service (nil: none waiting; `.some(nil)`: a line that
   /// was too long); it stays held until answered.
   func takeLine() -> [UInt8]?? {
-    guard waitingLines > 0 else { return nil }
-    submitted += 1
-    return .some(lines[submitted - 1])
+    guard let line = input.nextLine() else { return nil }
+    lines.append(HeldLine(bytes: line))
+    heldLineBytes += (line?.count ?? 0) + Self.lineOverhead
+    return .some(line)
+  }
+
+  /// The service made the reply to the line taken last: `bytes` long. It counts as unread
+  /// from now on, here and daemon-wide, until it is written.
+  func madeReply(bytes: Int) {
+    guard lines.count > head else { return }
+    lines[lines.count - 1].replyBytes += bytes
+    repliesInFlight += bytes
+    clientBytes.hold(bytes)
   }
 
   /// Queues the reply to the oldest unanswered line (a newline is added).
   func enqueue(reply line: ReplyPieces) {
-    if head < submitted {
-      heldLineBytes -= (lines[head]?.count ?? 0) + Self.lineOverhead
-      lines[head] = nil
+    // The reply moves from the service to the output: counted once, as what is queued.
+    var made = 0
+    let before = pendingOutput
+    defer { clientBytes.hold(pendingOutput - before - made) }
+    if head < lines.count {
+      heldLineBytes -= (lines[head].bytes?.count ?? 0) + Self.lineOverhead
+      made = lines[head].replyBytes
+      repliesInFlight -= made
+      lines[head] = HeldLine()
       head += 1
       if head == lines.count {
-        lines.removeAll(keepingCapacity: lines.capacity <= 4096)
+        lines.removeAll(keepingCapacity: lines.capacity <= 1024)
         head = 0
-        submitted = 0
       } else if head > 1024 && head * 2 > lines.count {
         lines.removeSubrange(0..<head)
-        submitted -= head
         head = 0
       }
     }
@@ -140,9 +182,9 @@ final class Connection {
       laterPieces.append(whole)
       laterBytes += whole.count
       lastPieceIsOpen = false
-      write { $0.append(UInt8(ascii: "\n")) }
+      write(size: 1) { $0.append(UInt8(ascii: "\n")) }
     } else {
-      write { output in
+      write(size: line.count + 1) { output in
         line.append(to: &output)
         output.append(UInt8(ascii: "\n"))
       }
@@ -151,20 +193,26 @@ final class Connection {
 
   /// Queues one line that answers no request (an event, a last error) (a newline is added).
   func enqueue(line: String) {
-    write { output in
+    let before = pendingOutput
+    defer { clientBytes.hold(pendingOutput - before) }
+    write(size: line.utf8.count + 1) { output in
       output.append(contentsOf: line.utf8)
       output.append(UInt8(ascii: "\n"))
     }
   }
 
-  /// Appends to the end of what is queued: `output`, or after a large reply a piece of the
-  /// connection's own.
-  private func write(_ append: (inout [UInt8]) -> Void) {
-    if laterPieces.isEmpty && !outputIsLarge {
+  /// Appends `size` bytes to the end of what is queued: `output`, or a piece of the
+  /// connection's own after it. A piece takes no more once it holds `largeReply` bytes: the
+  /// replies of a client that does not read are held in pieces that are never copied to grow
+  /// past that, so what they take is close to their size.
+  private func write(size: Int, _ append: (inout [UInt8]) -> Void) {
+    if laterPieces.isEmpty && !outputIsLarge
+      && (output.count == outputStart || output.count + size <= Self.largeReply)
+    {
       append(&output)
       return
     }
-    if !lastPieceIsOpen {
+    if !lastPieceIsOpen || laterPieces[laterPieces.count - 1].count + size > Self.largeReply {
       laterPieces.append([])
       lastPieceIsOpen = true
     }
@@ -172,6 +220,11 @@ final class Connection {
     let before = laterPieces[last].count
     append(&laterPieces[last])
     laterBytes += laterPieces[last].count - before
+  }
+
+  /// The storage the queued output takes, its unused capacity included (tests).
+  var queuedCapacity: Int {
+    laterPieces.reduce(output.capacity) { $0 + $1.capacity }
   }
 
   /// True when `bytes` is queued in place, not copied (tests).
@@ -186,6 +239,8 @@ final class Connection {
 
   /// Writes as much queued output as the socket takes without blocking.
   func flush() {
+    let before = pendingOutput
+    defer { clientBytes.hold(pendingOutput - before) }
     while pendingOutput > 0 && !broken {
       if outputStart == output.count {
         // `output` is written: the next piece takes its place (its storage, not a copy).
@@ -208,7 +263,8 @@ final class Connection {
       outputStart += sent
     }
     if outputStart == output.count && laterPieces.isEmpty {
-      output.removeAll(keepingCapacity: !outputIsLarge && output.capacity <= 1 << 20)
+      // A buffer that grew for a burst is let go of: an idle connection keeps little.
+      output.removeAll(keepingCapacity: !outputIsLarge && output.capacity <= Self.largeReply)
       outputStart = 0
       outputIsLarge = false
     } else if !outputIsLarge && outputStart > 1 << 16 && outputStart * 2 > output.count {
@@ -217,11 +273,31 @@ final class Connection {
     }
   }
 
+  /// The connection is closed: what it held is let go of, and its unread replies no longer
+  /// count daemon-wide.
+  func closed() {
+    clientBytes.hold(-unreadReplies)
+    clientBytes.dropped(input: heldInput)
+    repliesInFlight = 0
+    output = []
+    outputStart = 0
+    outputIsLarge = false
+    laterPieces = []
+    laterBytes = 0
+    lastPieceIsOpen = false
+    lines = []
+    head = 0
+    heldLineBytes = 0
+    input = LineBuffer()
+  }
+
   /// True when there is nothing left to do and the connection can be closed: the client is
   /// done sending (or, draining, everything it had sent is read) and every line it sent has
   /// been answered and written (or it failed).
   var isFinished: Bool {
-    broken || ((readClosed || drainInputDone) && lines.count == head && pendingOutput == 0)
+    broken
+      || ((readClosed || drainInputDone) && !input.hasLine && lines.count == head
+        && pendingOutput == 0)
   }
 }
 

@@ -64,9 +64,10 @@ package struct Options {
                           a live-event listener that falls this far behind is
                           disconnected (default: 1048576)
       --max-unread-replies BYTES
-                          no further catalog export or customer history is worked
-                          out while clients hold this much of such replies unread,
-                          all clients together (default: 67108864)
+                          replies clients may leave unread, all together: beyond
+                          it only clients that read theirs are served, and no
+                          further catalog export or customer history is worked
+                          out (default: 67108864)
       --max-connections N clients served at once; more are answered
                           too_many_connections (default: 1000, or the open-file
                           limit minus 32 when that is lower)

@@ -14,15 +14,34 @@ import RegisterEngine
 /// display left open, a script that never hung up) answers as fast as one without.
 package final class Server {
   /// A client whose unread replies pass this many bytes is not handed more of its requests
-  /// until it catches up, so a client that never reads cannot grow the daemon's memory.
+  /// (nor read from) until it catches up, so a client that never reads cannot grow the
+  /// daemon's memory. Its replies are counted as they are made, one request at a time, so it
+  /// holds at most one reply more.
   static let outputLimit = 1 << 20
+  /// A client holding fewer unread reply bytes than this is handed its next request even
+  /// while the clients together hold `unreadReplyLimit`: one that reads its replies is served
+  /// whatever the others leave unread.
+  static let replyReserve = 16 << 10
+  /// Bytes of a client's complete lines read ahead of what is handed to the service: it is
+  /// read from no further while this many wait (more than a pass takes would only be held,
+  /// and a client at its reply bound would leave them held). An unfinished line is not
+  /// counted: the framer keeps it, up to the line length limit.
+  static let readAhead = 16 << 10
+  /// Memory is given back to the system once this much of what clients held is let go of,
+  /// or once a twelfth of it is and no client holds an unread reply (so that what the last
+  /// of them let go of is not kept).
+  static let returnMemoryAfter = 12 << 20
   /// A client is not read from while the daemon holds this many bytes of its request lines
   /// (read and not yet answered, counted with `Connection.lineOverhead` each) plus its
   /// unfinished line; reading resumes as they are answered. With `outputLimit` this bounds
   /// what one client can make the daemon hold.
   static let inputLimit = 1 << 20
-  /// Lines taken from one client in one pass, so one busy client cannot starve the others.
+  /// Lines taken in one pass, shared among the clients with lines waiting (each gets at least
+  /// one), so that one busy client cannot starve the others.
   static let linesPerPass = 256
+  /// How long (milliseconds) one pass hands lines to the service before it writes the
+  /// replies and looks for new requests: the rest wait their turn in the next pass.
+  static let passBudget: Int64 = 10
   /// Requests of one client being handled at once (their replies wait for the journal).
   static let maximumOutstanding = 256
   /// Descriptors kept for the daemon's own use when the connection limit is derived from the
@@ -59,12 +78,14 @@ package final class Server {
   /// A subscriber whose unread events pass this many bytes is cut off (with a last error line)
   /// rather than growing the daemon's memory (`--max-subscriber-backlog`, default 1 MiB).
   package var subscriberLimit = 1 << 20
-  /// The next large reply (`catalog_export`, `customer_history`) is not worked out while the
-  /// clients' unread replies above their own `outputLimit`, all clients together, pass this
-  /// many bytes (`--max-unread-replies`, default 64 MiB): with `outputLimit` per client this
-  /// bounds what clients that ask for exports and never read can make the daemon hold. One
-  /// large reply is always let through when no other is held, however big it is.
+  /// The unread replies of all clients together (`--max-unread-replies`, default 64 MiB): at
+  /// this many bytes only clients holding less than `replyReserve` are handed more requests,
+  /// and no large reply (`catalog_export`, `customer_history`) is worked out while a client
+  /// holds one unread. So clients that never read hold at most this, their reserves and one
+  /// large reply, however many they are; a client that reads is still served.
   package var unreadReplyLimit = 64 << 20
+  /// The bytes of replies the clients have not read, kept up to date by each connection.
+  private let clientBytes = ClientBytes()
 
   /// The listening socket (-1 once a drain has closed it).
   private var listenFD: Int32
@@ -99,6 +120,14 @@ package final class Server {
   /// last looked at. One that cannot hand any over now (at a bound, or a PIN being checked)
   /// is touched again when that changes (its replies go out, its check is done).
   private var mayHaveLines: [Connection] = []
+  /// Connections that had lines left after their share of a pass, in the order they are to
+  /// be served again (from `turnsHead` on). A connection with no lines waiting until now is
+  /// served before them, so a client that sends a request now and then is answered within a
+  /// pass however many clients keep the loop busy.
+  private var turns: [Connection] = []
+  private var turnsHead = 0
+  /// The connections whose lines are taken this pass before the turns (storage kept).
+  private var fresh: [Connection] = []
   /// Connections in the middle of a line, for the idle timeout (pruned as they finish lines).
   private var partialLines: [Connection] = []
   /// What the loop waits on (epoll on Linux); told before a listed descriptor is closed.
@@ -140,6 +169,10 @@ package final class Server {
   /// Why new clients are being refused (logged once when it starts), and how many were.
   private var refusing: String?
   private var refusedCount = 0
+  /// True while the connection limit is reached and idle connections are closed to let new
+  /// ones in (logged once when it starts), and how many were.
+  private var makingRoom = false
+  private var closedForRoom = 0
   /// The receipt printer, when the store has one: jobs go to it one at a time, in order.
   package var printer: ReceiptPrinter?
   /// Print jobs whose `print_queued` is durable and that are not yet printed, oldest first
@@ -231,7 +264,8 @@ package final class Server {
         poller.watch(listenFD, for: listenerPausedUntil == nil && !draining ? Int16(POLLIN) : 0)
       }
       settleTouched()
-      let hasQueuedWork = mayHaveLines.contains { !$0.isClosed && canTakeLines($0) }
+      let hasQueuedWork =
+        turnsHead < turns.count || mayHaveLines.contains { !$0.isClosed && canTakeLines($0) }
       let count = poller.wait(timeout: hasQueuedWork ? 0 : pollTimeout(now: now), ready: &ready)
       if count < 0 {
         if errno == EINTR { continue }
@@ -299,6 +333,7 @@ package final class Server {
       if !waitingComputations.isEmpty { startComputingReplies() }
       closeIdle(now: afterPoll)
       closeFinished()
+      returnFreedMemory()
     }
     if draining {
       Log.info(
@@ -309,21 +344,32 @@ package final class Server {
     shutdown()
   }
 
-  /// True when the connection may be read from: it is open and below its input and output
-  /// bounds (a client at a bound is left in the kernel's buffers, which slows it down), and,
-  /// while draining, still owes bytes it had sent before the drain began.
+  /// True when the connection may be read from: it is open, below its input bound, has
+  /// fewer than `readAhead` bytes of lines waiting, and may be handed lines as far as its
+  /// unread replies go (a client at a bound is left in the kernel's buffers, which slows it
+  /// down), and, while draining, still owes bytes it had sent before the drain began.
   private func wantsInput(_ connection: Connection) -> Bool {
     !connection.readClosed && !connection.broken && connection.heldInput < Self.inputLimit
-      && connection.pendingOutput < Self.outputLimit && !isCheckingPIN(connection)
-      && (!draining || connection.drainAllowance > 0)
+      && connection.input.unframedCount < Self.readAhead && hasReplyRoom(connection)
+      && !isCheckingPIN(connection) && (!draining || connection.drainAllowance > 0)
   }
 
   /// True when lines of the connection can be handed to the service now.
   private func canTakeLines(_ connection: Connection) -> Bool {
-    !connection.broken && connection.waitingLines > 0
-      && connection.pendingOutput < Self.outputLimit
+    !connection.broken && connection.hasWaitingLine && hasReplyRoom(connection)
       && connection.outstanding < Self.maximumOutstanding && !isCheckingPIN(connection)
       && (computingFor.isEmpty || computingFor[connection.id] == nil)
+  }
+
+  /// True when the client may be handed another request as far as unread replies go: it
+  /// holds less than `replyReserve`, or less than its `outputLimit` while all clients
+  /// together hold less than `unreadReplyLimit`. A client held back here has replies unread
+  /// (queued, or waiting to be durable): it is touched, and looked at again, when they are
+  /// written or released.
+  private func hasReplyRoom(_ connection: Connection) -> Bool {
+    let unread = connection.unreadReplies
+    return unread < Self.replyReserve
+      || (unread < Self.outputLimit && clientBytes.unreadReplies < unreadReplyLimit)
   }
 
   /// Notes that something happened to `connection` this pass (see `touched`).
@@ -489,6 +535,9 @@ package final class Server {
   }
 
   private func acceptClients() {
+    // Set once no connection could be closed to make room: nothing changes that before the
+    // loop's next pass, so the clients still waiting are refused without looking again.
+    var noneIdle = false
     while true {
       let fd = retryingOnInterrupt { accept(listenFD, nil, nil) }
       if fd < 0 {
@@ -513,13 +562,28 @@ package final class Server {
       }
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       UnixSocket.setNonBlocking(fd)
+      let now = monotonicMilliseconds()
       if connections.count >= maximumConnections {
-        startRefusing("\(maximumConnections) clients are connected (the limit)")
-        refuse(fd)
-        continue
+        // Room is made by closing an idle connection, so that connections that send nothing
+        // cannot keep a lane's terminal out; refused only when every one is busy.
+        guard !noneIdle && closeIdlest(now: now) else {
+          noneIdle = true
+          if refusing == nil {
+            let subscribed = connections.filter { $0.subscription != nil }.count
+            startRefusing(
+              "\(maximumConnections) clients are connected (the limit), none of them idle (\(subscribed) subscribed, \(connections.count - subscribed) with requests or replies in flight)"
+            )
+          }
+          refuse(fd)
+          continue
+        }
+      } else {
+        stopMakingRoom()
       }
       stopRefusing()
-      let connection = Connection(id: nextConnectionID, fd: fd, peerUID: UnixSocket.peerUID(fd))
+      let connection = Connection(
+        id: nextConnectionID, fd: fd, peerUID: UnixSocket.peerUID(fd), clientBytes: clientBytes,
+        now: now)
       nextConnectionID += 1
       Log.debug(
         "connection \(connection.id) opened (uid \(connection.peerUID.map(String.init) ?? "unknown"))"
@@ -600,7 +664,10 @@ package final class Server {
     // us back for the rest.
     for _ in 0..<16 where wantsInput(connection) {
       // While draining, no byte past what the client had sent when the drain began.
-      let wanted = draining ? min(readBuffer.count, connection.drainAllowance) : readBuffer.count
+      // No more than the read-ahead leaves room for.
+      let room = Self.readAhead - connection.input.unframedCount
+      let wanted = min(
+        readBuffer.count, room, draining ? connection.drainAllowance : readBuffer.count)
       let count = readBuffer.withUnsafeMutableBytes { raw in
         retryingOnInterrupt { recv(connection.fd, raw.baseAddress, wanted, 0) }
       }
@@ -635,33 +702,88 @@ package final class Server {
   private func handleQueuedLines(pinsChecked: Bool) {
     // Lines whose PINs were hashed meanwhile go first: their connections waited for them.
     if pinsChecked, let pinChecks {
-      let checked = pinChecks.takeFinished()
-      if !checked.isEmpty {
-        service.submit(checked)
-        // Free for their next lines, and to be read from again.
-        for line in checked {
-          if let connection = connectionsByID[line.connection] { touch(connection) }
+      for line in pinChecks.takeFinished() {
+        let bytes = service.submit(line)
+        // The line it waited for was the last it took. Free for its next lines, and to be
+        // read from again.
+        if let connection = connectionsByID[line.connection] {
+          connection.madeReply(bytes: bytes)
+          touch(connection)
         }
       }
     }
-    let candidates = mayHaveLines
-    mayHaveLines.removeAll(keepingCapacity: true)
-    var batch: [IncomingLine] = []
-    for connection in candidates {
+    // Connections whose lines were not waiting their turn come first, then the turns.
+    fresh.removeAll(keepingCapacity: true)
+    for connection in mayHaveLines {
       connection.mayHaveLines = false
-      guard !connection.isClosed, canTakeLines(connection) else { continue }
-      // Looked at again next pass: lines past this pass's share, or its bounds, changed.
-      touch(connection)
-      let room = Self.maximumOutstanding - connection.outstanding
-      for _ in 0..<min(Self.linesPerPass, room) {
-        guard let line = connection.takeLine() else { break }
-        // A line with a PIN to hash stops this connection's lines here: the rest wait for it.
-        if handOffPINCheck(line, of: connection, after: &batch) { break }
-        batch.append(IncomingLine(connection: connection.id, bytes: line))
+      if !connection.isClosed && !connection.hasTurn && canTakeLines(connection) {
+        fresh.append(connection)
       }
     }
-    guard !batch.isEmpty else { return }
-    service.submit(batch)
+    mayHaveLines.removeAll(keepingCapacity: true)
+    // The clients that sent least first: a lane with one request is not kept waiting behind
+    // clients that arrived with a pile of them at the same moment.
+    if fresh.count > 1 { fresh.sort { $0.input.unframedCount < $1.input.unframedCount } }
+    let waitingTurns = turns.count - turnsHead
+    let contenders = fresh.count + waitingTurns
+    guard contenders > 0 else { return }
+    let share = max(1, Self.linesPerPass / contenders)
+    let deadline = monotonicMilliseconds() + Self.passBudget
+    var next = 0
+    while next < fresh.count && monotonicMilliseconds() < deadline {
+      serve(fresh[next], share: share, until: deadline)
+      next += 1
+    }
+    if next < fresh.count {
+      // Out of time: they wait their turn like the others (a request that arrives meanwhile
+      // comes first).
+      for connection in fresh[next...] {
+        connection.hasTurn = true
+        turns.append(connection)
+      }
+    } else {
+      // The turns waiting when the pass began, oldest first (one served goes to the back).
+      var served = 0
+      while served < waitingTurns && monotonicMilliseconds() < deadline {
+        let connection = turns[turnsHead]
+        turnsHead += 1
+        served += 1
+        connection.hasTurn = false
+        guard !connection.isClosed, canTakeLines(connection) else { continue }
+        serve(connection, share: share, until: deadline)
+      }
+    }
+    if turnsHead == turns.count {
+      turns.removeAll(keepingCapacity: true)
+      turnsHead = 0
+    } else if turnsHead > 256 && turnsHead * 2 > turns.count {
+      turns.removeSubrange(0..<turnsHead)
+      turnsHead = 0
+    }
+  }
+
+  /// Hands the service up to `share` of the connection's lines (fewer at its bounds, or once
+  /// `deadline` passes); one with lines left waits for its next turn.
+  private func serve(_ connection: Connection, share: Int, until deadline: Int64) {
+    // Looked at again next pass: its bounds change with what was taken.
+    touch(connection)
+    // One line at a time, its reply counted before the next is taken: a client that does not
+    // read is handed no line once it is at its bound, whatever the size of its replies.
+    var taken = 0
+    while taken < share && connection.outstanding < Self.maximumOutstanding
+      && hasReplyRoom(connection), let line = connection.takeLine()
+    {
+      taken += 1
+      // A line with a PIN to hash stops this connection's lines here: the rest wait for it.
+      if handOffPINCheck(line, of: connection) { return }
+      connection.madeReply(
+        bytes: service.submit(IncomingLine(connection: connection.id, bytes: line)))
+      if taken & 15 == 0 && monotonicMilliseconds() >= deadline { break }
+    }
+    if canTakeLines(connection) {
+      connection.hasTurn = true
+      turns.append(connection)
+    }
   }
 
   /// True while a line of `connection` has its PIN hashed: its later lines wait (order), and it
@@ -671,16 +793,9 @@ package final class Server {
   }
 
   /// Hands `line` to the PIN workers when it carries a PIN to hash; true when it did. The lines
-  /// taken before it are submitted first, so its work is worked out against current state.
-  private func handOffPINCheck(
-    _ line: [UInt8]?, of connection: Connection, after batch: inout [IncomingLine]
-  ) -> Bool {
-    guard let pinChecks, let line, service.pinWork(for: line) != nil else { return false }
-    if !batch.isEmpty {
-      service.submit(batch)
-      batch = []
-    }
-    guard let work = service.pinWork(for: line) else { return false }
+  /// taken before it are submitted already, so its work is worked out against current state.
+  private func handOffPINCheck(_ line: [UInt8]?, of connection: Connection) -> Bool {
+    guard let pinChecks, let line, let work = service.pinWork(for: line) else { return false }
     pinChecks.start(IncomingLine(connection: connection.id, bytes: line), work: work)
     return true
   }
@@ -708,16 +823,17 @@ package final class Server {
   /// Starts working out the next reply when its thread is free: the oldest waiting whose
   /// connection has room in its output (a client that does not read is not given a second
   /// large reply before it has read the first), and none while the clients together hold
-  /// `unreadReplyLimit` of large replies unread; with `ignoringOutput`, at shutdown, any. One
-  /// whose connection has gone is dropped unworked: its place among the held replies is given
-  /// back empty, for no one.
+  /// `unreadReplyLimit` of replies unread and one of them holds a large reply unread; with
+  /// `ignoringOutput`, at shutdown, any. One whose connection has gone is dropped unworked:
+  /// its place among the held replies is given back empty, for no one.
   private func startComputingReplies(ignoringOutput: Bool = false) {
     guard let replyComputer else { return }
     let new = service.takeComputations()
     for computation in new { computingFor[computation.connection, default: 0] += 1 }
     waitingComputations.append(contentsOf: new)
     guard !replyComputer.isBusy, !waitingComputations.isEmpty else { return }
-    let overLimit = !ignoringOutput && unreadAboveAllowance() >= unreadReplyLimit
+    let overLimit =
+      !ignoringOutput && clientBytes.unreadReplies >= unreadReplyLimit && holdsLargeReply()
     var index = 0
     while index < waitingComputations.count {
       let computation = waitingComputations[index]
@@ -726,7 +842,7 @@ package final class Server {
         finishComputation(computation.ticket, for: computation.connection, bytes: [])
         continue
       }
-      guard !overLimit && (ignoringOutput || connection.pendingOutput < Self.outputLimit) else {
+      guard !overLimit && (ignoringOutput || connection.unreadReplies < Self.outputLimit) else {
         index += 1
         continue
       }
@@ -736,15 +852,11 @@ package final class Server {
     }
   }
 
-  /// The unread reply bytes every client holds above its own `outputLimit`: what large
-  /// replies hold (an ordinary reply is not handed out past that limit). Counted only while a
-  /// large reply waits, over every connection.
-  private func unreadAboveAllowance() -> Int {
-    var total = 0
-    for connection in connections where connection.pendingOutput > Self.outputLimit {
-      total += connection.pendingOutput - Self.outputLimit
-    }
-    return total
+  /// True when a client holds more unread replies than its `outputLimit`: a large reply
+  /// (an ordinary one is not handed out past that limit but for the last one taken). Asked
+  /// only while a large reply waits and the clients are at `unreadReplyLimit`.
+  private func holdsLargeReply() -> Bool {
+    connections.contains { $0.pendingOutput > Self.outputLimit }
   }
 
   /// Takes the reply worked out meanwhile (`release` sends it, in its place) and starts the
@@ -1096,18 +1208,83 @@ package final class Server {
     for connection in touched where !connection.isClosed {
       // A PIN check in flight still owes the connection a reply.
       guard connection.isFinished && !isCheckingPIN(connection) else { continue }
-      poller.forget(connection.fd)
-      close(connection.fd)
-      connection.isClosed = true
-      connectionsByID[connection.id] = nil
-      connectionsByFD[connection.fd] = nil
-      if connection.subscription != nil { subscribers.removeAll { $0 === connection } }
+      discard(connection)
       Log.debug("connection \(connection.id) closed")
-      // A descriptor is free again: a paused listener can try once more.
-      listenerPausedUntil = nil
       closedAny = true
     }
     if closedAny { connections.removeAll { $0.isClosed } }
+  }
+
+  /// Closes `connection` and forgets it (`connections` is pruned by the caller).
+  private func discard(_ connection: Connection) {
+    poller.forget(connection.fd)
+    close(connection.fd)
+    connection.closed()
+    connection.isClosed = true
+    connectionsByID[connection.id] = nil
+    connectionsByFD[connection.fd] = nil
+    if connection.subscription != nil { subscribers.removeAll { $0 === connection } }
+    // A descriptor is free again: a paused listener can try once more.
+    listenerPausedUntil = nil
+  }
+
+  /// True when `connection` may be closed to let a new client in, as far as the daemon's own
+  /// state goes: it is idle between requests with nothing in flight — no line read and
+  /// unanswered, none half sent, no reply unwritten, no PIN check or large reply being worked
+  /// out — and has not subscribed (a display waiting for events is busy, not idle).
+  private func isIdle(_ connection: Connection) -> Bool {
+    !connection.isClosed && !connection.broken && !connection.readClosed
+      && connection.subscription == nil && connection.holdsNothing && !connection.hasTurn
+      && !isCheckingPIN(connection) && computingFor[connection.id] == nil
+  }
+
+  /// Closes the connection idle longest that may be closed (`isIdle`, and nothing in its
+  /// socket either way: one with bytes waiting has just sent a request, or not read a reply
+  /// yet), to let a new client in at the connection limit; false when there is none.
+  private func closeIdlest(now: Int64) -> Bool {
+    let candidates = connections.filter(isIdle).sorted {
+      ($0.lastActive, $0.id) < ($1.lastActive, $1.id)
+    }
+    guard let connection = candidates.first(where: { UnixSocket.isQuiet($0.fd) }) else {
+      return false
+    }
+    if !makingRoom {
+      makingRoom = true
+      Log.warning(
+        "\(maximumConnections) clients are connected (the limit): closing the connections idle longest (not subscribed, nothing in flight) to let new ones in"
+      )
+    }
+    closedForRoom += 1
+    Log.debug(
+      "connection \(connection.id) closed to let a new client in (idle \(now - connection.lastActive) ms)"
+    )
+    discard(connection)
+    if let index = connections.firstIndex(where: { $0 === connection }) {
+      connections.remove(at: index)
+    }
+    return true
+  }
+
+  /// Ends an episode at the connection limit (a client was let in without closing another),
+  /// saying how many idle connections were closed.
+  private func stopMakingRoom() {
+    guard makingRoom else { return }
+    Log.info(
+      "below the connection limit again (\(closedForRoom) idle connection(s) were closed to let new ones in)"
+    )
+    makingRoom = false
+    closedForRoom = 0
+  }
+
+  /// Gives freed memory back to the system once clients have let go of `returnMemoryAfter`
+  /// bytes (replies read, connections closed): malloc keeps it otherwise, and the daemon's
+  /// resident size would stay where clients that never read took it.
+  private func returnFreedMemory() {
+    guard clientBytes.hasFreed(atLeast: Self.returnMemoryAfter / 12),
+      clientBytes.unreadReplies == 0 || clientBytes.hasFreed(atLeast: Self.returnMemoryAfter)
+    else { return }
+    _ = clientBytes.takeFreed()
+    ProcessMemory.returnFree()
   }
 
   private func shutdown() {
@@ -1132,6 +1309,7 @@ package final class Server {
     for connection in connections {
       connection.flush()
       close(connection.fd)
+      connection.closed()
     }
     connections.removeAll()
     connectionsByID.removeAll()

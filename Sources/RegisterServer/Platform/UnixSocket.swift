@@ -122,6 +122,23 @@ public enum UnixSocket {
     #endif
   }
 
+  /// True when nothing is on its way through the connected socket `fd` in either direction:
+  /// no byte the peer sent waits to be read, and every byte sent to it has been read by it
+  /// (false also when the kernel cannot say).
+  public static func isQuiet(_ fd: Int32) -> Bool {
+    var unread: Int32 = 0
+    guard ioctl(fd, UInt(FIONREAD), &unread) == 0, unread == 0 else { return false }
+    var unsent: Int32 = 0
+    #if canImport(Glibc)
+      // For a Unix stream socket, what was sent and the peer has not read yet.
+      guard ioctl(fd, UInt(TIOCOUTQ), &unsent) == 0 else { return false }
+    #else
+      var length = socklen_t(MemoryLayout<Int32>.size)
+      guard getsockopt(fd, SOL_SOCKET, SO_NWRITE, &unsent, &length) == 0 else { return false }
+    #endif
+    return unsent == 0
+  }
+
   /// The uid of the process on the other end of a connected socket, when the platform says.
   public static func peerUID(_ fd: Int32) -> UInt32? {
     #if canImport(Glibc)
