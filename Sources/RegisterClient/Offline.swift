@@ -252,7 +252,9 @@ enum Offline {
   ) -> ExitStatus {
     var problem: String?
     if let (segmentPath, damage) = chain.damage {
-      problem = "first bad record: \(damage.description) in \(segmentPath)"
+      problem =
+        "first bad record: \(damage.description) in \(segmentPath)"
+        + (damage.repair.map { "; to repair, \($0)" } ?? "")
     } else if let tail = chain.tail {
       problem =
         "after \(Words.count(chain.records, "intact record")), the last \(tail.length - tail.goodLength) bytes of \(tail.segment.path) are a torn or unreadable tail "
@@ -296,6 +298,7 @@ enum Offline {
               "segment": .string($0.path),
               "line": .int($0.damage.line), "seq": $0.damage.sequence.map { .int($0) },
               "offset": .int($0.damage.offset), "problem": .string($0.damage.problem),
+              "repair": $0.damage.repair.map(JSONValue.string),
             ])
           },
           "problem": problem.map(JSONValue.string),

@@ -137,6 +137,11 @@ if recovery.migratedLegacyJournal {
     "moved the journal of an older registerd into \(JournalFiles.segmentDirectory(in: options.dataDirectory)) as its first segment"
   )
 }
+if !recovery.removedSegments.isEmpty {
+  Log.warning(
+    "removed \(recovery.removedSegments.count) journal segment file(s) without a record, left by a new segment that could not be made: \(recovery.removedSegments.joined(separator: ", "))"
+  )
+}
 if let aside = recovery.setAside {
   Log.warning(
     "the journal ended with a torn or unreadable tail (\(aside.reason)); "
@@ -200,7 +205,9 @@ service.onStorageFailure = { message in
 }
 service.outboxDirectory = options.dataDirectory + "/outbox"
 journal.onSegmentFailure = { error in
-  Log.warning("could not start a new journal segment (\(error)); the records go on in the open one")
+  Log.warning(
+    "could not start a new journal segment (\(error)); the records go on in the open one, and it is tried again after the next write"
+  )
 }
 journal.onEffectFailure = { path, error in
   Log.warning(

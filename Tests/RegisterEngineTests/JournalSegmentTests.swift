@@ -172,8 +172,9 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let clock = ManualClock(testTime)
     try Self.threeDays(directory, clock: clock)
+    // The fourth segment, made at the last close, holds no record yet.
     let segments = try Self.segments(directory)
-    #expect(segments.count == 4)
+    #expect(segments.count == 3)
     try FileManager.default.removeItem(atPath: segments[1].path)
     let before = try journalBytes(in: directory)
     let error = #expect(throws: RecoveryError.self) {
@@ -209,6 +210,113 @@ import Testing
     #expect(message.contains(sealed.path))
     #expect(message.contains("sealed segment ends with an incomplete record"))
     #expect(try FileIO.read(sealed.path) == bytes, "nothing was set aside or cut")
+  }
+
+  /// A lane that closed day 1 and rang a sale of day 2, with day 2's records moved into day
+  /// 1's segment: where they are when the next segment could not be made at the close. Returns
+  /// day 2's segment as it was named (now gone) and the register.
+  static func dayTwoInDayOnesSegment(_ directory: String, clock: ManualClock) throws -> (
+    JournalFiles.Segment, Register
+  ) {
+    let live: Register
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      try sale(lane.service, clock: clock)
+      try lane.service.ok(#"{"op":"close_day"}"#)
+      try sale(lane.service, clock: clock)
+      live = lane.service.register
+    }
+    let segments = try Self.segments(directory)
+    #expect(segments.count == 2)
+    let moved = try FileIO.read(segments[1].path)
+    #expect(chmod(segments[0].path, 0o600) == 0)
+    let first = try FileHandle(forWritingTo: URL(fileURLWithPath: segments[0].path))
+    try first.seekToEnd()
+    try first.write(contentsOf: moved)
+    try first.close()
+    try FileManager.default.removeItem(atPath: segments[1].path)
+    return (segments[1], live)
+  }
+
+  /// What a failed making of the next segment leaves (its file made, its directory entry not
+  /// durable, the writer going on in the segment it was in): a segment file without records,
+  /// named for a record the journal holds elsewhere. Every reader leaves it out; start-up
+  /// appends where the records are and removes it; the chain runs on across later days.
+  @Test func aSegmentWithoutRecordsWhoseMakingFailedIsLeftOutAndRemoved() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let (stale, live) = try Self.dayTwoInDayOnesSegment(directory, clock: clock)
+    #expect(FileManager.default.createFile(atPath: stale.path, contents: nil))
+    #expect(try Self.segments(directory).map(\.firstSequence) == [1], "left out of the list")
+    let recovered = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(RegisterState(recovered.register) == RegisterState(live))
+    #expect(recovered.openSegment.firstSequence == 1, "appended where the records are")
+    #expect(recovered.removedSegments == [stale.path])
+    #expect(!FileManager.default.fileExists(atPath: stale.path))
+    let later: Register
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+      try lane.service.ok(#"{"op":"close_day"}"#)
+      try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+      later = lane.service.register
+    }
+    let segments = try Self.segments(directory)
+    #expect(segments.map(\.day) == [1, 3])
+    #expect(
+      segments[1].firstSequence == (try Self.records(segments[0])).last.map { $0.sequence + 1 })
+    #expect(JournalScanner.scan(try journalBytes(in: directory)).isIntact)
+    let again = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(RegisterState(again.register) == RegisterState(later))
+  }
+
+  /// The next segment made at a close, with nothing written to it before a stop: start-up
+  /// appends to it (it is named for the record the journal continues with).
+  @Test func theNextSegmentWithoutRecordsYetIsAppendedTo() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    do {
+      let lane = try FileLane(directory: directory, clock: clock)
+      try Self.sale(lane.service, clock: clock)
+      try lane.service.ok(#"{"op":"close_day"}"#)
+    }
+    let files = try FileManager.default.contentsOfDirectory(
+      atPath: JournalFiles.segmentDirectory(in: directory)
+    ).sorted()
+    #expect(files.count == 2)
+    let recovered = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(recovered.openSegment.name == files[1])
+    #expect(recovered.openSegment.firstSequence == recovered.lastSequence + 1)
+    #expect(recovered.removedSegments.isEmpty)
+  }
+
+  /// A segment whose records continue the journal but whose name says otherwise (what an
+  /// older registerd left after the next segment could not be made): start-up stops, and the
+  /// repair it gives renames the segment, never cuts it.
+  @Test func aMisnamedSegmentIsRepairedByItsNameNotByCuttingIt() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let (misnamed, _) = try Self.dayTwoInDayOnesSegment(directory, clock: clock)
+    let dayOne = try #require(try Self.segments(directory).first)
+    let next = try #require(try Self.records(dayOne).last).sequence + 1
+    // A later record of day 2, in the file named for the record the close was followed by.
+    let extra = JournalRecord.encode(
+      sequence: next, at: testTime, type: "no_sale", data: .object([:]), operatorID: nil,
+      key: nil, more: false, previous: try #require(try Self.records(dayOne).last).sum)
+    try Data(extra.line).write(to: URL(fileURLWithPath: misnamed.path))
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    let message = try #require(error?.message)
+    let right = JournalFiles.Segment(directory: directory, day: misnamed.day, firstSequence: next)
+    #expect(message.contains("mv \(misnamed.path) \(right.path)"), "\(message)")
+    #expect(!message.contains("truncate"), "\(message)")
+    try FileManager.default.moveItem(atPath: misnamed.path, toPath: right.path)
+    let recovered = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(recovered.lastSequence == next)
   }
 
   @Test func segmentNamesAreReadStrictly() {

@@ -14,8 +14,9 @@ public protocol JournalStorage: AnyObject {
   /// of business day `day` (nil: the open segment's day), whose first record is `sequence`.
   /// Storage kept in one file ignores it.
   func startSegment(day: Int?, firstSequence: Int64) throws(SystemError)
-  /// True when the open segment has grown past the size at which a new one is started.
-  var segmentIsFull: Bool { get }
+  /// True when a new segment is due after the next group: the open one has grown past the
+  /// size at which a new one is started, or starting one failed and is to be tried again.
+  var segmentIsDue: Bool { get }
   /// Leaves the storage tidy for readers when the daemon stops (the file storage cuts the
   /// space it wrote ahead of the records); appending afterwards is still allowed.
   func close()
@@ -23,7 +24,7 @@ public protocol JournalStorage: AnyObject {
 
 extension JournalStorage {
   public func startSegment(day: Int?, firstSequence: Int64) throws(SystemError) {}
-  public var segmentIsFull: Bool { false }
+  public var segmentIsDue: Bool { false }
   public func close() {}
 }
 
@@ -267,9 +268,10 @@ public final class Journal: @unchecked Sendable {
   private func endSegmentIfDue(after work: inout JournalWrite) {
     // A closed day ends its segment (group commit ends a group with its `day_closed`), and so
     // does a segment past its size. Failing to start the next one loses nothing: the records
-    // go on into the open segment, and the next group tries again.
+    // go on into the open segment, and the storage keeps the new one due, so it is tried again
+    // after the next group.
     if let last = work.pending.last {
-      var ends = storage.segmentIsFull
+      var ends = storage.segmentIsDue
       var nextDay: Int?
       if case .dayClosed(let number, _, _) = last.event {
         ends = true

@@ -38,12 +38,16 @@ public struct JournalDamage: Error, Sendable, Equatable, CustomStringConvertible
   /// Byte offset where the bad record starts.
   public var offset: Int
   public var problem: String
+  /// How to repair it when cutting the journal there is not the way (nil: restore a backup,
+  /// or cut at `offset` and lose the records from there on).
+  public var repair: String?
 
-  public init(line: Int, sequence: Int64?, offset: Int, problem: String) {
+  public init(line: Int, sequence: Int64?, offset: Int, problem: String, repair: String? = nil) {
     self.line = line
     self.sequence = sequence
     self.offset = offset
     self.problem = problem
+    self.repair = repair
   }
 
   public var description: String {

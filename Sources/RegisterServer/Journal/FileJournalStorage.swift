@@ -52,10 +52,12 @@ public final class FileJournalStorage: JournalStorage {
     self.preparedEnd = size
   }
 
-  /// Opens a segment's file for writing, creating it (and the segment directory) if needed;
-  /// a new file's directory entry is made durable before anything is written to it. Returns
-  /// the descriptor, the length of its records (the size less the zeros at its end) and its
-  /// size.
+  /// Opens a segment's file for writing, creating it (and the segment directory) if needed.
+  /// A segment without records has its directory entry made durable before anything is written
+  /// to it: one just made, and one an earlier attempt made but could not make durable. Should
+  /// that fail, a file made here is removed again (as far as it can be: every reader leaves a
+  /// segment without records out, `JournalFiles.segments`). Returns the descriptor, the length
+  /// of its records (the size less the zeros at its end) and its size.
   private static func openFile(_ segment: JournalFiles.Segment) throws(SystemError) -> (
     Int32, Int, Int
   ) {
@@ -79,11 +81,12 @@ public final class FileJournalStorage: JournalStorage {
     let length: Int
     do throws(SystemError) {
       length = try JournalFiles.recordsEnd(fd, size: size, path: segment.path)
-      if !existed && retryingOnInterrupt({ fsync(folderFD) }) != 0 {
+      if length == 0 && retryingOnInterrupt({ fsync(folderFD) }) != 0 {
         throw SystemError("fsync", path: folder)
       }
     } catch {
       closeDescriptor(fd)
+      if !existed { unlinkat(folderFD, name, 0) }
       throw error
     }
     return (fd, length, size)
@@ -144,25 +147,43 @@ public final class FileJournalStorage: JournalStorage {
     try effect.perform()
   }
 
-  public var segmentIsFull: Bool { length >= segmentLimit }
+  public var segmentIsDue: Bool { length >= segmentLimit || dueDay != nil }
+
+  /// The business day of the segment a close of day asked for and that could not be made:
+  /// the next group goes on in the open segment, and the new one is tried again after it (and
+  /// after every group until it is made), named for that group's next record.
+  private var dueDay: Int?
 
   /// Creates the next segment and appends there from now on; the one ended is cut to its
   /// records and made read-only (it is sealed: nothing writes it again). Everything in it is
   /// already durable, so a crash at any point leaves either the old segment open or the new
-  /// one (empty) open.
+  /// one (without records) open. When any step fails, the old segment stays the open one and
+  /// the new one is due (`segmentIsDue`); a file made for it half way holds no record.
   public func startSegment(day: Int?, firstSequence: Int64) throws(SystemError) {
     let directory = FileIO.parentDirectory(of: FileIO.parentDirectory(of: segment.path))
-    let next = JournalFiles.Segment(
-      directory: directory, day: day ?? segment.day, firstSequence: firstSequence)
-    guard next.path != segment.path else { return }
-    if preparedEnd > length {
-      guard ftruncate(fd, off_t(length)) == 0 else {
-        throw SystemError("ftruncate", path: path)
-      }
-      try FileIO.sync(fd, path: path)
-      preparedEnd = length
+    let day = day ?? dueDay ?? segment.day
+    let next = JournalFiles.Segment(directory: directory, day: day, firstSequence: firstSequence)
+    guard next.path != segment.path else {
+      dueDay = nil
+      return
     }
-    let (newFD, newLength, newSize) = try Self.openFile(next)
+    let newFD: Int32
+    let newLength: Int
+    let newSize: Int
+    do throws(SystemError) {
+      if preparedEnd > length {
+        guard ftruncate(fd, off_t(length)) == 0 else {
+          throw SystemError("ftruncate", path: path)
+        }
+        preparedEnd = length
+        try FileIO.sync(fd, path: path)
+      }
+      (newFD, newLength, newSize) = try Self.openFile(next)
+    } catch {
+      dueDay = day
+      throw error
+    }
+    dueDay = nil
     fchmod(fd, 0o400)
     closeDescriptor(fd)
     fd = newFD

@@ -178,9 +178,16 @@ public enum JournalBackup {
       beforeRename(temporary)
       // An empty directory at the target is replaced by the rename.
       try FileIO.move(temporary, to: target)
-      try FileIO.syncDirectory(FileIO.parentDirectory(of: target))
     } catch {
       removeTree(temporary)
+      throw BackupError("the backup failed and was removed: \(error)")
+    }
+    do throws(SystemError) {
+      try FileIO.syncDirectory(FileIO.parentDirectory(of: target))
+    } catch {
+      // Whole, but its name may not outlive a crash: a backup that failed is never left
+      // looking like one that did not.
+      removeTree(target)
       throw BackupError("the backup failed and was removed: \(error)")
     }
     return summary

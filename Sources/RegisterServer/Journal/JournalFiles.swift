@@ -86,16 +86,62 @@ public enum JournalFiles {
     }
   }
 
-  /// The segments under `directory`, in journal order (empty when there are none).
+  /// The segments under `directory` that hold records, in journal order (empty when there
+  /// are none).
+  ///
+  /// A segment file without a record (empty, or zeros only) holds nothing of the journal, and
+  /// every reader leaves it out, so that `verify`, `backup`, `archive`, `replay` and start-up
+  /// agree: it is either the next segment, made before a crash or a stop that came before
+  /// anything was written to it (start-up appends to it when it is named for the record the
+  /// journal continues with), or one whose making failed half way (its directory entry could
+  /// not be made durable) while the writer went on in the segment it was in, which start-up
+  /// removes (`recover`).
   public static func segments(in directory: String) throws(SystemError) -> [Segment] {
+    try listing(in: directory).segments
+  }
+
+  /// Every segment file under `directory`, in journal order: those that hold records, and
+  /// those that do not.
+  static func listing(in directory: String) throws(SystemError) -> (
+    segments: [Segment], withoutRecords: [Segment]
+  ) {
     let folder = segmentDirectory(in: directory)
-    guard FileIO.exists(folder) else { return [] }
+    guard FileIO.exists(folder) else { return ([], []) }
     // Listed only if it is the data directory's own folder: never through a planted link.
-    return try FileIO.listOwnDirectory(folder).compactMap { name in
+    let all = try FileIO.listOwnDirectory(folder).compactMap { name in
       Segment.parse(name).map {
         Segment(directory: directory, day: $0.day, firstSequence: $0.firstSequence)
       }
     }.sorted { $0.firstSequence < $1.firstSequence }
+    var segments: [Segment] = []
+    var withoutRecords: [Segment] = []
+    for segment in all {
+      if holdsRecords(segment.path) {
+        segments.append(segment)
+      } else {
+        withoutRecords.append(segment)
+      }
+    }
+    return (segments, withoutRecords)
+  }
+
+  /// False only for a regular file without a record: empty, or zeros only (what the daemon
+  /// writes ahead). Anything that cannot be opened or is not a regular file counts as holding
+  /// records, so that whoever reads it next says what is wrong with it. Costs a stat and a
+  /// one-byte read for a segment that ends with its last record.
+  static func holdsRecords(_ path: String) -> Bool {
+    // O_NONBLOCK: a FIFO planted at a segment's name is not waited on.
+    let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
+    guard fd >= 0 else { return true }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return true }
+    let size = Int(info.st_size)
+    guard size > 0 else { return false }
+    var last: UInt8 = 0
+    guard retryingOnInterrupt({ pread(fd, &last, 1, off_t(size - 1)) }) == 1 else { return true }
+    if last != 0 { return true }
+    return ((try? recordsEnd(fd, size: size, path: path)) ?? 1) > 0
   }
 
   /// Every byte of the journal's records, segments in order (for tools and tests; a year is
@@ -164,9 +210,12 @@ public enum JournalFiles {
     return 0
   }
 
-  /// The open segment's path (the last), nil when the journal has none yet.
+  /// The open segment's path (the last segment file, with records or not yet), nil when the
+  /// journal has none yet.
   public static func openSegmentPath(in directory: String) -> String? {
-    (try? segments(in: directory))?.last?.path
+    guard let listing = try? listing(in: directory) else { return nil }
+    return (listing.segments + listing.withoutRecords).max { $0.firstSequence < $1.firstSequence }?
+      .path
   }
 
   // MARK: - Reading across segments
@@ -288,11 +337,8 @@ public enum JournalFiles {
       } else if segment.firstSequence != chain.lastSequence + 1, !bytes.isEmpty {
         chain.damage = (
           segment.path,
-          JournalDamage(
-            line: 1, sequence: scan.records.first?.sequence, offset: 0,
-            problem:
-              "the segment is named for seq \(segment.firstSequence) but the journal continues at seq \(chain.lastSequence + 1) (a segment was removed, renamed or inserted)"
-          )
+          misplaced(
+            segment, bytes: bytes, continuing: chain.lastSequence + 1, after: knownSum)
         )
         return chain
       }
@@ -332,6 +378,39 @@ public enum JournalFiles {
       if done() { return chain }
     }
     return chain
+  }
+
+  /// The damage of a segment whose name is not the record the journal continues with
+  /// (`next`, after the record whose sum is `previous`), and how to repair it without losing
+  /// a record: a segment whose records do continue the journal is only misnamed (renamed
+  /// back); records missing before it are put back from where they are.
+  static func misplaced(
+    _ segment: Segment, bytes: [UInt8], continuing next: Int64, after previous: String?
+  ) -> JournalDamage {
+    let lineEnd = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+    let first = try? JournalRecord.decode(line: bytes[..<lineEnd])
+    let problem =
+      "the segment is named for seq \(segment.firstSequence) but the journal continues at seq \(next) (a segment was removed, renamed or inserted)"
+    if let first, first.sequence == next, previous.map({ $0 == first.previous }) ?? true {
+      let right = Segment(
+        directory: FileIO.parentDirectory(of: FileIO.parentDirectory(of: segment.path)),
+        day: segment.day, firstSequence: next)
+      return JournalDamage(
+        line: 1, sequence: first.sequence, offset: 0,
+        problem: problem
+          + "; its first record is seq \(next) and follows the segment before it, so only its name is wrong",
+        repair:
+          "rename it after its first record (nothing is lost): mv \(segment.path) \(right.path)")
+    }
+    if segment.firstSequence > next {
+      return JournalDamage(
+        line: 1, sequence: first?.sequence, offset: 0,
+        problem: problem + "; records \(next)-\(segment.firstSequence - 1) are missing",
+        repair:
+          "put back the segment(s) holding records \(next)-\(segment.firstSequence - 1), from a backup or from the directory `register-cli archive` moved them to (keep this segment and those after it: their records are not lost)"
+      )
+    }
+    return JournalDamage(line: 1, sequence: first?.sequence, offset: 0, problem: problem)
   }
 
   /// The register a data directory's journal gives: the newest good snapshot (with a state
@@ -408,6 +487,8 @@ public enum JournalFiles {
     public var snapshot: SnapshotFiles.Snapshot?
     /// Newer snapshots that could not be used, and why.
     public var skippedSnapshots: [String] = []
+    /// Segment files without records removed: each was being made when making it failed.
+    public var removedSegments: [String] = []
 
     /// The recovered register, moved out (an empty one is left here). A copy kept here for
     /// the life of the process would share every part's storage with the running register,
@@ -461,12 +542,13 @@ public enum JournalFiles {
       throw RecoveryError(reason)
     }
     var segments: [Segment]
+    let withoutRecords: [Segment]
     do {
-      segments = try self.segments(in: directory)
+      (segments, withoutRecords) = try listing(in: directory)
     } catch {
       throw RecoveryError("cannot read the journal directory \(folder): \(error)")
     }
-    for segment in segments {
+    for segment in segments + withoutRecords {
       if let reason = FileIO.unsafeFileReason(segment.path, what: "the journal segment") {
         throw RecoveryError(reason)
       }
@@ -497,16 +579,7 @@ public enum JournalFiles {
     let loaded = try load(directory, segments: segments)
     let chain = loaded.chain
     if let (path, damage) = chain.damage {
-      throw RecoveryError(
-        """
-        the journal segment \(path) is damaged: \(damage.description).
-        Every record before it is intact (up to seq \(chain.lastSequence)).
-        Nothing was changed. To repair: restore the journal from a backup; or, to keep only the
-        intact records, copy the journal directory aside, cut that segment at byte \(damage.offset)
-        (truncate -s \(damage.offset) \(path)) and remove the segments after it — the records
-        after it will be lost.
-        `register-cli verify --data-dir \(directory)` reports the same.
-        """)
+      throw RecoveryError(damaged: path, damage, intactUpTo: chain.lastSequence, in: directory)
     }
     var setAside: (String, Int, String)?
     if let tail = chain.tail {
@@ -524,13 +597,69 @@ public enum JournalFiles {
       }
       setAside = (aside, tail.length - tail.goodLength, tail.reason)
     }
-    let open =
-      segments.last
-      ?? Segment(directory: directory, day: loaded.register.day.number, firstSequence: 1)
+    let open = openSegment(
+      after: segments, withoutRecords: withoutRecords, next: chain.lastSequence + 1,
+      day: loaded.register.day.number, directory: directory)
+    let removed = removeSegments(withoutRecords.filter { $0 != open }, in: folder)
     return Recovery(
       register: loaded.register, lastSequence: chain.lastSequence, lastSum: chain.lastSum,
       recordsRead: chain.records, openSegment: open, setAside: setAside,
       migratedLegacyJournal: migrated, snapshot: loaded.snapshot,
-      skippedSnapshots: loaded.skippedSnapshots)
+      skippedSnapshots: loaded.skippedSnapshots, removedSegments: removed)
+  }
+
+  /// The segment to append to once the journal has been read up to record `next` - 1: a
+  /// segment without records named for `next` (the next one, made before a stop or a crash
+  /// that came before its first write), else the last segment with records unless it is
+  /// sealed, else a new one of the register's `day` named for `next`.
+  static func openSegment(
+    after segments: [Segment], withoutRecords: [Segment], next: Int64, day: Int,
+    directory: String
+  ) -> Segment {
+    if let waiting = withoutRecords.last(where: { $0.firstSequence == next }),
+      waiting.firstSequence > segments.last?.firstSequence ?? 0
+    {
+      return waiting
+    }
+    if let last = segments.last, !isSealed(last.path) { return last }
+    return Segment(directory: directory, day: day, firstSequence: next)
+  }
+
+  /// True for a segment made read-only: sealed, never written again.
+  static func isSealed(_ path: String) -> Bool {
+    var info = stat()
+    return lstat(path, &info) == 0 && info.st_mode & 0o222 == 0
+  }
+
+  /// Removes segment files without records that are not the one appended to: each was being
+  /// made when making it failed, and holds nothing. Returns the paths removed (one that cannot
+  /// be removed is left: every reader leaves it out anyway).
+  static func removeSegments(_ segments: [Segment], in folder: String) -> [String] {
+    let removed = segments.filter { unlink($0.path) == 0 }.map(\.path)
+    if !removed.isEmpty { try? FileIO.syncDirectory(folder) }
+    return removed
+  }
+}
+
+extension RecoveryError {
+  /// Start-up stopped by damage in segment `path`: what it is, what is intact, how to repair.
+  init(
+    damaged path: String, _ damage: JournalDamage, intactUpTo sequence: Int64, in directory: String
+  ) {
+    let repair =
+      damage.repair
+        ?? """
+        restore the journal from a backup; or, to keep only the
+        intact records, copy the journal directory aside, cut that segment at byte \(damage.offset)
+        (truncate -s \(damage.offset) \(path)) and remove the segments after it — the records
+        after it will be lost
+        """
+    self.init(
+      """
+      the journal segment \(path) is damaged: \(damage.description).
+      Every record before it is intact (up to seq \(sequence)).
+      Nothing was changed. To repair: \(repair).
+      `register-cli verify --data-dir \(directory)` reports the same.
+      """)
   }
 }

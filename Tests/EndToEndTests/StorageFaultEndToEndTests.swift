@@ -1,0 +1,299 @@
+import Foundation
+import RegisterEngine
+import RegisterServer
+import RegisterTestSupport
+import Testing
+
+/// strace (Debian package `strace`; .ci/run installs it), which makes a system call of a
+/// running process fail on purpose (`-e inject=SYSCALL:error=EIO:when=N`: the Nth call, counted
+/// in each thread).
+enum Strace {
+  static let path: String? = ["/usr/bin/strace", "/bin/strace", "/usr/local/bin/strace"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
+
+  /// True when strace is installed and may trace here (a container can forbid ptrace).
+  static let isUsable: Bool = {
+    guard let path else { return false }
+    let probe = try? runProgram(
+      URL(fileURLWithPath: path), ["-f", "-qq", "-e", "trace=none", "/bin/true"])
+    return probe?.status == 0
+  }()
+
+  static let unusable =
+    "strace is not installed, or may not trace processes here (.ci/run installs it: apt-get install strace)"
+
+  /// A kind of system call made to fail, and how.
+  struct Fault: Sendable, CustomTestStringConvertible {
+    /// strace's names of the calls (one call in C can be either).
+    var calls: String
+    var error: String
+
+    var testDescription: String { "\(calls) failing with \(error)" }
+
+    /// strace's options that make call `n` of these fail, in every thread, logging them (with
+    /// the paths of descriptors), or with `n` nil only log them.
+    func options(at n: Int?, log: String) -> [String] {
+      ["-f", "-y", "-o", log, "-e", "trace=\(calls)"]
+        + (n.map { ["-e", "inject=\(calls):error=\(error):when=\($0)"] } ?? [])
+    }
+  }
+
+  /// strace attached to a running process, injecting a fault.
+  final class Attached {
+    let process = Process()
+    let log: String
+
+    /// Attaches to every thread of process `pid` and returns once strace says it has.
+    init(to pid: Int32, injecting fault: Fault, at n: Int, in directory: TemporaryDirectory)
+      throws
+    {
+      log = directory.path("strace-\(n).log")
+      let said = directory.path("strace-\(n).err")
+      _ = FileManager.default.createFile(atPath: said, contents: nil)
+      let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: said))
+      defer { try? errors.close() }
+      process.executableURL = URL(fileURLWithPath: path ?? "strace")
+      process.arguments = fault.options(at: n, log: log) + ["-p", String(pid)]
+      process.standardError = errors
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      let deadline = Date().addingTimeInterval(10)
+      while Date() < deadline {
+        let text = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
+        if text.contains("attached") { return }
+        if exitStatus(of: process, timeout: 0) != nil { break }
+        usleep(10_000)
+      }
+      kill(process.processIdentifier, SIGKILL)
+      throw HarnessError(
+        "strace did not attach: \((try? String(contentsOfFile: said, encoding: .utf8)) ?? "")")
+    }
+
+    /// Waits for strace to end (its tracee has gone) and says whether the fault was made.
+    func finish() -> Bool {
+      if exitStatus(of: process, timeout: 10) == nil {
+        kill(process.processIdentifier, SIGKILL)
+        _ = exitStatus(of: process, timeout: 10)
+      }
+      return injected(log)
+    }
+  }
+
+  /// Whether strace's log `path` shows a call it made fail.
+  static func injected(_ path: String) -> Bool {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").contains("(INJECTED)")
+  }
+}
+
+/// What a lane was told was done: each receipt as printed, and the days closed.
+struct Acknowledged {
+  var receipts: [Int: String] = [:]
+  var closedDays: [Int] = []
+
+  /// Rings up a sale paid in cash; a sale acknowledged is kept.
+  mutating func sale(_ client: Client) throws {
+    _ = try client.send(#"{"op":"add","sku":"TEE-WHT-M"}"#)
+    let paid = try client.send(#"{"op":"tender","type":"cash","amount":"50"}"#)
+    if let number = paid.result["receipt"]?["number"]?.int64Value.map(Int.init),
+      let text = paid.result["receipt"]?["text"]?.stringValue
+    {
+      receipts[number] = text
+    }
+  }
+
+  /// Closes the day; a close acknowledged is kept.
+  mutating func closeDay(_ client: Client) throws {
+    let closed = try client.send(#"{"op":"close_day"}"#)
+    if let day = closed.result["report"]?["day"]?.int64Value.map(Int.init) {
+      closedDays.append(day)
+    }
+  }
+
+  /// Checks that `daemon` has every receipt as printed (bar the reprint mark) and every close.
+  func check(_ daemon: Daemon, _ context: String) throws {
+    let client = try daemon.connect()
+    func unmarked(_ text: String?) -> [Substring] {
+      (text ?? "").split(separator: "\n").filter { !$0.contains("REPRINT") }
+    }
+    for (number, text) in receipts.sorted(by: { $0.key < $1.key }) {
+      let reprint = try client.send(#"{"op":"receipt","number":\#(number)}"#)
+      #expect(
+        unmarked(reprint.result["text"]?.stringValue) == unmarked(text),
+        "\(context): receipt \(number): \(reprint.serialized)")
+    }
+    for day in closedDays {
+      let report = try client.send(#"{"op":"report","kind":"z","day":\#(day)}"#)
+      #expect(report.isOK, "\(context): day \(day)'s close: \(report.serialized)")
+    }
+  }
+}
+
+/// Every failure while a day is closed, its next segment made and its snapshot and receipt
+/// archive written — each fsync, fdatasync, open, rename, truncate and mkdir failing in turn,
+/// through strace — leaves a data directory that registerd starts from with every
+/// acknowledged sale and close, that `verify` passes, and that takes more days after it.
+@Suite("Storage faults at a close of day, its snapshot and a backup")
+struct StorageFaultEndToEndTests {
+  static let daemonFaults: [Strace.Fault] = [
+    .init(calls: "fsync", error: "EIO"),
+    .init(calls: "fdatasync", error: "EIO"),
+    .init(calls: "openat", error: "ENOSPC"),
+    .init(calls: "rename,renameat,renameat2", error: "EIO"),
+    .init(calls: "ftruncate,mkdir,mkdirat", error: "EIO"),
+  ]
+
+  /// The most calls of one kind a thread of registerd makes in the scenario, with room.
+  static let mostCalls = 40
+
+  /// Waits (a second at most) until the log tells of `count` snapshots, written or failed.
+  func waitForSnapshots(_ daemon: Daemon, count: Int) {
+    for _ in 0..<50 {
+      let log = daemon.log
+      let done =
+        log.components(separatedBy: "snapshot of record").count - 1
+        + log.components(separatedBy: "could not write a snapshot").count - 1
+      if done >= count { return }
+      usleep(20_000)
+    }
+  }
+
+  @Test(
+    "a fault at any call of a close of day and its snapshot loses no acknowledged record",
+    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    arguments: daemonFaults)
+  func faultAtEveryCall(fault: Strace.Fault) throws {
+    var reached = 0
+    for n in 1...Self.mostCalls {
+      guard try run(fault, at: n) else { break }
+      reached = n
+    }
+    #expect(reached > 0, "\(fault.testDescription): no call was made to fail")
+    #expect(reached < Self.mostCalls, "\(fault.testDescription): still failing calls at the end")
+  }
+
+  /// One run: a fresh registerd, the fault injected at call `n`, sales and two closes of day;
+  /// then it is killed and started again without the fault, checked, rung for another day,
+  /// killed, started and checked again, and `verify` run. Returns whether the fault was made.
+  func run(_ fault: Strace.Fault, at n: Int) throws -> Bool {
+    let context = "\(fault.testDescription), call \(n)"
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    var acknowledged = Acknowledged()
+    do {
+      let client = try daemon.connect()
+      try acknowledged.sale(client)
+      let trace = try Strace.Attached(
+        to: daemon.process.processIdentifier, injecting: fault, at: n, in: daemon.directory)
+      try acknowledged.closeDay(client)
+      try acknowledged.sale(client)
+      try acknowledged.sale(client)
+      try acknowledged.closeDay(client)
+      try acknowledged.sale(client)
+      waitForSnapshots(daemon, count: acknowledged.closedDays.count)
+      daemon.kill9()
+      guard trace.finish() else { return false }
+    }
+    do {
+      try daemon.start()
+    } catch {
+      Issue.record("\(context): registerd does not start again: \(error)")
+      return true
+    }
+    try acknowledged.check(daemon, context + ", restarted")
+    // Another day on the directory as the fault left it: its open segment, the names of the
+    // segments and the snapshots must take it, and a restart after it too.
+    let client = try daemon.connect()
+    try acknowledged.sale(client)
+    try acknowledged.closeDay(client)
+    try acknowledged.sale(client)
+    waitForSnapshots(daemon, count: 1)
+    daemon.kill9()
+    do {
+      try daemon.start()
+    } catch {
+      Issue.record("\(context): registerd does not start after another day: \(error)")
+      return true
+    }
+    try acknowledged.check(daemon, context + ", a day later")
+    #expect(daemon.stop() == 0, "\(context)")
+    let verify = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
+    #expect(verify.status == 0, "\(context): \(verify.stderr)")
+    return true
+  }
+
+  static let backupFaults: [Strace.Fault] = [
+    .init(calls: "fsync", error: "EIO"),
+    .init(calls: "openat", error: "ENOSPC"),
+    .init(calls: "rename,renameat,renameat2", error: "EIO"),
+    .init(calls: "mkdir,mkdirat,link,linkat", error: "EIO"),
+  ]
+
+  @Test(
+    "a fault at any call of a backup leaves a whole backup or none, and the lane as it was",
+    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    arguments: backupFaults)
+  func backupFaultAtEveryCall(fault: Strace.Fault) throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    var acknowledged = Acknowledged()
+    let client = try daemon.connect()
+    for _ in 0..<2 {
+      try acknowledged.sale(client)
+      try acknowledged.closeDay(client)
+      waitForSnapshots(daemon, count: acknowledged.closedDays.count)
+    }
+    try acknowledged.sale(client)
+    // Killed: the open segment keeps the zeros written ahead of its records.
+    daemon.kill9()
+    let before = try JournalFiles.readAll(in: daemon.dataDirectory)
+    func backup(to target: String, failing n: Int?, log: String) throws -> CLIResult {
+      try runProgram(
+        URL(fileURLWithPath: Strace.path ?? "strace"),
+        fault.options(at: n, log: log) + [
+          Binaries.registerCLI.path, "backup", "--data-dir", daemon.dataDirectory, "--to", target,
+        ])
+    }
+    // The calls made before the backup's own (loading the program's libraries) are not tried.
+    let dryLog = daemon.directory.path("backup-strace.log")
+    #expect(
+      try backup(to: daemon.directory.path("backup-0"), failing: nil, log: dryLog).status == 0)
+    let calls = try String(contentsOfFile: dryLog, encoding: .utf8).split(separator: "\n")
+    let first = try #require(calls.firstIndex { $0.contains(daemon.directory.url.path) }) + 1
+    var made: [String] = []
+    var reached = 0
+    for n in first...calls.count + 1 {
+      let target = daemon.directory.path("backup-\(n)")
+      let log = daemon.directory.path("backup-strace-\(n).log")
+      let result = try backup(to: target, failing: n, log: log)
+      guard Strace.injected(log) else { break }
+      reached = n
+      let context = "\(fault.testDescription), call \(n)"
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.directory.url.path)
+        .filter { $0.hasPrefix("backup-\(n).tmp-") }
+      #expect(leftovers.isEmpty, "\(context): \(leftovers) left behind")
+      if result.status == 0 {
+        let verify = try runCLI(["verify", "--data-dir", target])
+        #expect(verify.status == 0, "\(context): the backup does not verify: \(verify.stderr)")
+        made.append(target)
+      } else {
+        #expect(
+          !FileManager.default.fileExists(atPath: target),
+          "\(context): a backup that failed left \(target): \(result.stderr)")
+      }
+    }
+    #expect(reached > 0, "\(fault.testDescription): no call was made to fail")
+    #expect(try JournalFiles.readAll(in: daemon.dataDirectory) == before, "the lane is untouched")
+    // The lane starts as it was; so does the last whole backup made under a fault.
+    try daemon.start()
+    try acknowledged.check(daemon, "\(fault.testDescription): the lane after the backups")
+    #expect(daemon.stop() == 0)
+    if let backup = made.last {
+      let restoredDirectory = try TemporaryDirectory()
+      try FileManager.default.moveItem(atPath: backup, toPath: restoredDirectory.path("data"))
+      let restored = try Daemon(directory: restoredDirectory)
+      defer { restored.cleanup() }
+      try acknowledged.check(restored, "\(fault.testDescription): \(backup)")
+    }
+  }
+}
