@@ -110,7 +110,10 @@ enum RandomHistory {
   /// `stores: []` and `priceBarcodePrefixes: []` taken out too, the digests of before both
   /// changes matched); and again when the store settings gained the receipt printer's (with
   /// those and `printerCodePage: cp437, receiptBarcode: code128, printer: nil` taken out, the
-  /// digests of before all three changes matched).
+  /// digests of before all three changes matched); and again when a return's tax became the
+  /// rate on the net refunded in all in its class (seed 5 only: two returns refund 3.69 and
+  /// 1.55 of tax on 49.26 and 20.60 where the lines' shares of the sale's tax gave 3.70 and
+  /// 1.54; the other seeds' digests did not change).
   /// Regenerate (only for a deliberate change of state or receipts) by printing
   /// `SHA256.hex(Array(RandomHistory.digest(live).utf8))` here.
   static let before: [UInt64: String] = [
@@ -118,7 +121,7 @@ enum RandomHistory {
     2: "2fe1eb8517d964e075c0d26b46df15c4cdf0b51bb7ce04d2fe1c5e2d830148ff",
     3: "5f8f051698342dbed9b2ce2e62729aa7378f4d4580681107f262660de23c6db2",
     4: "a1efba41b909afe2199ec988c67c9851d29286b21d752059c7d44e08a8c7ad42",
-    5: "54674528e35e0ccb442e5a27dc3701f68184505c78e8e718b27e374a8d04634c",
+    5: "e4f119bee338edf3a41c9895cac932f548c01aa5104b386233c9d8b0b6bc463e",
     6: "4605e443e4109387d93e2055b027cc393760fdddad5bf18bd6a9d15f172ff11c",
   ]
 

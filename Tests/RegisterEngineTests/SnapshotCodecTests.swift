@@ -452,7 +452,7 @@ struct SnapshotCoverage {
   static let addedLater: Set<String> = [
     "gift_cards_sold", "gift_cards_sold_amount", "tax_exemption", "gift_card_count", "gift_cards",
     "others", "stored_value", "promotions", "promotion_discounts", "promotion_discount",
-    "wishlists", "print_queue",
+    "wishlists", "print_queue", "line_refunds",
   ]
 
   /// A snapshot an older registerd wrote (without the members added since) still loads, to the
@@ -475,7 +475,11 @@ struct SnapshotCoverage {
     let left = SnapshotTree.nodes(snapshot).compactMap { $0.1.objectValue?.keys }.joined()
     #expect(!left.contains { Self.addedLater.contains($0) && $0 != "gift_cards" })
     let decoded = try Register(snapshot: snapshot)
-    #expect(decoded == register)
+    // What each line had back was not kept then: it reads as not known (the next return of
+    // the sale works it out from the units and the total refunded).
+    var expected = register
+    for receipt in register.refunded.keys { expected.ledger.refunded[receipt]?.lineRefunds = nil }
+    #expect(decoded == expected)
   }
 
   @Test func everyMissingMemberIsRefused() throws {
