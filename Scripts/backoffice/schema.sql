@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS sales (
   lane text NOT NULL, seq bigint NOT NULL, day integer NOT NULL, at timestamptz NOT NULL,
   receipt integer NOT NULL, order_id integer NOT NULL, operator text, customer_id text,
   items bigint NOT NULL, gross numeric NOT NULL, discounts numeric NOT NULL,
+  promotions numeric NOT NULL, net numeric NOT NULL,
   tax numeric NOT NULL, total numeric NOT NULL, gift_cards numeric NOT NULL,
   cash_rounding numeric NOT NULL, change numeric NOT NULL,
   PRIMARY KEY (lane, seq)
@@ -69,18 +70,35 @@ CREATE TABLE IF NOT EXISTS drawer_moves (
 CREATE TABLE IF NOT EXISTS z_reports (
   lane text NOT NULL, seq bigint NOT NULL, day integer NOT NULL, opened_at timestamptz,
   closed_at timestamptz NOT NULL, sales_count integer NOT NULL, items_sold bigint NOT NULL,
-  gross numeric NOT NULL, discounts numeric NOT NULL, net_sales numeric NOT NULL,
+  gross numeric NOT NULL, discounts numeric NOT NULL, promotions numeric NOT NULL,
+  net_sales numeric NOT NULL,
   tax numeric NOT NULL, total numeric NOT NULL, returns_count integer NOT NULL,
   returns_total numeric NOT NULL, gift_cards_sold numeric NOT NULL,
   cash_expected numeric NOT NULL, counted_cash numeric, over_short numeric,
   PRIMARY KEY (lane, seq)
 );
 
+-- A database made before sales and Z reports had their promotions (and a sale its net) gets the
+-- columns, and its rows get their values: a Z report's net_sales was already after promotions,
+-- and a sale's net is its lines' nets less the gift cards sold on it. Then, on every row,
+-- gross − discounts − promotions = net (net_sales).
+ALTER TABLE sales ADD COLUMN IF NOT EXISTS promotions numeric;
+ALTER TABLE sales ADD COLUMN IF NOT EXISTS net numeric;
+ALTER TABLE z_reports ADD COLUMN IF NOT EXISTS promotions numeric;
+UPDATE sales s
+  SET net = (SELECT sum(l.net) FROM sale_lines l WHERE l.lane = s.lane AND l.seq = s.seq)
+            - s.gift_cards
+  WHERE s.net IS NULL;
+UPDATE sales SET promotions = gross - discounts - net WHERE promotions IS NULL;
+UPDATE z_reports SET promotions = gross - discounts - net_sales WHERE promotions IS NULL;
+
 -- What a manager asks for.
 
+-- (promotions and net last: a view made before them keeps its columns' places.)
 CREATE OR REPLACE VIEW sales_by_day AS
   SELECT lane, day, count(*) AS sales, sum(items) AS items, sum(gross) AS gross,
-         sum(discounts) AS discounts, sum(tax) AS tax, sum(total) AS total
+         sum(discounts) AS discounts, sum(tax) AS tax, sum(total) AS total,
+         sum(promotions) AS promotions, sum(net) AS net
   FROM sales GROUP BY lane, day;
 
 CREATE OR REPLACE VIEW sales_by_category AS

@@ -98,13 +98,19 @@ final class TemporaryPostgres: @unchecked Sendable {
   }
 }
 
-/// Rings up a day on a lane: sales with cash, a card on a terminal, a store tender, a return,
-/// a void and drawer moves, then closes the day; then a few sales of the next day.
+/// Rings up a day on a lane: sales with cash, a card on a terminal, a store tender, a
+/// promotion (the second sale's two shoes, scanned one by one, buy 1 get 1 half price), two
+/// returns (one of the shoes), a void and drawer moves, then closes the day; then a sale of the
+/// next day.
 func ringUpADay(_ daemon: Daemon, sales: Int) throws {
   var lines = [#"{"op":"float","amount":"150.00"}"#]
   for index in 0..<sales {
     lines.append(#"{"op":"add","sku":"SCARF-WOOL","qty":\#(1 + index % 3)}"#)
     lines.append(#"{"op":"add","sku":"SOCK-3PK"}"#)
+    if index == 1 {
+      lines.append(#"{"op":"add","sku":"SNK-RUN-10"}"#)
+      lines.append(#"{"op":"add","sku":"SNK-RUN-10"}"#)
+    }
     if index % 2 == 0 {
       lines.append(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
     } else {
@@ -115,6 +121,8 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
   }
   lines.append(
     #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"too small, it's \"M\""}"#)
+  lines.append(
+    #"{"op":"return","receipt":2,"lines":[{"line":4,"qty":1}],"reason":"one is enough"}"#)
   lines.append(#"{"op":"paid_out","amount":"7.50","reason":"window cleaner, Mon"}"#)
   lines.append(#"{"op":"add","sku":"CAP-BSB"}"#)
   lines.append(#"{"op":"void","reason":"changed mind"}"#)
@@ -151,7 +159,7 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
     let facts = try ndjson.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
     let counts = Dictionary(grouping: facts) { $0["fact"]?.stringValue ?? "" }.mapValues(\.count)
     #expect(counts["sales"] == 5)
-    #expect(counts["returns"] == 1)
+    #expect(counts["returns"] == 2)
     #expect(counts["voids"] == 1)
     #expect(counts["z_reports"] == 1)
     #expect(counts["drawer_moves"] == 2)
@@ -255,8 +263,8 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
     }
     #expect(Int(cursor.first?.first ?? "") != nil)
     // One row per record, no gap: every receipt number of each lane once, in sales or returns.
-    // north: 6 sales, a return, a sale on day 2; south: 40, a return, two on day 2.
-    for (lane, daemon, receipts) in [("north", north, 8), ("south", south, 43)] {
+    // north: 6 sales, two returns, a sale on day 2; south: 40, two returns, two on day 2.
+    for (lane, daemon, receipts) in [("north", north, 9), ("south", south, 44)] {
       let rows = try postgres.query(
         """
         SELECT count(*), count(DISTINCT receipt), min(receipt), max(receipt) FROM
@@ -281,5 +289,78 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
     }
     let byDay = try postgres.query("SELECT lanes, sales FROM z_totals_by_day WHERE day = 1")
     #expect(byDay.first == ["2", "\(6 + 40)"])
+    // Every sale and Z report: gross − discounts − promotions = net, and a sale's net is its
+    // lines' (the gift cards sold apart). The shoes' promotion is there on both lanes.
+    #expect(try postgres.query(Self.identityBroken) == [["0", "0", "0"]])
+    let promotions = try postgres.query(
+      "SELECT lane, promotions FROM z_reports WHERE day = 1 ORDER BY lane")
+    #expect(promotions == [["north", "50.00"], ["south", "50.00"]])
+  }
+
+  /// The sale and Z report rows where gross − discounts − promotions is not the net (a null
+  /// counts as not), and the sales whose net is not their lines' less the gift cards sold.
+  static let identityBroken = """
+    SELECT (SELECT count(*) FROM sales
+             WHERE (gross - discounts - promotions = net) IS NOT TRUE),
+           (SELECT count(*) FROM z_reports
+             WHERE (gross - discounts - promotions = net_sales) IS NOT TRUE),
+           (SELECT count(*) FROM sales s
+             WHERE (s.net = (SELECT sum(l.net) FROM sale_lines l
+                             WHERE l.lane = s.lane AND l.seq = s.seq) - s.gift_cards)
+                   IS NOT TRUE)
+    """
+
+  @Test(
+    .enabled(
+      if: TemporaryPostgres.isAvailable,
+      "PostgreSQL is not installed (.ci/run installs it: apt-get install postgresql)"))
+  func aDatabaseFromBeforePromotionsWereExportedGetsThemInPlace() throws {
+    let postgres = try TemporaryPostgres()
+    defer { postgres.stop() }
+    // The tables as the schema made them before, with a sale of two shoes (one half price)
+    // and a belt, and its day's Z report, as the export wrote them then.
+    let old = """
+      CREATE TABLE sales (
+        lane text NOT NULL, seq bigint NOT NULL, day integer NOT NULL, at timestamptz NOT NULL,
+        receipt integer NOT NULL, order_id integer NOT NULL, operator text, customer_id text,
+        items bigint NOT NULL, gross numeric NOT NULL, discounts numeric NOT NULL,
+        tax numeric NOT NULL, total numeric NOT NULL, gift_cards numeric NOT NULL,
+        cash_rounding numeric NOT NULL, change numeric NOT NULL,
+        PRIMARY KEY (lane, seq));
+      CREATE TABLE sale_lines (
+        lane text NOT NULL, seq bigint NOT NULL, line integer NOT NULL, receipt integer NOT NULL,
+        day integer NOT NULL, sku text NOT NULL, name text NOT NULL, category text,
+        qty bigint NOT NULL, unit_price numeric NOT NULL, net numeric, tax_class text NOT NULL,
+        tax_rate numeric NOT NULL,
+        PRIMARY KEY (lane, seq, line));
+      CREATE TABLE z_reports (
+        lane text NOT NULL, seq bigint NOT NULL, day integer NOT NULL, opened_at timestamptz,
+        closed_at timestamptz NOT NULL, sales_count integer NOT NULL, items_sold bigint NOT NULL,
+        gross numeric NOT NULL, discounts numeric NOT NULL, net_sales numeric NOT NULL,
+        tax numeric NOT NULL, total numeric NOT NULL, returns_count integer NOT NULL,
+        returns_total numeric NOT NULL, gift_cards_sold numeric NOT NULL,
+        cash_expected numeric NOT NULL, counted_cash numeric, over_short numeric,
+        PRIMARY KEY (lane, seq));
+      INSERT INTO sales VALUES ('old', 5, 1, '2026-03-15T14:03:05-05:00', 1, 1, NULL, NULL, 4,
+        244.98, 10.00, 13.87, 198.85, 25.00, 0.00, 1.15);
+      INSERT INTO sale_lines VALUES
+        ('old', 5, 1, 1, 1, 'SNK-RUN-10', 'Shoes', 'Shoes', 1, 99.99, 74.99, 'standard', 7.5),
+        ('old', 5, 2, 1, 1, 'SNK-RUN-10', 'Shoes', 'Shoes', 1, 99.99, 74.99, 'standard', 7.5),
+        ('old', 5, 3, 1, 1, 'BELT-LTH-M', 'Belt', 'Accessories', 1, 45.00, 35.00, 'standard',
+         7.5),
+        ('old', 5, 4, 1, 1, 'GIFT-25', 'Gift Card', 'Gift Cards', 1, 25.00, 25.00, 'exempt', 0);
+      INSERT INTO z_reports VALUES ('old', 9, 1, NULL, '2026-03-15T20:00:00-05:00', 1, 3,
+        244.98, 10.00, 184.98, 13.87, 198.85, 0, 0.00, 25.00, 223.85, NULL, NULL);
+      """
+    #expect(try postgres.load(old).status == 0)
+    let schema = Binaries.repository.appendingPathComponent("Scripts/backoffice/schema.sql")
+    let upgrade = try postgres.load(try String(contentsOf: schema, encoding: .utf8))
+    #expect(upgrade.status == 0, "\(upgrade.stderr)")
+    #expect(try postgres.query("SELECT promotions, net FROM sales") == [["50.00", "184.98"]])
+    #expect(try postgres.query("SELECT promotions FROM z_reports") == [["50.00"]])
+    #expect(try postgres.query(Self.identityBroken) == [["0", "0", "0"]])
+    // Run again (as every feeder start does), it changes nothing.
+    #expect(try postgres.load(try String(contentsOf: schema, encoding: .utf8)).status == 0)
+    #expect(try postgres.query("SELECT promotions, net FROM sales") == [["50.00", "184.98"]])
   }
 }

@@ -111,7 +111,10 @@ enum RandomHistory {
   /// changes matched); and again when the store settings gained the receipt printer's (with
   /// those and `printerCodePage: cp437, receiptBarcode: code128, printer: nil` taken out, the
   /// digests of before all three changes matched); and again when the store settings gained
-  /// `operatorIdleMinutes` (with `operatorIdleMinutes: 15, ` taken out, the digests matched).
+  /// `operatorIdleMinutes` (with `operatorIdleMinutes: 15, ` taken out, the digests matched);
+  /// and again when a return's tax became the rate on the net refunded in all in its class
+  /// (seed 5 only: two returns refund 3.69 and 1.55 of tax on 49.26 and 20.60 where the lines'
+  /// shares of the sale's tax gave 3.70 and 1.54; the other seeds' digests did not change).
   /// Regenerate (only for a deliberate change of state or receipts) by printing
   /// `SHA256.hex(Array(RandomHistory.digest(live).utf8))` here.
   static let before: [UInt64: String] = [
@@ -119,7 +122,7 @@ enum RandomHistory {
     2: "787cb3ec40aee96fc02fd4307929ddf1f6ff2e81835c4163cb5bb61fbd0c1949",
     3: "50b618ed356537ff98cab3d1f44aefe8f754ef3c816af2fe5419f192d6c8236e",
     4: "891a2d4a906f45c4b8f1a129530bf439e2d9895ce8e7759c335174bc3ddd5d44",
-    5: "86d7c3067eff90c43089a1f7a3b125ff2ea6a4a9d9f1688ca713d9052be0a05b",
+    5: "6e6643891840ec70f7b16966e416adf4dd60518f0ed6e5d603d642e6b8d2e81c",
     6: "e2df1f4fe28224e837d3486829f8bb3fdb0643334db51361de8e3ca870a393a5",
   ]
 

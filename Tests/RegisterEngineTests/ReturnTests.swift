@@ -113,7 +113,11 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     #expect(returns.reduce(0) { $0 + $1.tax.minorUnits } == 291)
     #expect(returns.reduce(0) { $0 + $1.total.minorUnits } == 4166)
     #expect(lane.register.returnedQuantities[1] == [1: 3])
-    #expect(lane.register.refunded[1] == RefundState(cards: [visa4242: 2000], cash: 2166))
+    // Per line, the net and tax of the three returns together: exactly the line's.
+    #expect(
+      lane.register.refunded[1]
+        == RefundState(
+          cards: [visa4242: 2000], cash: 2166, lineRefunds: [1: LineRefund(net: 3875, tax: 291)]))
     // Nothing more of the line can come back.
     let refused = try lane.send(returnRequest(line: 1, qty: 1))
     #expect(refused.errorCode == "return_exceeds_sold")
@@ -222,7 +226,10 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     let replayed = try Register.replaying(lane.scan().records)
     #expect(replayed.products["TEE"]?.stock == 3)
     #expect(replayed.returns == again.register.returns)
-    #expect(replayed.refunded[1] == RefundState(cards: [visa4242: 2000], cash: 2166))
+    #expect(
+      replayed.refunded[1]
+        == RefundState(
+          cards: [visa4242: 2000], cash: 2166, lineRefunds: [1: LineRefund(net: 3875, tax: 291)]))
     #expect(RegisterState(replayed) == RegisterState(again.register))
   }
 
@@ -245,7 +252,10 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     #expect(text.contains(receiptColumns("MASTERCARD ****4444 refund", "-53.74")))
     #expect(!result.serialized.contains("5555555555554444"))
     let mastercard = CardSummary(brand: .mastercard, last4: "4444")
-    #expect(lane.register.refunded[1] == RefundState(cards: [mastercard: 5374], cash: 0))
+    #expect(
+      lane.register.refunded[1]
+        == RefundState(
+          cards: [mastercard: 5374], cash: 0, lineRefunds: [1: LineRefund(net: 4999, tax: 375)]))
 
     let report = try #require(try lane.ok(#"{"op":"report","kind":"x"}"#)["report"])
     let byType = try #require(report["returns"]?["refunds"]?.arrayValue)
@@ -529,7 +539,9 @@ let nickelCatalogJSON = """
     #expect(text.contains(receiptColumns("Cash refund", "-" + cash)))
     // What is owed on the sale is tracked exactly; the rounding is only in the cash handed back.
     let exact = try Money.parse(total, currency: .usd).minorUnits
-    #expect(lane.register.refunded[1] == RefundState(cards: [:], cash: exact))
+    #expect(
+      lane.register.refunded[1]
+        == RefundState(cards: [:], cash: exact, lineRefunds: [1: LineRefund(net: exact, tax: 0)]))
 
     let report = try #require(try lane.ok(#"{"op":"report","kind":"x"}"#)["report"])
     #expect(report["returns"]?["cash_rounding"] == .string(rounding))

@@ -453,7 +453,7 @@ struct SnapshotCoverage {
   static let addedLater: Set<String> = [
     "gift_cards_sold", "gift_cards_sold_amount", "tax_exemption", "gift_card_count", "gift_cards",
     "others", "stored_value", "promotions", "promotion_discounts", "promotion_discount",
-    "wishlists", "print_queue", "operator_active_at",
+    "wishlists", "print_queue", "operator_active_at", "line_refunds",
   ]
 
   /// A snapshot an older registerd wrote (without the members added since) still loads, to the
@@ -480,6 +480,9 @@ struct SnapshotCoverage {
     // out for being idle until they make one.
     var expected = register
     expected.staff.operatorActiveAt = nil
+    // What each line had back was not kept then: it reads as not known (the next return of
+    // the sale works it out from the units and the total refunded).
+    for receipt in register.refunded.keys { expected.ledger.refunded[receipt]?.lineRefunds = nil }
     #expect(decoded == expected)
   }
 

@@ -106,17 +106,20 @@ import Testing
     #expect(refunds > 0, "the histories have refunds to read")
   }
 
-  /// Refunds to other tenders (gift cards, store credit) and a last receipt number, which the
-  /// random histories may not reach.
+  /// Refunds to other tenders (gift cards, store credit), lines' refunds not known and a last
+  /// receipt number, which the random histories may not reach.
   @Test func refundsToOtherTendersAreRead() throws {
     let text = #"""
-      {"sales":[],"returns":[],"returned_quantities":[{"receipt":3,"lines":[{"line":1,"quantity":2},{"line":4,"quantity":1}]}],"refunded":[{"receipt":3,"state":{"cards":[{"brand":"AMEX","last4":"0005","amount":-7},{"brand":"VISA","last4":"1234","amount":100}],"others":[{"key":"gift_card 6006","amount":250},{"key":"store_credit","amount":5}],"cash":12}}],"next_receipt_number":9,"last_receipt_number":8,"archive":[{"day":1,"first":1,"count":2,"position":0}],"customer_receipts":[{"customer":"C1","receipts":[3,5]},{"customer":"C2","receipts":[4]}]}
+      {"sales":[],"returns":[],"returned_quantities":[{"receipt":3,"lines":[{"line":1,"quantity":2},{"line":4,"quantity":1}]}],"refunded":[{"receipt":3,"state":{"cards":[{"brand":"AMEX","last4":"0005","amount":-7},{"brand":"VISA","last4":"1234","amount":100}],"others":[{"key":"gift_card 6006","amount":250},{"key":"store_credit","amount":5}],"cash":12,"line_refunds":[{"line":1,"net":300,"tax":23},{"line":4,"net":60,"tax":-23}]}},{"receipt":6,"state":{"cards":[],"others":[],"cash":40,"line_refunds":null}}],"next_receipt_number":9,"last_receipt_number":8,"archive":[{"day":1,"first":1,"count":2,"position":0}],"customer_receipts":[{"customer":"C1","receipts":[3,5]},{"customer":"C2","receipts":[4]}]}
       """#
     let tree = try ReceiptLedger(snapshot: try JSONParser.parse(text), path: "ledger")
     let fast = try #require(ReceiptLedger.reading(Array(text.utf8)[...], depth: 0))
     #expect(fast == tree)
     #expect(fast.refunded[3]?.others == ["gift_card 6006": 250, "store_credit": 5])
     #expect(fast.refunded[3]?.cards.count == 2)
+    #expect(fast.refunded[3]?.lineRefunds?[4] == LineRefund(net: 60, tax: -23))
+    // Refunds recorded before lines' refunds were kept: not known, and read as such.
+    #expect(fast.refunded[6] != nil && fast.refunded[6]?.lineRefunds == nil)
     #expect(fast.lastReceiptNumber == 8)
     #expect(fast.customerReceipts["C1"] == [3, 5])
   }

@@ -21,7 +21,8 @@ public enum BackOfficeTable: String, CaseIterable, Sendable {
     case .sales:
       [
         "lane", "seq", "day", "at", "receipt", "order_id", "operator", "customer_id", "items",
-        "gross", "discounts", "tax", "total", "gift_cards", "cash_rounding", "change",
+        "gross", "discounts", "promotions", "net", "tax", "total", "gift_cards", "cash_rounding",
+        "change",
       ]
     case .saleLines:
       [
@@ -50,7 +51,7 @@ public enum BackOfficeTable: String, CaseIterable, Sendable {
     case .zReports:
       [
         "lane", "seq", "day", "opened_at", "closed_at", "sales_count", "items_sold", "gross",
-        "discounts", "net_sales", "tax", "total", "returns_count", "returns_total",
+        "discounts", "promotions", "net_sales", "tax", "total", "returns_count", "returns_total",
         "gift_cards_sold", "cash_expected", "counted_cash", "over_short",
       ]
     }
@@ -158,7 +159,8 @@ public struct BackOfficeExporter: Sendable {
             lane, seq, .integer(Int64(number)), text(closed.openedAt?.iso8601),
             .text(closed.closedAt.iso8601), .integer(Int64(totals.salesCount)),
             .integer(totals.itemsSold), money(totals.gross), money(totals.discounts),
-            money(totals.netSales), money(totals.tax), money(totals.total),
+            money(totals.promotionDiscounts), money(totals.netSales), money(totals.tax),
+            money(totals.total),
             .integer(Int64(totals.returnsCount)), money(totals.returnsTotal),
             money(totals.giftCardsSoldAmount), money(totals.expectedCash),
             counted.map(money) ?? .null,
@@ -191,13 +193,18 @@ public struct BackOfficeExporter: Sendable {
     let totals = sale.totals
     let day = BackOfficeValue.integer(Int64(sale.day))
     let receipt = BackOfficeValue.integer(Int64(sale.receiptNumber))
+    // What the goods were sold for, before tax added on top (tax included when prices include
+    // it): gross − discounts − promotions, as the Z report's net sales.
+    let net = Checked.saturatingSubtract(
+      Checked.saturatingSubtract(totals.subtotal, totals.discountTotal), totals.promotionDiscounts)
     var rows = [
       BackOfficeRow(
         table: .sales,
         values: [
           lane, seq, day, .text(sale.at.iso8601), receipt, .integer(Int64(sale.order.id)), who,
           text(sale.customer?.id), .integer(totals.itemCount), money(totals.subtotal),
-          money(totals.discountTotal), money(totals.tax),
+          money(totals.discountTotal), money(totals.promotionDiscounts), money(net),
+          money(totals.tax),
           // As the Z report counts it: the gift cards sold are money held, on their own column.
           money(Checked.saturatingSubtract(totals.total, totals.giftCards)),
           money(totals.giftCards), money(sale.cashRounding.minorUnits),

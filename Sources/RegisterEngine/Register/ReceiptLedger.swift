@@ -48,11 +48,27 @@ public struct ReceiptLedger: Sendable, Equatable {
         customerReceipts[customer.id, default: []].append(refund.receiptNumber)
       }
       var quantities = returnedQuantities[event.original] ?? [:]
+      var state = refunded[event.original] ?? RefundState()
+      if state.lineRefunds == nil {
+        // From a snapshot of a register that did not keep them: what they were, as near as
+        // the units and the total refunded tell, from here on kept exactly.
+        state.lineRefunds =
+          self.sale(event.original).flatMap {
+            try? SaleRefunds($0).estimate(returned: quantities, refundedTotal: state.total)
+          } ?? [:]
+      }
+      var lines = state.lineRefunds ?? [:]
+      for line in event.lines {
+        let before = lines[line.line] ?? LineRefund(net: 0, tax: 0)
+        lines[line.line] = LineRefund(
+          net: Checked.saturatingAdd(before.net, line.net.minorUnits),
+          tax: Checked.saturatingAdd(before.tax, line.tax.minorUnits))
+      }
+      state.lineRefunds = lines
       for line in event.lines {
         quantities[line.line] = Checked.saturatingAdd(quantities[line.line] ?? 0, line.quantity)
       }
       returnedQuantities[event.original] = quantities
-      var state = refunded[event.original] ?? RefundState()
       for tender in event.refunds {
         if tender.type == .card, let card = tender.card {
           state.cards[card] = Checked.saturatingAdd(
@@ -140,9 +156,29 @@ public struct ReceiptLedger: Sendable, Equatable {
 
 /// What has been refunded against one sale: per card (brand and last four), per other tender
 /// (`Tender.refundKey`: a card-present card, a gift card, a customer's credit, a store
-/// tender) and in cash.
+/// tender) and in cash; and per line, the net and tax its returns recorded.
 public struct RefundState: Sendable, Equatable {
   public var cards: [CardSummary: Int64] = [:]
   public var others: [String: Int64] = [:]
   public var cash: Int64 = 0
+  /// Per line number, the net and tax refunded on it in all. Nil only when the register was
+  /// loaded from a snapshot written before these were kept, and the sale has had no return
+  /// since: `SaleRefunds.estimate` stands in for them then.
+  public var lineRefunds: [Int: LineRefund]? = [:]
+
+  /// Everything paid back against the sale (cash as counted before rounding).
+  public var total: Int64 {
+    Checked.saturatingSum(Array(cards.values) + Array(others.values) + [cash])
+  }
+}
+
+/// The net and tax refunded on one line of a sale.
+public struct LineRefund: Sendable, Equatable {
+  public var net: Int64
+  public var tax: Int64
+
+  public init(net: Int64, tax: Int64) {
+    self.net = net
+    self.tax = tax
+  }
 }

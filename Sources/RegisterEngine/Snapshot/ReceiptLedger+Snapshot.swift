@@ -294,7 +294,7 @@ extension ReceiptLedger.Parts {
     return read ? entries : nil
   }
 
-  /// `[{"receipt":R,"state":{"cards":[…],"others":[…],"cash":C}},…]`
+  /// `[{"receipt":R,"state":{"cards":[…],"others":[…],"cash":C,"line_refunds":…}},…]`
   private static func states(_ reader: inout JSONReader) -> [(Int, RefundState)]? {
     var entries: [(Int, RefundState)] = []
     let read = reader.array { reader in
@@ -322,13 +322,34 @@ extension ReceiptLedger.Parts {
           return true
         }),
         reader.member("cash"), let cash = reader.int64(in: SnapshotRange.amount),
+        reader.member("line_refunds"), let lines = Self.lineRefunds(&reader),
         reader.endObject(), reader.endObject(),
-        let state = try? RefundState(cards: cards, others: others, cash: cash, path: "")
+        let state = try? RefundState(
+          cards: cards, others: others, cash: cash, lines: lines.known ? lines.entries : nil,
+          path: "")
       else { return false }
       entries.append((receipt, state))
       return true
     }
     return read ? entries : nil
+  }
+
+  /// `null` (not known) or `[{"line":L,"net":N,"tax":T},…]`.
+  private static func lineRefunds(
+    _ reader: inout JSONReader
+  ) -> (known: Bool, entries: [(Int, LineRefund)])? {
+    if reader.null() { return (false, []) }
+    var entries: [(Int, LineRefund)] = []
+    let read = reader.array { reader in
+      guard reader.beginObject(), reader.member("line"),
+        let line = reader.int(in: SnapshotRange.positive), reader.member("net"),
+        let net = reader.int64(in: SnapshotRange.amount), reader.member("tax"),
+        let tax = reader.int64(in: SnapshotRange.amount), reader.endObject()
+      else { return false }
+      entries.append((line, LineRefund(net: net, tax: tax)))
+      return true
+    }
+    return read ? (true, entries) : nil
   }
 
   /// `[{"customer":ID,"receipts":[R,…]},…]`
@@ -368,6 +389,15 @@ extension RefundState {
           .object(["key": .string(key), "amount": .int(others[key] ?? 0)])
         }),
       "cash": .int(cash),
+      "line_refunds": lineRefunds.snapshot { lines in
+        .array(
+          lines.keys.sorted().map { line in
+            let refund = lines[line] ?? LineRefund(net: 0, tax: 0)
+            return .object([
+              "line": .int(line), "net": .int(refund.net), "tax": .int(refund.tax),
+            ])
+          })
+      },
     ])
   }
 
@@ -393,14 +423,30 @@ extension RefundState {
       }
     }
     let cash = try fields.int64("cash", in: SnapshotRange.amount)
+    // Absent from a snapshot of a register that did not keep them: unknown (nil).
+    let lines = try fields.addedLater("line_refunds", absent: nil) {
+      fields throws(JSONShapeError) -> [(Int, LineRefund)]? in
+      try fields.nullable("line_refunds") { value, path throws(JSONShapeError) in
+        try snapshotArray(value, path: path) {
+          value, path throws(JSONShapeError) -> (Int, LineRefund) in
+          var entry = try JSONFields(value, path: path)
+          let line = try entry.int("line", in: SnapshotRange.positive)
+          let net = try entry.int64("net", in: SnapshotRange.amount)
+          let tax = try entry.int64("tax", in: SnapshotRange.amount)
+          try entry.rejectUnknown()
+          return (line, LineRefund(net: net, tax: tax))
+        }
+      }
+    }
     try fields.rejectUnknown()
-    try self.init(cards: cards, others: others, cash: cash, path: path)
+    try self.init(cards: cards, others: others, cash: cash, lines: lines, path: path)
   }
 
   /// The refunds of one sale: the cards in brand and last-four order and the other tenders in
   /// key order, each once.
   fileprivate init(
-    cards: [(CardSummary, Int64)], others: [(String, Int64)], cash: Int64, path: String
+    cards: [(CardSummary, Int64)], others: [(String, Int64)], cash: Int64,
+    lines: [(Int, LineRefund)]?, path: String
   ) throws(JSONShapeError) {
     self.init()
     for index in cards.indices.dropFirst() where !Self.cardOrder(cards[index - 1].0, cards[index].0)
@@ -417,6 +463,12 @@ extension RefundState {
     }
     self.others = Dictionary(uniqueKeysWithValues: others)
     self.cash = cash
+    if let lines {
+      try requireIncreasing(lines.map(\.0), path: joinPath(path, "line_refunds"))
+      lineRefunds = Dictionary(lines, uniquingKeysWith: { first, _ in first })
+    } else {
+      lineRefunds = nil
+    }
   }
 
   private static func cardOrder(_ lhs: CardSummary, _ rhs: CardSummary) -> Bool {
