@@ -105,9 +105,6 @@ enum Offline {
         return CLI.fail(.refused, error.description)
       }
     }
-    // With the key: every record must carry a MAC the key made (checked on the raw line).
-    var macProblem: String?
-    var macChecked = 0
     let path = JournalFiles.segmentDirectory(in: directory)
     // Archived segments (`register-cli archive`) come first, then the live ones.
     let segments: [JournalFiles.Segment]
@@ -116,9 +113,9 @@ enum Offline {
     case .failure(let problem):
       return CLI.fail(.refused, "journal \(path) is NOT intact: \(problem)")
     }
-    // A journal whose older segments were archived is checked from its first record on (its
-    // `prev` cannot be checked without the record before it); with --archive the whole chain
-    // must be there.
+    // A journal whose older segments were archived is checked from its first record on, which
+    // must follow the last record the archive manifest says was moved out; with --archive the
+    // whole chain must be there.
     let firstSequence = segments.first?.firstSequence ?? 1
     if firstSequence > 1, !archives.isEmpty {
       return CLI.fail(
@@ -126,13 +123,25 @@ enum Offline {
         "journal \(path) is NOT intact: with the archive(s) it starts at seq \(firstSequence), not 1: records 1-\(firstSequence - 1) are in neither (another archive directory, or they are lost)"
       )
     }
+    let start: JournalHead
+    do {
+      guard let found = try JournalFiles.start(of: segments, in: directory) else {
+        let missing = JournalFiles.missingStart(segments[0], in: directory)
+        return CLI.fail(
+          .refused,
+          "journal \(path) is NOT intact: \(missing.problem); to repair, \(missing.repair ?? "")")
+      }
+      start = found
+    } catch {
+      return CLI.fail(.refused, "journal \(path) is NOT intact: \(error)")
+    }
     // First the fast way to a yes: every record's checksum, number, link and MAC from the
     // lines' bytes, segments on both cores (`SegmentChain`). Asked to read every event too, or
     // when anything is not as registerd writes it, the full scan below reads each record and
     // says what is wrong and where.
     let wanted = Set(anchors.map(\.sequence))
     if !events,
-      let quick = quickChain(segments, firstSequence: firstSequence, key: macKey, wanted: wanted)
+      let quick = quickChain(segments, start: start, key: macKey, wanted: wanted)
     {
       return verified(
         path: path, chain: quick.chain, anchorSums: quick.sums, anchors: anchors,
@@ -150,32 +159,14 @@ enum Offline {
     // The next receipt number, as replay checks it (from the first receipt seen when the
     // journal's start was archived).
     var nextReceipt: Int? = firstSequence > 1 ? nil : 1
+    // With the key, every record must carry a MAC the key made: one that does not is damage,
+    // as it is at start-up.
     var chain: JournalFiles.ChainScan
     do {
       chain = try JournalFiles.read(
-        segments, after: firstSequence - 1, sum: firstSequence > 1 ? nil : JournalRecord.genesis
+        segments, after: start.sequence, sum: start.sum, key: macKey
       ) {
-        segment, records throws(RecoveryError) in
-        if let macKey, macProblem == nil {
-          let bytes = (try? JournalFiles.readSegment(segment.path)) ?? []
-          var start = 0
-          for record in records {
-            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
-            let line = bytes[start..<end]
-            start = end + 1
-            guard let mac = record.mac else {
-              macProblem =
-                "record \(record.sequence) carries no MAC (written without the journal key, or the MAC was removed)"
-              break
-            }
-            guard JournalRecord.macIsValid(line, mac: mac, key: macKey) else {
-              macProblem =
-                "record \(record.sequence)'s MAC does not check out with this key: the record was rewritten by someone without the key, or the key is not the one it was written with"
-              break
-            }
-            macChecked += 1
-          }
-        }
+        _, records throws(RecoveryError) in
         for record in records {
           if wanted.contains(record.sequence) { anchorSums[record.sequence] = record.sum }
           let event: Event
@@ -199,17 +190,16 @@ enum Offline {
     return verified(
       path: path, chain: chain, anchorSums: anchorSums, anchors: anchors,
       firstSequence: firstSequence, segments: segments, live: live, archives: archives,
-      macChecked: macKey == nil ? nil : macChecked, macProblem: macProblem, events: events,
-      json: json)
+      macChecked: macKey == nil ? nil : chain.records, events: events, json: json)
   }
 
   /// The chain of `segments` checked the fast way (`SegmentChain`), segments read and checked
   /// on both cores and then joined: each must start where the one before ended, and the first
-  /// at `firstSequence` (after the genesis sum when that is 1). Nil when anything is not as
-  /// registerd writes it — a torn tail, a request cut short, a segment named for another
-  /// record, no record at all — for the full scan to say what.
+  /// right after `start`. Nil when anything is not as registerd writes it — a torn tail, a
+  /// request cut short, a segment named for another record, no record at all — for the full
+  /// scan to say what.
   static func quickChain(
-    _ segments: [JournalFiles.Segment], firstSequence: Int64, key: HMACSHA256?,
+    _ segments: [JournalFiles.Segment], start: JournalHead, key: HMACSHA256?,
     wanted: Set<Int64>
   ) -> (chain: JournalFiles.ChainScan, sums: [Int64: String])? {
     let checked = PartResults<(bytes: Int, chain: SegmentChain?)?>(count: segments.count)
@@ -221,17 +211,16 @@ enum Offline {
       checked.set(
         index, [(bytes.count, SegmentChain.check(bytes[...], key: key, wanted: wanted))])
     }
-    var chain = JournalFiles.ChainScan(
-      lastSequence: firstSequence - 1, lastSum: JournalRecord.genesis)
-    var knownSum: String? = firstSequence == 1 ? JournalRecord.genesis : nil
+    var chain = JournalFiles.ChainScan(lastSequence: start.sequence, lastSum: start.sum)
+    var knownSum = start.sum
     var sums: [Int64: String] = [:]
     for (segment, result) in zip(segments, checked.joined()) {
       guard let result else { return nil }
       chain.bytes += result.bytes
       if result.bytes == 0 { continue }
       guard let part = result.chain, part.firstSequence == segment.firstSequence,
-        part.firstSequence == chain.lastSequence + 1,
-        knownSum.map({ $0 == part.firstPrevious }) ?? true, !part.endsInsideRequest
+        part.firstSequence == chain.lastSequence + 1, knownSum == part.firstPrevious,
+        !part.endsInsideRequest
       else { return nil }
       chain.lastSequence = part.lastSequence
       chain.lastSum = part.lastSum
@@ -247,8 +236,7 @@ enum Offline {
   private static func verified(
     path: String, chain: JournalFiles.ChainScan, anchorSums: [Int64: String],
     anchors: [JournalHead], firstSequence: Int64, segments: [JournalFiles.Segment],
-    live: [JournalFiles.Segment], archives: [String], macChecked: Int?,
-    macProblem: String? = nil, events: Bool, json: Bool
+    live: [JournalFiles.Segment], archives: [String], macChecked: Int?, events: Bool, json: Bool
   ) -> ExitStatus {
     var problem: String?
     if let (segmentPath, damage) = chain.damage {
@@ -277,7 +265,6 @@ enum Offline {
       }
       return nil
     }
-    if problem == nil, let macProblem { problem = macProblem }
     let anchorProblems = anchors.compactMap(anchorProblem)
     if problem == nil, let first = anchorProblems.first {
       problem = first + (anchorProblems.count > 1 ? " (and \(anchorProblems.count - 1) more)" : "")
@@ -319,7 +306,7 @@ enum Offline {
     if !json {
       if firstSequence > 1 {
         writeStandardOutput(
-          "records 1-\(firstSequence - 1) were archived (register-cli archive): checked from seq \(firstSequence), the first record here; add --archive ADIR to check the whole chain\n"
+          "records 1-\(firstSequence - 1) were archived (register-cli archive, as \(JournalFiles.archiveManifestPath(in: FileIO.parentDirectory(of: path))) records): checked from seq \(firstSequence), the first record here, which follows the last one archived; add --archive ADIR to check the whole chain\n"
         )
       } else if !archives.isEmpty {
         writeStandardOutput(
