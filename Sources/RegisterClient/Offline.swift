@@ -139,13 +139,16 @@ enum Offline {
     // lines' bytes, segments on both cores (`SegmentChain`). Asked to read every event too, or
     // when anything is not as registerd writes it, the full scan below reads each record and
     // says what is wrong and where.
-    let wanted = Set(anchors.map(\.sequence))
+    // The snapshot start-up would start from: its record must be in the journal with its sum,
+    // or registerd does not start (acknowledged records missing, or a rewritten journal).
+    let snapshot = newestSnapshot(in: directory)
+    let wanted = Set(anchors.map(\.sequence) + (snapshot.map { [$0.head.sequence] } ?? []))
     if !events,
       let quick = quickChain(segments, start: start, key: macKey, wanted: wanted)
     {
       return verified(
         path: path, chain: quick.chain, anchorSums: quick.sums, anchors: anchors,
-        firstSequence: firstSequence, segments: segments, live: live, archives: archives,
+        start: start, snapshot: snapshot, segments: segments, live: live, archives: archives,
         macChecked: macKey == nil ? nil : quick.chain.records, events: false, json: json)
     }
     // Every record's checksum and place in the chain, across segments, one segment in memory at
@@ -188,9 +191,22 @@ enum Offline {
       return CLI.fail(.refused, "journal \(path) is NOT intact: \(error)")
     }
     return verified(
-      path: path, chain: chain, anchorSums: anchorSums, anchors: anchors,
-      firstSequence: firstSequence, segments: segments, live: live, archives: archives,
+      path: path, chain: chain, anchorSums: anchorSums, anchors: anchors, start: start,
+      snapshot: snapshot, segments: segments, live: live, archives: archives,
       macChecked: macKey == nil ? nil : chain.records, events: events, json: json)
+  }
+
+  /// The newest snapshot in `directory` that reads back (its checksum, and its name matching
+  /// its record and day), with the record it is the state as of: the one start-up loads.
+  static func newestSnapshot(in directory: String) -> (path: String, head: JournalHead)? {
+    for snapshot in SnapshotFiles.list(in: directory).reversed() {
+      guard let bytes = try? FileIO.read(snapshot.path, followingSymlinks: false),
+        let read = try? SnapshotFile.head(of: bytes), read.head.sequence == snapshot.sequence,
+        read.day == snapshot.day
+      else { continue }
+      return (snapshot.path, read.head)
+    }
+    return nil
   }
 
   /// The chain of `segments` checked the fast way (`SegmentChain`), segments read and checked
@@ -235,9 +251,11 @@ enum Offline {
   /// What `verify` says of a chain read (by either way): intact, or the first problem.
   private static func verified(
     path: String, chain: JournalFiles.ChainScan, anchorSums: [Int64: String],
-    anchors: [JournalHead], firstSequence: Int64, segments: [JournalFiles.Segment],
-    live: [JournalFiles.Segment], archives: [String], macChecked: Int?, events: Bool, json: Bool
+    anchors: [JournalHead], start: JournalHead, snapshot: (path: String, head: JournalHead)?,
+    segments: [JournalFiles.Segment], live: [JournalFiles.Segment], archives: [String],
+    macChecked: Int?, events: Bool, json: Bool
   ) -> ExitStatus {
+    let firstSequence = start.sequence + 1
     var problem: String?
     if let (segmentPath, damage) = chain.damage {
       problem =
@@ -269,6 +287,25 @@ enum Offline {
     if problem == nil, let first = anchorProblems.first {
       problem = first + (anchorProblems.count > 1 ? " (and \(anchorProblems.count - 1) more)" : "")
     }
+    // As start-up finds it: the newest snapshot's record must be in the journal, with its sum.
+    var snapshotProblem: String?
+    if let (snapshotPath, head) = snapshot {
+      let sum = head.sequence == start.sequence ? start.sum : anchorSums[head.sequence]
+      let mismatch: String? =
+        if head.sequence > chain.lastSequence {
+          "the journal ends at seq \(chain.lastSequence), before seq \(head.sequence)"
+        } else if head.sequence < start.sequence {
+          "the journal here starts at seq \(firstSequence), after it"
+        } else if sum != head.sum {
+          "record \(head.sequence) has sum \(sum ?? "(none)"), not \(head.sum)"
+        } else {
+          nil
+        }
+      snapshotProblem = mismatch.map {
+        "the snapshot \(snapshotPath) is the register as of journal record \(head.sequence), but \($0): acknowledged records are missing from the journal, or it was rewritten (registerd does not start on it)"
+      }
+    }
+    if problem == nil, let snapshotProblem { problem = snapshotProblem }
     if json {
       writeStandardOutput(
         JSONValue.object([
@@ -289,6 +326,12 @@ enum Offline {
             ])
           },
           "problem": problem.map(JSONValue.string),
+          "snapshot": snapshot.map {
+            .object([
+              "path": .string($0.path), "seq": .int($0.head.sequence),
+              "problem": snapshotProblem.map(JSONValue.string),
+            ])
+          },
           "anchors": anchors.isEmpty
             ? nil
             : .array(
