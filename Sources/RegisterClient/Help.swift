@@ -221,7 +221,7 @@ struct CommandHelp {
         ),
         CommandHelp(
           ["archive"], "archive --before-day N --to ADIR [--data-dir DIR]",
-          "move sealed segments of days before N (and\nsnapshots that need them) to ADIR; refuses to move\nwhat start-up needs"
+          "move sealed segments of days before N (and\nsnapshots that need them) to ADIR, recording what\nit moved in journal/archived.json; refuses to move\nwhat start-up needs"
         ),
       ]
     ),

@@ -68,8 +68,14 @@ enum Maintenance {
           "segments": .array(summary.segments.map(JSONValue.string)),
           "snapshots": .array(summary.snapshots.map(JSONValue.string)),
           "bytes": .int(summary.bytes), "first_kept_seq": .int(summary.firstKeptSequence),
+          "recorded": .array(summary.recorded.map(JSONValue.string)),
         ]).serialized + "\n")
     } else if summary.segments.isEmpty && summary.snapshots.isEmpty {
+      if !summary.recorded.isEmpty {
+        writeStandardOutput(
+          "recorded \(Words.count(summary.recorded.count, "segment")) already in \(summary.directory) as archived (\(JournalFiles.archiveManifestPath(in: directory)))\n"
+        )
+      }
       writeStandardOutput(
         "nothing to archive: no sealed segment of a day before \(beforeDay) in \(directory)\n")
     } else {

@@ -105,9 +105,6 @@ enum Offline {
         return CLI.fail(.refused, error.description)
       }
     }
-    // With the key: every record must carry a MAC the key made (checked on the raw line).
-    var macProblem: String?
-    var macChecked = 0
     let path = JournalFiles.segmentDirectory(in: directory)
     // Archived segments (`register-cli archive`) come first, then the live ones.
     let segments: [JournalFiles.Segment]
@@ -116,9 +113,9 @@ enum Offline {
     case .failure(let problem):
       return CLI.fail(.refused, "journal \(path) is NOT intact: \(problem)")
     }
-    // A journal whose older segments were archived is checked from its first record on (its
-    // `prev` cannot be checked without the record before it); with --archive the whole chain
-    // must be there.
+    // A journal whose older segments were archived is checked from its first record on, which
+    // must follow the last record the archive manifest says was moved out; with --archive the
+    // whole chain must be there.
     let firstSequence = segments.first?.firstSequence ?? 1
     if firstSequence > 1, !archives.isEmpty {
       return CLI.fail(
@@ -126,17 +123,32 @@ enum Offline {
         "journal \(path) is NOT intact: with the archive(s) it starts at seq \(firstSequence), not 1: records 1-\(firstSequence - 1) are in neither (another archive directory, or they are lost)"
       )
     }
+    let start: JournalHead
+    do {
+      guard let found = try JournalFiles.start(of: segments, in: directory) else {
+        let missing = JournalFiles.missingStart(segments[0], in: directory)
+        return CLI.fail(
+          .refused,
+          "journal \(path) is NOT intact: \(missing.problem); to repair, \(missing.repair ?? "")")
+      }
+      start = found
+    } catch {
+      return CLI.fail(.refused, "journal \(path) is NOT intact: \(error)")
+    }
     // First the fast way to a yes: every record's checksum, number, link and MAC from the
     // lines' bytes, segments on both cores (`SegmentChain`). Asked to read every event too, or
     // when anything is not as registerd writes it, the full scan below reads each record and
     // says what is wrong and where.
-    let wanted = Set(anchors.map(\.sequence))
+    // The snapshot start-up would start from: its record must be in the journal with its sum,
+    // or registerd does not start (acknowledged records missing, or a rewritten journal).
+    let snapshot = newestSnapshot(in: directory)
+    let wanted = Set(anchors.map(\.sequence) + (snapshot.map { [$0.head.sequence] } ?? []))
     if !events,
-      let quick = quickChain(segments, firstSequence: firstSequence, key: macKey, wanted: wanted)
+      let quick = quickChain(segments, start: start, key: macKey, wanted: wanted)
     {
       return verified(
         path: path, chain: quick.chain, anchorSums: quick.sums, anchors: anchors,
-        firstSequence: firstSequence, segments: segments, live: live, archives: archives,
+        start: start, snapshot: snapshot, segments: segments, live: live, archives: archives,
         macChecked: macKey == nil ? nil : quick.chain.records, events: false, json: json)
     }
     // Every record's checksum and place in the chain, across segments, one segment in memory at
@@ -150,32 +162,14 @@ enum Offline {
     // The next receipt number, as replay checks it (from the first receipt seen when the
     // journal's start was archived).
     var nextReceipt: Int? = firstSequence > 1 ? nil : 1
+    // With the key, every record must carry a MAC the key made: one that does not is damage,
+    // as it is at start-up.
     var chain: JournalFiles.ChainScan
     do {
       chain = try JournalFiles.read(
-        segments, after: firstSequence - 1, sum: firstSequence > 1 ? nil : JournalRecord.genesis
+        segments, after: start.sequence, sum: start.sum, key: macKey
       ) {
-        segment, records throws(RecoveryError) in
-        if let macKey, macProblem == nil {
-          let bytes = (try? JournalFiles.readSegment(segment.path)) ?? []
-          var start = 0
-          for record in records {
-            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
-            let line = bytes[start..<end]
-            start = end + 1
-            guard let mac = record.mac else {
-              macProblem =
-                "record \(record.sequence) carries no MAC (written without the journal key, or the MAC was removed)"
-              break
-            }
-            guard JournalRecord.macIsValid(line, mac: mac, key: macKey) else {
-              macProblem =
-                "record \(record.sequence)'s MAC does not check out with this key: the record was rewritten by someone without the key, or the key is not the one it was written with"
-              break
-            }
-            macChecked += 1
-          }
-        }
+        _, records throws(RecoveryError) in
         for record in records {
           if wanted.contains(record.sequence) { anchorSums[record.sequence] = record.sum }
           let event: Event
@@ -197,19 +191,31 @@ enum Offline {
       return CLI.fail(.refused, "journal \(path) is NOT intact: \(error)")
     }
     return verified(
-      path: path, chain: chain, anchorSums: anchorSums, anchors: anchors,
-      firstSequence: firstSequence, segments: segments, live: live, archives: archives,
-      macChecked: macKey == nil ? nil : macChecked, macProblem: macProblem, events: events,
-      json: json)
+      path: path, chain: chain, anchorSums: anchorSums, anchors: anchors, start: start,
+      snapshot: snapshot, segments: segments, live: live, archives: archives,
+      macChecked: macKey == nil ? nil : chain.records, events: events, json: json)
+  }
+
+  /// The newest snapshot in `directory` that reads back (its checksum, and its name matching
+  /// its record and day), with the record it is the state as of: the one start-up loads.
+  static func newestSnapshot(in directory: String) -> (path: String, head: JournalHead)? {
+    for snapshot in SnapshotFiles.list(in: directory).reversed() {
+      guard let bytes = try? FileIO.read(snapshot.path, followingSymlinks: false),
+        let read = try? SnapshotFile.head(of: bytes), read.head.sequence == snapshot.sequence,
+        read.day == snapshot.day
+      else { continue }
+      return (snapshot.path, read.head)
+    }
+    return nil
   }
 
   /// The chain of `segments` checked the fast way (`SegmentChain`), segments read and checked
   /// on both cores and then joined: each must start where the one before ended, and the first
-  /// at `firstSequence` (after the genesis sum when that is 1). Nil when anything is not as
-  /// registerd writes it — a torn tail, a request cut short, a segment named for another
-  /// record, no record at all — for the full scan to say what.
+  /// right after `start`. Nil when anything is not as registerd writes it — a torn tail, a
+  /// request cut short, a segment named for another record, no record at all — for the full
+  /// scan to say what.
   static func quickChain(
-    _ segments: [JournalFiles.Segment], firstSequence: Int64, key: HMACSHA256?,
+    _ segments: [JournalFiles.Segment], start: JournalHead, key: HMACSHA256?,
     wanted: Set<Int64>
   ) -> (chain: JournalFiles.ChainScan, sums: [Int64: String])? {
     let checked = PartResults<(bytes: Int, chain: SegmentChain?)?>(count: segments.count)
@@ -221,17 +227,16 @@ enum Offline {
       checked.set(
         index, [(bytes.count, SegmentChain.check(bytes[...], key: key, wanted: wanted))])
     }
-    var chain = JournalFiles.ChainScan(
-      lastSequence: firstSequence - 1, lastSum: JournalRecord.genesis)
-    var knownSum: String? = firstSequence == 1 ? JournalRecord.genesis : nil
+    var chain = JournalFiles.ChainScan(lastSequence: start.sequence, lastSum: start.sum)
+    var knownSum = start.sum
     var sums: [Int64: String] = [:]
     for (segment, result) in zip(segments, checked.joined()) {
       guard let result else { return nil }
       chain.bytes += result.bytes
       if result.bytes == 0 { continue }
       guard let part = result.chain, part.firstSequence == segment.firstSequence,
-        part.firstSequence == chain.lastSequence + 1,
-        knownSum.map({ $0 == part.firstPrevious }) ?? true, !part.endsInsideRequest
+        part.firstSequence == chain.lastSequence + 1, knownSum == part.firstPrevious,
+        !part.endsInsideRequest
       else { return nil }
       chain.lastSequence = part.lastSequence
       chain.lastSum = part.lastSum
@@ -246,10 +251,11 @@ enum Offline {
   /// What `verify` says of a chain read (by either way): intact, or the first problem.
   private static func verified(
     path: String, chain: JournalFiles.ChainScan, anchorSums: [Int64: String],
-    anchors: [JournalHead], firstSequence: Int64, segments: [JournalFiles.Segment],
-    live: [JournalFiles.Segment], archives: [String], macChecked: Int?,
-    macProblem: String? = nil, events: Bool, json: Bool
+    anchors: [JournalHead], start: JournalHead, snapshot: (path: String, head: JournalHead)?,
+    segments: [JournalFiles.Segment], live: [JournalFiles.Segment], archives: [String],
+    macChecked: Int?, events: Bool, json: Bool
   ) -> ExitStatus {
+    let firstSequence = start.sequence + 1
     var problem: String?
     if let (segmentPath, damage) = chain.damage {
       problem =
@@ -277,11 +283,29 @@ enum Offline {
       }
       return nil
     }
-    if problem == nil, let macProblem { problem = macProblem }
     let anchorProblems = anchors.compactMap(anchorProblem)
     if problem == nil, let first = anchorProblems.first {
       problem = first + (anchorProblems.count > 1 ? " (and \(anchorProblems.count - 1) more)" : "")
     }
+    // As start-up finds it: the newest snapshot's record must be in the journal, with its sum.
+    var snapshotProblem: String?
+    if let (snapshotPath, head) = snapshot {
+      let sum = head.sequence == start.sequence ? start.sum : anchorSums[head.sequence]
+      let mismatch: String? =
+        if head.sequence > chain.lastSequence {
+          "the journal ends at seq \(chain.lastSequence), before seq \(head.sequence)"
+        } else if head.sequence < start.sequence {
+          "the journal here starts at seq \(firstSequence), after it"
+        } else if sum != head.sum {
+          "record \(head.sequence) has sum \(sum ?? "(none)"), not \(head.sum)"
+        } else {
+          nil
+        }
+      snapshotProblem = mismatch.map {
+        "the snapshot \(snapshotPath) is the register as of journal record \(head.sequence), but \($0): acknowledged records are missing from the journal, or it was rewritten (registerd does not start on it)"
+      }
+    }
+    if problem == nil, let snapshotProblem { problem = snapshotProblem }
     if json {
       writeStandardOutput(
         JSONValue.object([
@@ -302,6 +326,12 @@ enum Offline {
             ])
           },
           "problem": problem.map(JSONValue.string),
+          "snapshot": snapshot.map {
+            .object([
+              "path": .string($0.path), "seq": .int($0.head.sequence),
+              "problem": snapshotProblem.map(JSONValue.string),
+            ])
+          },
           "anchors": anchors.isEmpty
             ? nil
             : .array(
@@ -319,7 +349,7 @@ enum Offline {
     if !json {
       if firstSequence > 1 {
         writeStandardOutput(
-          "records 1-\(firstSequence - 1) were archived (register-cli archive): checked from seq \(firstSequence), the first record here; add --archive ADIR to check the whole chain\n"
+          "records 1-\(firstSequence - 1) were archived (register-cli archive, as \(JournalFiles.archiveManifestPath(in: FileIO.parentDirectory(of: path))) records): checked from seq \(firstSequence), the first record here, which follows the last one archived; add --archive ADIR to check the whole chain\n"
         )
       } else if !archives.isEmpty {
         writeStandardOutput(

@@ -119,9 +119,21 @@ do {
   exit(1)
 }
 
+// The key is read before the journal: every record start-up replays must carry a MAC it made.
+var journalKey: HMACSHA256?
+if let path = options.journalKeyPath {
+  do {
+    journalKey = try JournalKey.load(path, dataDirectory: options.dataDirectory)
+  } catch {
+    Log.error("cannot start: \(error)")
+    exit(1)
+  }
+}
+
 var recovery: JournalFiles.Recovery
 do {
-  recovery = try JournalFiles.recover(directory: options.dataDirectory, now: clock.now())
+  recovery = try JournalFiles.recover(
+    directory: options.dataDirectory, now: clock.now(), key: journalKey)
 } catch {
   Log.error("cannot start: \(error)")
   exit(1)
@@ -168,16 +180,6 @@ for directory in [
   let removed = FileIO.removeStaleTemporaries(in: directory)
   if removed > 0 {
     Log.warning("removed \(removed) half-written temporary file(s) left in \(directory) by a crash")
-  }
-}
-
-var journalKey: HMACSHA256?
-if let path = options.journalKeyPath {
-  do {
-    journalKey = try JournalKey.load(path, dataDirectory: options.dataDirectory)
-  } catch {
-    Log.error("cannot start: \(error)")
-    exit(1)
   }
 }
 

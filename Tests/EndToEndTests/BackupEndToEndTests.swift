@@ -382,6 +382,62 @@ struct BackupEndToEndTests {
     #expect(clash.stderr.contains("different contents"), "\(clash.stderr)")
   }
 
+  @Test(
+    "a journal whose first segment was removed fails verify and start-up; one archive moved out passes, and so does its backup"
+  )
+  func aRemovedFirstSegmentIsNotAnArchivedOne() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    try ringClosedDays(daemon, days: 3, sales: 1)
+    #expect(daemon.stop() == 0)
+    let data = daemon.dataDirectory
+    let segments = try JournalFiles.segments(in: data)
+    let first = segments[0]
+    let aside = daemon.directory.path("aside-" + first.name)
+    try FileManager.default.moveItem(atPath: first.path, toPath: aside)
+    let missing = "records 1-\(segments[1].firstSequence - 1) are not in"
+    let removed = try runCLI(["verify", "--data-dir", data])
+    #expect(removed.status == 1)
+    #expect(removed.stderr.contains(missing), "\(removed.stderr)")
+    #expect(throws: HarnessError.self) { try daemon.start() }
+    #expect(daemon.log.contains(missing), "\(daemon.log)")
+
+    // Put back, then moved out by archive: recorded, so verify and start-up take it.
+    try FileManager.default.moveItem(atPath: aside, toPath: first.path)
+    let archive = daemon.directory.path("archive")
+    let moved = try runCLI(["archive", "--before-day", "2", "--to", archive, "--data-dir", data])
+    #expect(moved.status == 0, "\(moved.stderr)")
+    #expect(FileManager.default.fileExists(atPath: JournalFiles.archiveManifestPath(in: data)))
+    let archived = try runCLI(["verify", "--data-dir", data])
+    #expect(archived.status == 0, "\(archived.stderr)")
+    #expect(archived.stdout.contains("follows the last one archived"), "\(archived.stdout)")
+    #expect(try runCLI(["verify", "--data-dir", data, "--archive", archive]).status == 0)
+    try daemon.start()
+    #expect(try daemon.cli(["receipt", "1"]).status == 0)
+    #expect(daemon.stop() == 0)
+
+    // A backup of it carries the record of what was archived: it verifies and starts.
+    let backupDirectory = try TemporaryDirectory()
+    let backup = backupDirectory.path("data")
+    let made = try runCLI(["backup", "--data-dir", data, "--to", backup])
+    #expect(made.status == 0, "\(made.stderr)")
+    #expect(try runCLI(["verify", "--data-dir", backup]).status == 0)
+    let restored = try Daemon(directory: backupDirectory)
+    defer { restored.cleanup() }
+    #expect(try restored.cli(["receipt", "1"]).status == 0)
+
+    // Archived by a register-cli that kept no such record: refused until archive, run again
+    // with the same directory, records what is there.
+    try FileManager.default.removeItem(atPath: JournalFiles.archiveManifestPath(in: data))
+    let unrecorded = try runCLI(["verify", "--data-dir", data])
+    #expect(unrecorded.status == 1)
+    #expect(unrecorded.stderr.contains("--before-day 1 --to"), "\(unrecorded.stderr)")
+    let recorded = try runCLI(["archive", "--before-day", "1", "--to", archive, "--data-dir", data])
+    #expect(recorded.status == 0, "\(recorded.stderr)")
+    #expect(recorded.stdout.contains("recorded 1 segment"), "\(recorded.stdout)")
+    #expect(try runCLI(["verify", "--data-dir", data]).status == 0)
+  }
+
   @Test("subscribe with an after inside archived history is history_archived")
   func subscribeIntoArchivedHistory() throws {
     let daemon = try Daemon()

@@ -161,7 +161,8 @@ struct ReplayAndAnchorTests {
     #expect(verdict["anchors"]?.arrayValue?.first?["problem"] != nil)
 
     // Cut the journal at a request boundary: the day-2 sale and close are gone. The chain that
-    // is left is intact, so plain verify passes — only the paper anchor can tell.
+    // is left is intact; the snapshot written after the close still tells (start-up would not
+    // start on it, and verify says so), but with it gone too only the paper anchor can tell.
     // (Day 2's segment is cut, and the empty day-3 segment the close started goes too.)
     let path = day2Segment
     let bytes = try JournalFiles.readSegment(path)
@@ -171,6 +172,13 @@ struct ReplayAndAnchorTests {
     try FileManager.default.removeItem(atPath: day3Segment)
     records = try journalRecords(daemon)
     #expect(records.last?["more"] == nil, "cut after a request's last record")
+    let told = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
+    #expect(told.status == 1)
+    #expect(told.stderr.contains("registerd does not start on it"), "\(told.stderr)")
+    let cutAt = try #require(records.last?["seq"]?.int64Value)
+    for snapshot in SnapshotFiles.list(in: daemon.dataDirectory) where snapshot.sequence > cutAt {
+      try FileManager.default.removeItem(atPath: snapshot.path)
+    }
     let plain = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
     #expect(plain.status == 0, "\(plain.stderr)")
     let cut = try runCLI([

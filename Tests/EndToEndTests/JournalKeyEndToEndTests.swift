@@ -101,6 +101,47 @@ struct JournalKeyEndToEndTests {
       stripped.stdout.contains("carries no MAC") || stripped.stdout.contains("does not check out"))
   }
 
+  @Test(
+    "registerd with the key refuses to start on a replayed record without its MAC, or with another key's, naming it",
+    arguments: [false, true])
+  func startUpChecksEveryReplayedRecordsMAC(forged: Bool) throws {
+    let directory = try TemporaryDirectory()
+    let keyPath = directory.path("journal.key")
+    try Self.writeKey(keyPath)
+    let daemon = try Daemon(arguments: ["--journal-key", keyPath], directory: directory)
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(try daemon.cli(["close-day"]).status == 0)
+    // After the close (and its snapshot): records start-up replays, in the open segment.
+    #expect(try daemon.cli(["paid-in", "5", "--reason", "float"]).status == 0)
+    #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    #expect(daemon.stop() == 0, "the journal as written starts")
+    let paidIn = try #require(try journalRecords(daemon).first { $0["type"] == "paid_in" })
+    let sequence = try #require(paidIn["seq"]?.int64Value)
+    // Rewritten by someone without the key: sums right, the MAC left out or made up.
+    try Self.rewrite(
+      daemon.dataDirectory, target: "paid_in",
+      macKey: forged ? HMACSHA256(key: Array("guess".utf8)) : nil)
+    #expect(try runCLI(["verify", "--data-dir", daemon.dataDirectory]).status == 0)
+    #expect(throws: HarnessError.self) { try daemon.start() }
+    let said = forged ? "MAC does not check out" : "carries no MAC"
+    let refusal = try #require(
+      daemon.log.split(separator: "\n").last { $0.contains("cannot start") })
+    #expect(refusal.contains("record seq \(sequence)"), "\(refusal)")
+    #expect(refusal.contains(said), "\(refusal)")
+    #expect(refusal.contains("journal key given is the one"), "\(refusal)")
+    #expect(!refusal.contains("truncate"), "\(refusal)")
+    let verify = try runCLI([
+      "verify", "--data-dir", daemon.dataDirectory, "--journal-key", keyPath,
+    ])
+    #expect(verify.status == 1)
+    #expect(verify.stderr.contains("record seq \(sequence)"), "\(verify.stderr)")
+    #expect(verify.stderr.contains(said), "\(verify.stderr)")
+  }
+
   @Test("a key file open to others, inside the data directory, a link or too short: refused")
   func badKeyFilesAreRefused() throws {
     let directory = try TemporaryDirectory()

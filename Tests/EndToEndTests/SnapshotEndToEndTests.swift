@@ -54,6 +54,31 @@ struct SnapshotEndToEndTests {
     #expect(verify.stdout.contains("in 2 segments,"))
   }
 
+  @Test("verify fails, as start-up does, when the journal does not reach the newest snapshot")
+  func verifyAgreesWithStartUpOnASnapshotTheJournalDoesNotReach() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(try daemon.cli(["close-day"]).status == 0)
+    #expect(waitForLog(daemon, "snapshot of record"))
+    #expect(daemon.stop() == 0)
+    #expect(try runCLI(["verify", "--data-dir", daemon.dataDirectory]).status == 0)
+    // The close cut off the end of its segment: the chain left is whole, but acknowledged
+    // records are gone, and the snapshot after the close says so.
+    let segment = try #require(try JournalFiles.segments(in: daemon.dataDirectory).last)
+    let bytes = try JournalFiles.readSegment(segment.path)
+    let lastLine = try #require(bytes.dropLast().lastIndex(of: UInt8(ascii: "\n")))
+    #expect(chmod(segment.path, 0o600) == 0)
+    try Data(bytes[...lastLine]).write(to: URL(fileURLWithPath: segment.path))
+    let verify = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
+    #expect(verify.status == 1)
+    #expect(verify.stderr.contains("the journal ends at seq"), "\(verify.stderr)")
+    #expect(verify.stderr.contains("registerd does not start on it"), "\(verify.stderr)")
+    #expect(throws: HarnessError.self) { try daemon.start() }
+    #expect(daemon.log.contains("the journal ends at seq"), "\(daemon.log)")
+  }
+
   @Test("a snapshot cut short (a crash while writing it) is skipped at start-up")
   func damagedSnapshotIsSkipped() throws {
     let daemon = try Daemon()

@@ -25,7 +25,8 @@ enum Strace {
 
   /// A kind of system call made to fail, and how.
   struct Fault: Sendable, CustomTestStringConvertible {
-    /// strace's names of the calls (one call in C can be either).
+    /// strace's names for one call (the C library may make it as any of them). Each is
+    /// counted on its own: naming two different calls here would fail both at once.
     var calls: String
     var error: String
 
@@ -132,15 +133,17 @@ struct Acknowledged {
 /// Every failure while a day is closed, its next segment made and its snapshot and receipt
 /// archive written — each fsync, fdatasync, open, rename, truncate and mkdir failing in turn,
 /// through strace — leaves a data directory that registerd starts from with every
-/// acknowledged sale and close, that `verify` passes, and that takes more days after it.
-@Suite("Storage faults at a close of day, its snapshot and a backup")
+/// acknowledged sale and close, that `verify` passes, and that takes more days after it; and
+/// so does every failure while `register-cli backup` or `archive` runs.
+@Suite("Storage faults at a close of day, its snapshot, a backup and an archive")
 struct StorageFaultEndToEndTests {
   static let daemonFaults: [Strace.Fault] = [
     .init(calls: "fsync", error: "EIO"),
     .init(calls: "fdatasync", error: "EIO"),
     .init(calls: "openat", error: "ENOSPC"),
     .init(calls: "rename,renameat,renameat2", error: "EIO"),
-    .init(calls: "ftruncate,mkdir,mkdirat", error: "EIO"),
+    .init(calls: "ftruncate", error: "EIO"),
+    .init(calls: "mkdir,mkdirat", error: "EIO"),
   ]
 
   /// The most calls of one kind a thread of registerd makes in the scenario, with room.
@@ -226,7 +229,8 @@ struct StorageFaultEndToEndTests {
     .init(calls: "fsync", error: "EIO"),
     .init(calls: "openat", error: "ENOSPC"),
     .init(calls: "rename,renameat,renameat2", error: "EIO"),
-    .init(calls: "mkdir,mkdirat,link,linkat", error: "EIO"),
+    .init(calls: "mkdir,mkdirat", error: "EIO"),
+    .init(calls: "link,linkat", error: "EIO"),
   ]
 
   @Test(
@@ -295,5 +299,79 @@ struct StorageFaultEndToEndTests {
       defer { restored.cleanup() }
       try acknowledged.check(restored, "\(fault.testDescription): \(backup)")
     }
+  }
+  static let archiveFaults: [Strace.Fault] = [
+    .init(calls: "fsync", error: "EIO"),
+    .init(calls: "openat", error: "ENOSPC"),
+    .init(calls: "rename,renameat,renameat2", error: "EIO"),
+    .init(calls: "link,linkat", error: "EIO"),
+    .init(calls: "unlink,unlinkat", error: "EIO"),
+  ]
+
+  @Test(
+    "a fault at any call of an archive leaves a lane that verifies and starts with every record",
+    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    arguments: archiveFaults)
+  func archiveFaultAtEveryCall(fault: Strace.Fault) throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    var acknowledged = Acknowledged()
+    let client = try daemon.connect()
+    for _ in 0..<3 {
+      try acknowledged.sale(client)
+      try acknowledged.closeDay(client)
+      waitForSnapshots(daemon, count: acknowledged.closedDays.count)
+    }
+    try acknowledged.sale(client)
+    daemon.kill9()
+    /// A copy of the lane's data directory, archived up to day 3 with call `n` failing.
+    func archive(_ name: String, failing n: Int?, log: String) throws -> (
+      data: String, target: String, result: CLIResult
+    ) {
+      let data = daemon.directory.path("lane-" + name)
+      let copied = try runProgram(
+        URL(fileURLWithPath: "/bin/cp"), ["-a", daemon.dataDirectory, data])
+      #expect(copied.status == 0, "\(copied.stderr)")
+      let target = daemon.directory.path("archive-" + name)
+      let result = try runProgram(
+        URL(fileURLWithPath: Strace.path ?? "strace"),
+        fault.options(at: n, log: log) + [
+          Binaries.registerCLI.path, "archive", "--data-dir", data, "--before-day", "3", "--to",
+          target,
+        ])
+      return (data, target, result)
+    }
+    // The calls made before the archive's own (loading the program's libraries) are not tried.
+    let dryLog = daemon.directory.path("archive-strace.log")
+    #expect(try archive("0", failing: nil, log: dryLog).result.status == 0)
+    let calls = try String(contentsOfFile: dryLog, encoding: .utf8).split(separator: "\n")
+    let first = try #require(calls.firstIndex { $0.contains(daemon.directory.url.path) }) + 1
+    var reached = 0
+    for n in first...calls.count + 1 {
+      let log = daemon.directory.path("archive-strace-\(n).log")
+      let (data, target, result) = try archive(String(n), failing: n, log: log)
+      guard Strace.injected(log) else { break }
+      reached = n
+      let context = "\(fault.testDescription), call \(n)"
+      let verify = try runCLI(["verify", "--data-dir", data])
+      #expect(verify.status == 0, "\(context): \(result.stderr) then \(verify.stderr)")
+      if result.status == 0 {
+        let whole = try runCLI(["verify", "--data-dir", data, "--archive", target])
+        #expect(whole.status == 0, "\(context): \(whole.stderr)")
+        continue
+      }
+      // Stopped half way: registerd starts from what it left, with every record.
+      let laneDirectory = try TemporaryDirectory()
+      try FileManager.default.moveItem(atPath: data, toPath: laneDirectory.path("data"))
+      do {
+        let lane = try Daemon(directory: laneDirectory)
+        defer { lane.cleanup() }
+        try acknowledged.check(lane, context)
+      } catch {
+        Issue.record("\(context): registerd does not start after \(result.stderr): \(error)")
+        laneDirectory.cleanup()
+      }
+    }
+    #expect(reached > 0, "\(fault.testDescription): no call was made to fail")
   }
 }

@@ -259,6 +259,131 @@ import Testing
     #expect(SnapshotFiles.list(in: directory).count == 2, "nothing was changed")
   }
 
+  /// Four closed days, each followed by a snapshot, and a paid-in on the fifth: start-up
+  /// starts from the snapshot of day 4's close, in day 4's segment.
+  static func fourDays(_ directory: String, clock: ManualClock) throws -> Register {
+    let lane = try FileLane(directory: directory, clock: clock)
+    for _ in 0..<4 {
+      try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+      clock.advance(milliseconds: 60_000)
+      try lane.service.ok(#"{"op":"close_day"}"#)
+      try snapshot(lane)
+    }
+    try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+    return lane.service.register
+  }
+
+  /// Start-up reads the segments from the one holding its snapshot's record on; the sealed
+  /// ones before it are checked from their ends alone — all there, named in order, linked —
+  /// so one removed or cut short stops it as it stops `verify`, with a repair that keeps
+  /// every record it can.
+  @Test(arguments: ["removed", "cut", "renamed"])
+  func theSealedSegmentsBeforeTheSnapshotAreCheckedFromTheirEnds(change: String) throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let clock = ManualClock(testTime)
+    let live = try Self.fourDays(directory, clock: clock)
+    let segments = try JournalFiles.segments(in: directory)
+    #expect(segments.map(\.day) == [1, 2, 3, 4, 5])
+    let loaded = try JournalFiles.load(directory, segments: segments)
+    #expect(loaded.chain.damage == nil)
+    #expect(RandomHistory.digest(loaded.register) == RandomHistory.digest(live))
+    let readWhole = try segments[3...].reduce(0) { $0 + (try FileIO.read($1.path)).count }
+    #expect(loaded.chain.bytes == readWhole, "days 1-3 are not read whole")
+
+    let sealed = segments[1]
+    #expect(chmod(sealed.path, 0o600) == 0)
+    switch change {
+    case "removed":
+      try FileManager.default.removeItem(atPath: sealed.path)
+    case "cut":
+      // Its last record (the day_closed) cut short, as a torn write would leave it.
+      let bytes = try FileIO.read(sealed.path)
+      try Data(bytes.dropLast(40)).write(to: URL(fileURLWithPath: sealed.path))
+    default:
+      // Named for a record after its own first one.
+      let renamed = JournalFiles.Segment(
+        directory: directory, day: sealed.day, firstSequence: sealed.firstSequence + 1)
+      try FileManager.default.moveItem(atPath: sealed.path, toPath: renamed.path)
+    }
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    let message = try #require(error?.message)
+    #expect(message.contains("is damaged"), "\(message)")
+    switch change {
+    case "removed":
+      #expect(message.contains(segments[2].path), "\(message)")
+      #expect(
+        message.contains(
+          "records \(sealed.firstSequence)-\(segments[2].firstSequence - 1) are missing"))
+      #expect(message.contains("put back"), "\(message)")
+      #expect(!message.contains("truncate"), "\(message)")
+    case "cut":
+      #expect(message.contains("sealed segment ends with an incomplete record"), "\(message)")
+    default:
+      #expect(message.contains("named for seq \(sealed.firstSequence + 1)"), "\(message)")
+    }
+  }
+
+  /// A journal whose first segment is gone starts only when `register-cli archive` recorded
+  /// moving it out (its manifest, `journal/archived.json`); an archive made without one is
+  /// recorded by archiving again to the same directory.
+  @Test func aMissingFirstSegmentIsDamageUnlessTheArchiveRecordsIt() throws {
+    let directory = try makeTemporaryDirectory()
+    let archive = try makeTemporaryDirectory()
+    defer {
+      try? FileManager.default.removeItem(atPath: directory)
+      try? FileManager.default.removeItem(atPath: archive)
+    }
+    let clock = ManualClock(testTime)
+    let live = try Self.fourDays(directory, clock: clock)
+    let segments = try JournalFiles.segments(in: directory)
+    try FileManager.default.copyItem(
+      atPath: segments[0].path, toPath: archive + "/" + segments[0].name)
+    try FileManager.default.removeItem(atPath: segments[0].path)
+    let error = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    let message = try #require(error?.message)
+    #expect(
+      message.contains("the journal starts at seq \(segments[1].firstSequence)"), "\(message)")
+    #expect(message.contains("archived.json"), "\(message)")
+    #expect(message.contains("--before-day 1 --to"), "\(message)")
+
+    // Archived again to where it went: recorded, and the journal starts after it.
+    let recorded = try JournalBackup.archive(dataDirectory: directory, beforeDay: 1, to: archive)
+    #expect(recorded.recorded == [archive + "/" + segments[0].name])
+    var recovery = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(RandomHistory.digest(recovery.takeRegister()) == RandomHistory.digest(live))
+    let manifest = try #require(try JournalFiles.archiveManifest(in: directory))
+    let dayOne = try #require(
+      JournalScanner.scan(try FileIO.read(archive + "/" + segments[0].name)).records.last)
+    #expect(manifest.entries.map(\.name) == [segments[0].name])
+    #expect(
+      manifest.start(before: segments[1].firstSequence)
+        == JournalHead(sequence: dayOne.sequence, sum: dayOne.sum))
+
+    // Archiving day 2 records it beside day 1.
+    let moved = try JournalBackup.archive(dataDirectory: directory, beforeDay: 3, to: archive)
+    #expect(moved.segments == [archive + "/" + segments[1].name])
+    #expect(
+      try JournalFiles.archiveManifest(in: directory)?.entries.map(\.name) == [
+        segments[0].name, segments[1].name,
+      ])
+    recovery = try JournalFiles.recover(directory: directory, now: clock.now())
+    #expect(RandomHistory.digest(recovery.takeRegister()) == RandomHistory.digest(live))
+
+    // A manifest damaged (a byte changed) is not taken for one: start-up says so.
+    var bytes = try FileIO.read(JournalFiles.archiveManifestPath(in: directory))
+    bytes[bytes.count / 2] ^= 1
+    try Data(bytes).write(to: URL(fileURLWithPath: JournalFiles.archiveManifestPath(in: directory)))
+    let damaged = #expect(throws: RecoveryError.self) {
+      try JournalFiles.recover(directory: directory, now: clock.now())
+    }
+    #expect(damaged?.message.contains("cannot be used") == true, "\(damaged?.message ?? "")")
+  }
+
   @Test func oldSnapshotsAreKeptOnePerWeek() throws {
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }

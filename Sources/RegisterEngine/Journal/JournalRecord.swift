@@ -120,6 +120,10 @@ public struct JournalRecord: Sendable, Equatable {
     case checksumMismatch
     case sequenceGap(expected: Int64, found: Int64)
     case brokenChain
+    /// Read with the journal key, the record has no `"mac"`.
+    case macMissing
+    /// Read with the journal key, the record's `"mac"` is not the one the key makes.
+    case macMismatch
 
     public var description: String {
       switch self {
@@ -130,6 +134,19 @@ public struct JournalRecord: Sendable, Equatable {
         "sequence gap: expected seq \(expected), found \(found) (a record was deleted or inserted)"
       case .brokenChain:
         "hash chain broken: prev does not match the previous record (a record was changed, deleted or inserted)"
+      case .macMissing:
+        "it carries no MAC (written without the journal key, or the MAC was removed)"
+      case .macMismatch:
+        "its MAC does not check out with the journal key: the record was rewritten by someone without the key, or the key is not the one it was written with"
+      }
+    }
+
+    /// How to repair it, when cutting the journal there is not the way.
+    public var repair: String? {
+      switch self {
+      case .macMissing, .macMismatch:
+        "check that the journal key given is the one this journal was written with; if it is, the journal was rewritten: restore it from a backup (`register-cli verify --journal-key FILE` checks one)"
+      case .notJSON, .badShape, .checksumMismatch, .sequenceGap, .brokenChain: nil
       }
     }
   }

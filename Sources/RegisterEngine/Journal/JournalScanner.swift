@@ -77,10 +77,12 @@ public enum JournalScanner {
   /// Scans `bytes`, a whole journal or one segment of it: its first record must be
   /// `firstSequence` and follow the record whose sum is `previousSum` (nil: not known, when a
   /// segment is read without the one before it; the chain is then checked from its first
-  /// record on).
+  /// record on). With `macKey`, every whole record after `keyedAfter` must carry a MAC that key
+  /// made: one that does not is damage, like a record whose checksum does not check out.
   public static func scan(
     _ bytes: [UInt8], firstSequence: Int64 = 1,
-    previousSum: String? = JournalRecord.genesis
+    previousSum: String? = JournalRecord.genesis, macKey: HMACSHA256? = nil,
+    keyedAfter: Int64 = 0
   ) -> JournalScan {
     var records: [JournalRecord] = []
     var goodLength = 0
@@ -142,6 +144,12 @@ public enum JournalScanner {
         guard previousSum == nil || record.previous == previousSum else {
           throw JournalRecord.Problem.brokenChain
         }
+        if let macKey, record.sequence > keyedAfter {
+          guard let mac = record.mac else { throw JournalRecord.Problem.macMissing }
+          guard JournalRecord.macIsValid(line, mac: mac, key: macKey) else {
+            throw JournalRecord.Problem.macMismatch
+          }
+        }
         expectedSequence += 1
         previousSum = record.sum
         open.append(record)
@@ -170,14 +178,15 @@ public enum JournalScanner {
           }
           // Not a record at all: the start of a garbage tail, unless a good record follows.
           firstBad = (lineNumber, start, sequence, error.description)
-        case .checksumMismatch, .sequenceGap, .brokenChain:
+        case .checksumMismatch, .sequenceGap, .brokenChain, .macMissing, .macMismatch:
           // A whole record that does not check out was changed, not torn by a crash: this is
           // damage wherever it is, even in the last line.
           return JournalScan(
             records: records, goodLength: goodLength, tailLength: bytes.count - goodLength,
             tailReason: nil,
             damage: JournalDamage(
-              line: lineNumber, sequence: sequence, offset: start, problem: error.description))
+              line: lineNumber, sequence: sequence, offset: start, problem: error.description,
+              repair: error.repair))
         }
       }
     }

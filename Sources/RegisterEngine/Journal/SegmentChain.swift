@@ -74,6 +74,32 @@ public struct SegmentChain: Sendable, Equatable {
       endsInsideRequest: last.more, sums: sums)
   }
 
+  /// One record's place in the chain, as its line carries it.
+  public struct RecordLink: Sendable, Equatable {
+    public var sequence: Int64
+    /// Its `prev`: the sum of the record before it.
+    public var previous: String
+    public var sum: String
+    /// `"more": true`: the next record belongs to the same request.
+    public var more: Bool
+  }
+
+  /// The place in the chain of the record on `line` (without its newline), read where
+  /// registerd writes its members, its checksum checked; nil when the line is not a record as
+  /// registerd writes it. What start-up reads of the segments it does not replay: their first
+  /// and last records.
+  public static func link(_ line: ArraySlice<UInt8>) -> RecordLink? {
+    line.withUnsafeBytes { buffer in
+      guard let link = Link(buffer, key: nil) else { return nil }
+      func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: buffer[range]), as: UTF8.self)
+      }
+      return RecordLink(
+        sequence: link.sequence, previous: text(link.previous), sum: text(link.sum),
+        more: link.more)
+    }
+  }
+
   /// Where the next newline is, from `start` on: eight bytes at a time, then byte by byte.
   static func newline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
     var index = start

@@ -107,6 +107,35 @@ public enum SnapshotFile {
     }
   }
 
+  /// The journal record a snapshot file is the state as of, and the state's day, read without
+  /// decoding the state (its checksum checked): what `verify` needs to say whether the journal
+  /// reaches the snapshot start-up would load.
+  public static func head(of bytes: [UInt8]) throws(Problem) -> (head: JournalHead, day: Int) {
+    let body = try checked(bytes)
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(body, deferring: ["state"], under: []).value
+    } catch {
+      throw Problem(message: "not JSON (\(error.description))")
+    }
+    do throws(JSONShapeError) {
+      var fields = try JSONFields(value)
+      let format = try fields.required("format", as: Int64.self)
+      guard Register.readableSnapshotFormats.contains(format) else {
+        throw JSONShapeError(path: "format", message: "is \(format), not a format this reads")
+      }
+      let head = JournalHead(
+        sequence: try fields.required("seq", as: Int64.self),
+        sum: try fields.required("sum", as: String.self))
+      guard head.sequence > 0, JournalHead.isSum(head.sum) else {
+        throw JSONShapeError(path: "seq", message: "is not a journal record's seq and sum")
+      }
+      return (head, try fields.required("day", as: Int.self))
+    } catch {
+      throw Problem(message: "not a register snapshot: \(error.description)")
+    }
+  }
+
   /// The state's members `closedDay` skips: all but the day book and a few scalars.
   static let stateMembersBesideDayBook: Set<String> = [
     "catalog", "orders", "ledger", "staff", "customer_book", "stored_value", "keys",

@@ -246,13 +246,14 @@ public enum JournalFiles {
   /// Reads `segments` in order from the chain point (`sequence`, `sum`: the record before
   /// the first wanted; sum nil when not known) and hands each segment's scan to `body`,
   /// records before `sequence` + 1 left out. Damage stops the reading; a torn tail is only
-  /// allowed at the end of the last segment (a sealed segment was complete when sealed).
+  /// allowed at the end of the last segment (a sealed segment was complete when sealed). With
+  /// `key`, each record handed on must carry a MAC the key made (one that does not is damage).
   public static func read(
-    _ segments: [Segment], after sequence: Int64, sum: String?,
+    _ segments: [Segment], after sequence: Int64, sum: String?, key: HMACSHA256? = nil,
     until done: () -> Bool = { false },
     _ body: (Segment, [JournalRecord]) throws(RecoveryError) -> Void
   ) throws(RecoveryError) -> ChainScan {
-    try read(segments, after: sequence, sum: sum, ahead: nil, until: done, body)
+    try read(segments, after: sequence, sum: sum, key: key, ahead: nil, until: done, body)
   }
 
   /// The index of the segment that holds record `sequence` (the first segment for 0): where
@@ -264,8 +265,8 @@ public enum JournalFiles {
   /// As above, taking each segment's bytes (and scan, when it is the one this would make)
   /// from `ahead` when it reads these segments from this point.
   static func read(
-    _ segments: [Segment], after sequence: Int64, sum: String?, ahead: SegmentsAhead?,
-    until done: () -> Bool = { false },
+    _ segments: [Segment], after sequence: Int64, sum: String?, key: HMACSHA256? = nil,
+    ahead: SegmentsAhead?, until done: () -> Bool = { false },
     _ body: (Segment, [JournalRecord]) throws(RecoveryError) -> Void
   ) throws(RecoveryError) -> ChainScan {
     let ahead = ahead.flatMap { $0.segments == segments && $0.point == sequence ? $0 : nil }
@@ -316,7 +317,9 @@ public enum JournalFiles {
         // the one expected: the very scan this would make.
         scan = early
       } else {
-        scan = JournalScanner.scan(bytes, firstSequence: firstSequence, previousSum: previousSum)
+        scan = JournalScanner.scan(
+          bytes, firstSequence: firstSequence, previousSum: previousSum, macKey: key,
+          keyedAfter: holdsPoint ? sequence : 0)
       }
       var records = scan.records
       if holdsPoint {
@@ -425,8 +428,11 @@ public enum JournalFiles {
     public var skippedSnapshots: [String]
   }
 
+  /// The segments before the snapshot's record are not read: they are checked from their
+  /// ends only (`unreadSegmentsDamage`). With `key`, every record applied must carry a MAC the
+  /// key made.
   public static func load(
-    _ directory: String, segments: [Segment], snapshotDay: Int? = nil,
+    _ directory: String, segments: [Segment], snapshotDay: Int? = nil, key: HMACSHA256? = nil,
     until done: (Register) -> Bool = { _ in false }
   ) throws(RecoveryError) -> Loaded {
     var register = Register()
@@ -435,7 +441,7 @@ public enum JournalFiles {
     // another thread while it loads; if another one is loaded in the end, they are not used.
     let expected = SnapshotFiles.candidates(in: directory, upToDay: snapshotDay).first
     let ahead = SegmentsAhead(
-      segments: segments, after: expected?.sequence ?? 0, throughDay: snapshotDay)
+      segments: segments, after: expected?.sequence ?? 0, throughDay: snapshotDay, key: key)
     defer { ahead.stop() }
     var (loaded, skipped) = SnapshotFiles.loadNewest(in: directory, upToDay: snapshotDay)
     let snapshot = loaded?.snapshot
@@ -448,12 +454,20 @@ public enum JournalFiles {
     }
     if from.sequence != ahead.point { ahead.stop() }
     register.archiveReceipts([], reader: FileReceiptArchive(dataDirectory: directory))
+    if from.sequence > 0, !segments.isEmpty,
+      let damaged = unreadSegmentsDamage(
+        segments, through: pointSegment(in: segments, after: from.sequence),
+        start: try start(of: segments, in: directory), in: directory)
+    {
+      return Loaded(
+        register: register, chain: damaged, snapshot: snapshot, skippedSnapshots: skipped)
+    }
     let apply = { (_: Segment, records: [JournalRecord]) throws(RecoveryError) in
       try register.replay(records)
     }
     let chain = try read(
-      segments, after: from.sequence, sum: from.sum, ahead: ahead, until: { done(register) },
-      apply)
+      segments, after: from.sequence, sum: from.sum, key: key, ahead: ahead,
+      until: { done(register) }, apply)
     if let mismatch = chain.startMismatch, let snapshot {
       throw RecoveryError(
         """
@@ -510,8 +524,11 @@ public enum JournalFiles {
 
   /// Reads the journal under `directory` (creating the directory when missing), sets a torn
   /// tail aside, and replays every complete record. Damage before the tail is an error that
-  /// names the record and says how to repair.
-  public static func recover(directory: String, now: Timestamp) throws(RecoveryError) -> Recovery {
+  /// names the record and says how to repair. With the journal `key`, a record replayed
+  /// without a MAC the key made is damage too.
+  public static func recover(
+    directory: String, now: Timestamp, key: HMACSHA256? = nil
+  ) throws(RecoveryError) -> Recovery {
     // The data directory and the journal must be the daemon's own: no symbolic link, nothing
     // others can write (checked before anything is created, read or written).
     if let reason = FileIO.unsafeDirectoryReason(directory, what: "the data directory") {
@@ -576,7 +593,7 @@ public enum JournalFiles {
       migrated = true
     }
 
-    let loaded = try load(directory, segments: segments)
+    let loaded = try load(directory, segments: segments, key: key)
     let chain = loaded.chain
     if let (path, damage) = chain.damage {
       throw RecoveryError(damaged: path, damage, intactUpTo: chain.lastSequence, in: directory)

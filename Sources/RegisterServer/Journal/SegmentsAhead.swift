@@ -42,13 +42,19 @@ final class SegmentsAhead: @unchecked Sendable {
 
   /// Where reading ahead stops: the first segment not read (past the day asked for).
   let end: Int
+  /// The journal key the scans check MACs with (`JournalFiles.read` is given the same).
+  let key: HMACSHA256?
 
   /// Starts reading `segments` from the one holding record `point` (the record a snapshot
   /// is the state as of), up to the last one of day `throughDay` when given (a replay of that
   /// day reads no further).
-  init(segments: [JournalFiles.Segment], after point: Int64, throughDay: Int? = nil) {
+  init(
+    segments: [JournalFiles.Segment], after point: Int64, throughDay: Int? = nil,
+    key: HMACSHA256? = nil
+  ) {
     self.segments = segments
     self.point = point
+    self.key = key
     let first = JournalFiles.pointSegment(in: segments, after: point)
     start = first
     end =
@@ -81,7 +87,8 @@ final class SegmentsAhead: @unchecked Sendable {
       let holdsPoint = index == start && point > 0 && segment.firstSequence <= point
       var scan: JournalScan?
       if !holdsPoint, case .success(let read) = bytes {
-        scan = JournalScanner.scan(read, firstSequence: segment.firstSequence, previousSum: nil)
+        scan = JournalScanner.scan(
+          read, firstSequence: segment.firstSequence, previousSum: nil, macKey: key)
       }
       lock.wait()
       prepared[index] = Prepared(bytes: bytes, scan: scan)
