@@ -126,10 +126,19 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 cli=("$dest$prefix/bin/register-cli" --socket "$run/runtime/registerd.sock")
-if "${cli[@]}" add TEE-WHT-M >/dev/null && "${cli[@]}" tender cash 20 | grep -q "Lane & Thread"; then
-  ok "the installed registerd serves /etc/registerd/products.json"
+# Installed, it serves nobody until set up: then `register-cli setup` gives it a manager.
+refused=$("${cli[@]}" add TEE-WHT-M 2>&1 || true)
+if [[ $refused == *not_set_up*"register-cli setup"* ]]; then
+  ok "the installed registerd refuses to serve before it is set up"
 else
-  fail "the installed registerd did not serve a sale: $(cat "$run/registerd.log")"
+  fail "the installed registerd served before it was set up"
+fi
+if "${cli[@]}" setup --manager mo --manager-name Mo <<<"4321" >/dev/null \
+  && "${cli[@]}" sign-in mo <<<"4321" >/dev/null \
+  && "${cli[@]}" add TEE-WHT-M >/dev/null && "${cli[@]}" tender cash 20 | grep -q "Lane & Thread"; then
+  ok "set up, the installed registerd serves /etc/registerd/products.json"
+else
+  fail "the installed registerd did not serve a sale once set up: $(cat "$run/registerd.log")"
 fi
 kill -TERM "$daemon_pid"
 if wait "$daemon_pid"; then ok "registerd stopped with status 0"; else fail "registerd exited $?"; fi

@@ -130,6 +130,14 @@ struct CommandHelp {
       "People (once an operator exists, changes need someone signed in)",
       [
         CommandHelp(
+          ["setup"], "setup [--store-name NAME] [--tax-rate PERCENT] [--currency CODE]",
+          "first run of an installed register, which serves\nnothing until it is set up: the store's name, tax\nrate and currency (default USD), and its first\nmanager; what is not given is asked for, or read\nfrom standard input one per line"
+        ),
+        CommandHelp(
+          ["setup"], "setup [--manager ID] [--manager-name NAME]",
+          "the first manager; the PIN is asked for without\necho (twice), or read from standard input"
+        ),
+        CommandHelp(
           ["operator"], "operator add ID --name NAME --role cashier|manager",
           "the new operator's PIN is asked for without echo\n(twice), or read from standard input"),
         CommandHelp(["operator"], "operator list | remove ID | set-pin ID | unlock ID"),

@@ -109,6 +109,9 @@ package enum Invocation: Equatable {
   /// A request with PINs in it, read at run time from the terminal or standard input unless
   /// the old forms gave them here.
   case pinRequest(PINRequest)
+  /// The first run of an installed register: what it lacks (store settings, a manager) is
+  /// asked for, or taken from these answers, and sent as `setup`.
+  case setup(SetupAnswers)
   /// Follow the order live (the customer display).
   case watch(topics: [String], count: Int?)
   /// The full help, or one command's.
@@ -289,6 +292,14 @@ package enum CommandParser {
       invocation = try pinRequest(
         .signIn(operatorID: id), given: arguments.option("--pin"),
         style: .message("Signed in as \(id)."))
+    case "setup":
+      invocation = .setup(
+        SetupAnswers(
+          storeName: try arguments.option("--store-name"),
+          taxRate: try arguments.option("--tax-rate"),
+          currency: try arguments.option("--currency"),
+          managerID: try arguments.option("--manager"),
+          managerName: try arguments.option("--manager-name")))
     case "sign-out", "signout", "logout":
       invocation = request(Requests.SignOut(), .message("Signed out."))
     case "customer":

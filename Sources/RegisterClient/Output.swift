@@ -38,6 +38,10 @@ enum Output {
       return catalog(result)
     case .hello:
       guard let hello = try? HelloView(json: result) else { return result.pretty + "\n" }
+      if let needs = result["setup_needed"]?.arrayValue?.compactMap(\.stringValue), !needs.isEmpty {
+        return
+          "registerd \(hello.version) is not set up: it needs \(needs.joined(separator: " and ")); run `register-cli setup`\n"
+      }
       var out =
         "registerd \(hello.version) serving \(hello.store) (protocol \(hello.protocolVersion))\n"
       if let printer = result["printer"] {

@@ -42,7 +42,7 @@ final class Session {
   let socketPath: String
   let json: Bool
   private var connection: RegisterConnection?
-  private var nextID = 1
+  var nextID = 1
   /// How long to keep retrying a request whose connection broke before its reply came.
   static let retryWindowMilliseconds = 15_000
 
@@ -105,6 +105,8 @@ final class Session {
       } catch {
         return CLI.fail(.usage, error.message)
       }
+    case .setup(let answers):
+      return runSetup(answers)
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .refused(let error):
@@ -149,7 +151,7 @@ final class Session {
   /// Sends a request and reads its reply. If the connection breaks after the request went out
   /// (the daemon restarting, say), reconnects and sends the same line again — with the same
   /// idempotency key, so a change is made at most once — for up to 15 seconds.
-  private func exchange(_ line: String) -> Result<String, Unreachable> {
+  func exchange(_ line: String) -> Result<String, Unreachable> {
     var waited = 0
     var lastError = ""
     var sentOnce = false
@@ -238,7 +240,7 @@ final class Session {
   }
 
   /// Prints a reply line: as it came with `--json`, else the result for people, or the error.
-  private func show(_ line: String, style: OutputStyle) -> ExitStatus {
+  func show(_ line: String, style: OutputStyle) -> ExitStatus {
     let reply: Reply
     do {
       reply = try Reply(line: line)

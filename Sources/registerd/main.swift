@@ -49,9 +49,11 @@ func servedCatalog(_ loaded: Catalog) -> Catalog {
   return catalog
 }
 
-let catalog: Catalog
+/// The catalog and store files, read: nil for an installed register that none configures (see
+/// `Options.configuredCatalog`).
+let configured: Catalog?
 do {
-  catalog = servedCatalog(try CatalogFile.load(options.catalogPath, storePath: options.storePath))
+  configured = try options.configuredCatalog().map(servedCatalog)
 } catch {
   Log.error(options.checkOnly ? "\(error)" : "cannot start: \(error)")
   exit(1)
@@ -59,12 +61,18 @@ do {
 
 if options.checkOnly {
   // For an admin who edited /etc/registerd before `systemctl reload registerd`.
+  guard let catalog = configured else {
+    Log.error(
+      "no catalog (\(options.catalogPath)) and no store file (\(options.installedStoreFile ?? "--store")) to check; the register keeps the settings `register-cli setup` gave it"
+    )
+    exit(1)
+  }
   let store = catalog.store
   let promotions = catalog.promotions.isEmpty ? "" : ", \(catalog.promotions.count) promotions"
   print(
     """
     catalog:  \(options.catalogPath) (\(catalog.products.count) products\(promotions))
-    store:    \(store.name), \(store.currency.code) (settings from \(options.storePath ?? options.catalogPath))
+    store:    \(store.name), \(store.currency.code) (settings from \(options.currentStorePath ?? options.catalogPath))
     data:     \(options.dataDirectory)
     socket:   \(options.socketPath)
     """)
@@ -202,6 +210,8 @@ if recovery.register.lastSequence > 0 {
 }
 
 let service = RegisterService(register: recovery.takeRegister(), clock: clock, journal: journal)
+// Installed, the register serves nobody until it has store settings and a manager.
+service.requiresSetup = options.installedLayout
 service.onStorageFailure = { message in
   Log.error("STORAGE FAILED: \(message); refusing all changes until restarted")
 }
@@ -228,7 +238,7 @@ func logImported(_ events: [Event], note: String = "") {
     Log.info(
       change.eventType == .catalogLoaded
         ? "imported the changes in \(options.catalogPath)\(note)"
-        : "store settings updated from \(options.storePath ?? options.catalogPath)\(note)")
+        : "store settings updated from \(options.currentStorePath ?? options.catalogPath)\(note)")
   }
 }
 
@@ -270,10 +280,12 @@ service.onDeferredImport = { events in
 }
 
 do {
-  try service.commit(
-    catalogChanges(
-      catalog, into: service, current: service.register.lastSequence > 0 ? service.register : nil,
-      when: .startUp))
+  if let configured {
+    try service.commit(
+      catalogChanges(
+        configured, into: service,
+        current: service.register.lastSequence > 0 ? service.register : nil, when: .startUp))
+  }
 } catch {
   Log.error("cannot write the journal: \(error)")
   exit(1)
@@ -348,19 +360,27 @@ if let passedSocket {
 }
 
 // The start-up summary a store manager looks for.
-Log.info(
-  "registerd \(registerdVersion) serving \(service.register.store.name): \(service.register.products.count) products "
-    + "(catalog imported from \(options.catalogPath)), day \(service.register.day.number), "
-    + "\(recovery.recordsRead) journal records recovered, data in \(options.dataDirectory); "
-    + "listening on \(listeningOn)"
-)
+if service.awaitsSetup {
+  Log.warning(
+    "registerd \(registerdVersion) is not set up: it needs \(service.register.setupNeeds.joined(separator: " and ")) and answers only hello and setup until then. Run `register-cli setup` on this machine (it asks for the store's name, tax rate and first manager); data in \(options.dataDirectory); listening on \(listeningOn)"
+  )
+} else {
+  Log.info(
+    "registerd \(registerdVersion) serving \(service.register.store.name): \(service.register.products.count) products "
+      + "(settings from \(options.configurationSource)), day \(service.register.day.number), "
+      + "\(recovery.recordsRead) journal records recovered, data in \(options.dataDirectory); "
+      + "listening on \(listeningOn)"
+  )
+}
 let server = Server(
   listenFD: listenFD, signalFD: signalFD,
   socketPath: passedSocket == nil ? options.socketPath : nil, service: service,
   writer: JournalWriter(journal: journal))
 server.notifier = ServiceNotifier(environment: environment)
 server.readyStatus =
-  "serving \(service.register.store.name) on \(passedSocket?.path ?? options.socketPath), day \(service.register.day.number)"
+  service.awaitsSetup
+  ? "not set up: run register-cli setup"
+  : "serving \(service.register.store.name) on \(passedSocket?.path ?? options.socketPath), day \(service.register.day.number)"
 server.dataDirectory = options.dataDirectory
 server.snapshots = SnapshotWriter(dataDirectory: options.dataDirectory)
 // A long replay at this start (no snapshot yet, or an old one): take one as soon as all is
@@ -382,7 +402,14 @@ if let address = service.register.store.printer {
 // On SIGHUP the catalog file is read again (on a thread of its own) and what changed in it
 // is imported; a bad file is refused, the old catalog kept.
 server.loadCatalog = { [options] in
-  servedCatalog(try CatalogFile.load(options.catalogPath, storePath: options.storePath))
+  guard let catalog = try options.configuredCatalog() else {
+    throw CatalogError(
+      file: options.catalogPath,
+      message:
+        "no catalog or store file to read; the register keeps the settings `register-cli setup` gave it"
+    )
+  }
+  return servedCatalog(catalog)
 }
 server.catalogLoaded = { reloaded in
   service.stageSystemEvents(

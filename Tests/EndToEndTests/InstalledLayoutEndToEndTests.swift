@@ -104,6 +104,16 @@ import Testing
     let client = try Client(path: socket)
     let hello = try client.send("{\"id\":1,\"op\":\"hello\"}")
     #expect(hello["result"]?["store"] == .string("Lane Seven"))
+    // The store's files are there, but an installed register serves nobody without a manager.
+    #expect(hello["result"]?["setup_needed"] == .array([.string("a manager")]))
+    let refused = try client.send("{\"id\":2,\"op\":\"add\",\"sku\":\"TEE-WHT-M\"}")
+    #expect(refused["error"]?["code"] == .string("not_set_up"))
+    let setup = try runCLI(
+      ["--socket", socket, "setup", "--manager", "mo", "--manager-name", "Mo"], stdin: "4321\n")
+    #expect(setup.status == 0, "\(setup.stderr)")
+    #expect(setup.stdout.contains("register-cli sign-in mo"), "\(setup.stdout)")
+    let signedIn = try client.send(#"{"id":2,"op":"sign_in","operator":"mo","pin":"4321"}"#)
+    #expect(signedIn["ok"] == .bool(true))
     let added = try client.send("{\"id\":2,\"op\":\"add\",\"sku\":\"TEE-WHT-M\"}")
     #expect(added["ok"] == .bool(true))
     // The journal went to the real state directory, through the service manager's link.
@@ -128,8 +138,9 @@ import Testing
 
   @Test func withNothingToServeItSaysWhereItLookedAndExits78() throws {
     try #require(
-      !FileManager.default.fileExists(atPath: "/etc/registerd/products.json"),
-      "this machine has an installed registerd catalog, so registerd would serve it")
+      !FileManager.default.fileExists(atPath: "/etc/registerd"),
+      "this machine has an installed registerd's configuration directory, so registerd would serve as installed"
+    )
     let temporary = try TemporaryDirectory()
     defer { temporary.cleanup() }
     let log = temporary.path("registerd.log")
@@ -140,12 +151,88 @@ import Testing
     #expect(status == 78)
     let message = read(log)
     #expect(message.contains("Data/products.json"))
-    #expect(message.contains("/etc/registerd/products.json"))
+    #expect(message.contains("/etc/registerd"))
     #expect(message.contains("--catalog FILE"))
+    #expect(message.contains("register-cli setup"))
     // Not a usage error: no usage dump, and nothing created.
     #expect(!message.contains("usage:"))
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == ["registerd.log"])
+  }
+
+  /// A fresh install: the configuration directory with no store or catalog file, no operators.
+  /// registerd starts (socket activation needs it to), answers only hello and setup, and says
+  /// what to run; `register-cli setup` with the answers on standard input makes it serve, as a
+  /// locked register (a manager, changes need a sign-in), and a restart keeps it set up.
+  @Test func aFreshInstallServesNothingUntilSetUp() throws {
+    let temporary = try TemporaryDirectory()
+    defer { temporary.cleanup() }
+    let configuration = temporary.path("etc")
+    let runtime = temporary.path("run")
+    for directory in [configuration, runtime, temporary.path("state")] {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    }
+    let environment = [
+      "CONFIGURATION_DIRECTORY": configuration, "STATE_DIRECTORY": temporary.path("state"),
+      "RUNTIME_DIRECTORY": runtime,
+    ]
+    let log = temporary.path("registerd.log")
+    var process = try start(in: temporary.url.path, environment: environment, log: log)
+    defer { _ = stop(process) }
+    let socket = runtime + "/registerd.sock"
+    try waitForSocket(socket, process: process, log: log)
+    #expect(read(log).contains("is not set up"), "\(read(log))")
+    #expect(read(log).contains("register-cli setup"))
+
+    let hello = try runCLI(["--socket", socket, "hello"])
+    #expect(hello.stdout.contains("not set up"), "\(hello.stdout)")
+    #expect(hello.stdout.contains("register-cli setup"))
+    for words in [["add", "TEE-WHT-M"], ["float", "100"], ["close-day"], ["report"]] {
+      let refused = try runCLI(["--socket", socket] + words)
+      #expect(refused.status == 1, "\(words)")
+      #expect(refused.stderr.contains("not_set_up"), "\(words): \(refused.stderr)")
+      #expect(refused.stderr.contains("register-cli setup"), "\(words): \(refused.stderr)")
+    }
+    // A wrong answer is refused and changes nothing: still not set up.
+    let wrong = try runCLI(
+      ["--socket", socket, "setup"], stdin: "Corner Shop\nabc\nmo\nMo Reyes\n4321\n")
+    #expect(wrong.status == 1)
+    #expect(wrong.stderr.contains("store.tax"), "\(wrong.stderr)")
+    #expect(try runCLI(["--socket", socket, "hello"]).stdout.contains("not set up"))
+
+    // The answers one per line: store name, tax rate, manager id, name, PIN.
+    let setup = try runCLI(
+      ["--socket", socket, "setup"], stdin: "Corner Shop\n8.25\nmo\nMo Reyes\n4321\n")
+    #expect(setup.status == 0, "\(setup.stderr)")
+    #expect(setup.stdout.contains("set up"), "\(setup.stdout)")
+    #expect(
+      try runCLI(["--socket", socket, "hello"]).stdout.contains("serving Corner Shop"))
+    // Locked down: a change needs the manager signed in.
+    let open = try runCLI(["--socket", socket, "float", "100"])
+    #expect(open.stderr.contains("not_signed_in"), "\(open.stderr)")
+    #expect(
+      try runCLI(["--socket", socket, "sign-in", "mo"], stdin: "4321\n").status == 0)
+    let product = try runCLI([
+      "--socket", socket, "product", "add", "MUG", "--name", "Mug", "--price", "20.00",
+      "--category", "Home",
+    ])
+    #expect(product.status == 0, "\(product.stderr)")
+    let added = try runCLI(["--socket", socket, "--json", "add", "MUG"])
+    #expect(added.stdout.contains(#""tax":"1.65""#), "8.25 % of 20.00: \(added.stdout)")
+    #expect(
+      try runCLI(["--socket", socket, "setup"]).stdout.contains("set up already"))
+
+    // A restart keeps it set up: what setup gave is journaled.
+    #expect(stop(process) == 0)
+    process = try start(in: temporary.url.path, environment: environment, log: log)
+    try waitForSocket(socket, process: process, log: log)
+    let again = try runCLI(["--socket", socket, "--json", "hello"])
+    #expect(again.stdout.contains(#""store":"Corner Shop""#), "\(again.stdout)")
+    #expect(!again.stdout.contains("setup_needed"))
+    #expect(read(log).contains("serving Corner Shop"))
+    #expect(stop(process) == 0)
   }
 
   @Test func aStoreFileGivenByFlagAppliesAndABadOneStopsStartUp() throws {

@@ -31,7 +31,9 @@ import Testing
       files: ["/etc/registerd/products.json", "/etc/registerd/store.json"])
     #expect(options.installedLayout)
     #expect(options.catalogPath == "/etc/registerd/products.json")
-    #expect(options.storePath == "/etc/registerd/store.json")
+    // Read when it exists, at start-up and on SIGHUP (`Options.currentStorePath`).
+    #expect(options.storePath == nil)
+    #expect(options.installedStoreFile == "/etc/registerd/store.json")
     #expect(options.dataDirectory == "/var/lib/registerd")
     #expect(options.socketPath == "/run/registerd/registerd.sock")
   }
@@ -40,6 +42,15 @@ import Testing
     let options = try parse(files: ["/etc/registerd/products.json"])
     #expect(options.installedLayout)
     #expect(options.storePath == nil)
+  }
+
+  @Test func aFreshInstallIsTheConfigurationDirectoryWithNoFilesYet() throws {
+    // `make install` makes /etc/registerd; the store's own files come with setup.
+    let options = try parse(files: ["/etc/registerd"])
+    #expect(options.installedLayout)
+    #expect(options.catalogPath == "/etc/registerd/products.json")
+    #expect(options.dataDirectory == "/var/lib/registerd")
+    #expect(options.socketPath == "/run/registerd/registerd.sock")
   }
 
   @Test func theServiceManagersDirectoriesWin() throws {
@@ -51,7 +62,7 @@ import Testing
     let options = try parse(
       environment: environment, files: ["Data/products.json", "/srv/conf/store.json"])
     #expect(options.catalogPath == "/srv/conf/products.json")
-    #expect(options.storePath == "/srv/conf/store.json")
+    #expect(options.installedStoreFile == "/srv/conf/store.json")
     #expect(options.dataDirectory == "/srv/state")
     #expect(options.socketPath == "/srv/run/registerd.sock")
   }
@@ -92,8 +103,9 @@ import Testing
       #expect(!error.showsUsage)
       let message = error.message ?? ""
       #expect(message.contains("Data/products.json"))
-      #expect(message.contains("/etc/registerd/products.json"))
+      #expect(message.contains("/etc/registerd"))
       #expect(message.contains("--catalog FILE"))
+      #expect(message.contains("register-cli setup"))
     }
   }
 

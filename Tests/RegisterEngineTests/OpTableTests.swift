@@ -32,6 +32,7 @@ import Testing
     #"{"op":"operator_remove","operator_id":"amy"}"#,
     #"{"op":"operator_set_pin","operator_id":"amy","pin":"1234"}"#,
     #"{"op":"operator_unlock","operator_id":"amy"}"#,
+    #"{"op":"setup","manager":{"id":"mo","name":"Mo","pin":"4321"}}"#,
     #"{"op":"sign_in","operator":"amy","pin":"1234"}"#,
     #"{"op":"sign_out"}"#,
     #"{"op":"customer_add","name":"Dana"}"#,

@@ -10,6 +10,7 @@ import Testing
     var register: Register
     var storageFailure: String?
     var printerStatus: PrinterStatus?
+    var requiresSetup = false
     init(_ register: Register) { self.register = register }
   }
 

@@ -87,6 +87,13 @@ import Testing
     case .operatorRemove: [Requests.OperatorRemove(operatorID: "amy")]
     case .operatorSetPIN: [Requests.OperatorSetPIN(operatorID: "amy", pin: "987654")]
     case .operatorUnlock: [Requests.OperatorUnlock(operatorID: "amy")]
+    case .setup:
+      [
+        Requests.Setup(
+          store: .object(["name": .string("Shop"), "currency": .string("USD")]),
+          manager: SetupManager(id: "mo", name: "Mo", pin: "4321")),
+        Requests.Setup(store: nil, manager: SetupManager(id: "mo", name: "Mo", pin: "4321")),
+      ]
     case .signIn: [Requests.SignIn(operatorID: "amy", pin: "1234")]
     case .signOut: [Requests.SignOut()]
     case .customerAdd:

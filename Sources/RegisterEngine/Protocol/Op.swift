@@ -51,6 +51,7 @@ public enum Op: String, CaseIterable, Sendable {
   case print
   case report
   case closeDay = "close_day"
+  case setup
 
   /// True when the op changes state (so it is journaled, needs durability and takes a key).
   public var isMutation: Bool {
@@ -63,7 +64,7 @@ public enum Op: String, CaseIterable, Sendable {
       .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd, .productUpdate,
       .productRemove,
       .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
-      .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print:
+      .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print, .setup:
       true
     }
   }
@@ -91,6 +92,9 @@ extension Op {
     case .hello, .catalog, .catalogExport, .product, .order, .receipt, .parked, .giftCardBalance,
       .subscribe, .operatorList, .customerFind, .customerHistory, .wishlist, .report, .signIn:
       .open
+    // Only while the register is not set up (an installed one with no store or no manager):
+    // `Register.decideSetup` refuses it after.
+    case .setup: .open
     case .add, .scan, .remove, .setQty, .tender, .discount, .voidLine, .park, .resume, .signOut,
       .operatorSetPIN, .customerAdd, .attachCustomer, .detachCustomer, .wishlistAdd,
       .wishlistRemove, .wishlistToOrder, .setFloat, .paidIn, .paidOut, .emailReceipt, .print:

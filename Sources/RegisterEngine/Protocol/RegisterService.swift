@@ -55,6 +55,12 @@ public final class RegisterService {
   public var onDeferredImport: ([Event]) -> Void = { _ in }
   /// Where e-mailed receipts are written (nil: e-mail is refused).
   public var outboxDirectory: String?
+  /// Set for an installed register (not a source checkout): until it is set up — store
+  /// settings of its own and a manager (`Register.isSetUp`) — it answers only `hello` and
+  /// `setup`, so an install never serves anyone in the socket's group as an open register.
+  public var requiresSetup = false
+  /// True while the register must be set up before it serves (see `requiresSetup`).
+  public var awaitsSetup: Bool { requiresSetup && !register.isSetUp }
   /// When set (the daemon, which has a thread for it), a read whose work grows with the
   /// store — `catalog_export` (every product), `customer_history` (every receipt of the
   /// customer, read from the archive) — is not worked out in `submit`: its reply is held as a
@@ -284,6 +290,12 @@ public final class RegisterService {
   private func execute(_ request: consuming Request, prepared: PreparedPINs) throws(RegisterError)
     -> ReplyResult
   {
+    if awaitsSetup, request.command.op != .hello, request.command.op != .setup {
+      throw RegisterError(
+        .notSetUp,
+        "this register is not set up yet: it needs \(register.setupNeeds.joined(separator: " and ")). Run `register-cli setup` on the lane machine (as the store's administrator); until then it answers only hello and setup"
+      )
+    }
     guard request.command.isMutation else {
       return try replies.query(request.command, from: self, register: &state)
     }

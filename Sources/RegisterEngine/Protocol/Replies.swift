@@ -3,6 +3,9 @@
 protocol ReplySource: AnyObject {
   /// Why the register stopped taking changes, when storage has failed.
   var storageFailure: String? { get }
+  /// True for an installed register, which must be set up before it serves (the register's
+  /// state is not read through the source: it is passed in, held for the reply).
+  var requiresSetup: Bool { get }
   /// What the receipt printer said last (`ok`, `offline`, `paper_out`), set by the daemon;
   /// nil before it tried.
   var printerStatus: PrinterStatus? { get }
@@ -162,7 +165,7 @@ struct Replies {
       .signIn, .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd,
       .productUpdate, .productRemove,
       .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
-      .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print:
+      .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print, .setup:
       // Not a read: changes go through decide and apply, never here.
       return .value(register.orderJSON)
     }
@@ -188,6 +191,9 @@ struct Replies {
     object.int("day", register.day.number)
     object.int("journal_seq", register.lastSequence)
     object.bool("read_only", source.storageFailure != nil)
+    if source.requiresSetup && !register.isSetUp {
+      object.value("setup_needed", .array(register.setupNeeds.map(JSONValue.string)))
+    }
     if let journal {
       object.object("journal") { counts in
         counts.int("records", journal.recordsWritten)
@@ -245,6 +251,17 @@ struct Replies {
   func result(
     of command: Command, events: [Event], outbox: ReceiptOutbox?, register: inout Register
   ) -> JSONValue {
+    if case .setup = command {
+      // What the register has now, and what it still needs (setup may give one part at a time).
+      let manager = register.operators.first { $0.role == .manager }
+      return .object([
+        "set_up": .bool(register.isSetUp), "store": .string(register.store.name),
+        "currency": .string(register.store.currency.code),
+        "operator": manager.map { register.publicJSON(of: $0, at: clock.now()) },
+        "setup_needed": register.isSetUp
+          ? nil : .array(register.setupNeeds.map(JSONValue.string)),
+      ])
+    }
     for event in events {
       switch event {
       case .saleCompleted(_, let number, _, _, _):

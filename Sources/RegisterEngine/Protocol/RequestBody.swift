@@ -53,6 +53,7 @@ extension Op {
     case .operatorRemove: Requests.OperatorRemove.self
     case .operatorSetPIN: Requests.OperatorSetPIN.self
     case .operatorUnlock: Requests.OperatorUnlock.self
+    case .setup: Requests.Setup.self
     case .signIn: Requests.SignIn.self
     case .signOut: Requests.SignOut.self
     case .customerAdd: Requests.CustomerAdd.self

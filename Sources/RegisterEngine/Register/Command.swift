@@ -38,6 +38,10 @@ public enum Command: Sendable {
   case operatorRemove(id: String)
   case operatorSetPIN(id: String, pin: String)
   case operatorUnlock(id: String)
+  /// The first run of an installed register: its store settings (a catalog file's `store`
+  /// section; nil when a store file already gives them) and its first manager (nil when it
+  /// has one).
+  case setup(store: JSONValue?, manager: SetupManager?)
   case signIn(operatorID: String, pin: String)
   case signOut
   case customerAdd(name: String, email: String?, phone: String?, taxExempt: String? = nil)
@@ -100,6 +104,7 @@ public enum Command: Sendable {
     case .operatorRemove: .operatorRemove
     case .operatorSetPIN: .operatorSetPIN
     case .operatorUnlock: .operatorUnlock
+    case .setup: .setup
     case .signIn: .signIn
     case .signOut: .signOut
     case .customerAdd: .customerAdd

@@ -74,7 +74,7 @@ extension Register {
       .operatorList, .customerFind, .customerHistory, .giftCardBalance, .product, .wishlist:
       return []
     case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
-      .customerAdd, .attachCustomer, .detachCustomer, .wishlistAdd, .wishlistRemove:
+      .customerAdd, .attachCustomer, .detachCustomer, .wishlistAdd, .wishlistRemove, .setup:
       events = try decidePeople(command, context: context, standing: &standing)
     case .wishlistToOrder(let customerID, let sku):
       try checkOnWishlist(customerID: customerID, sku: sku)

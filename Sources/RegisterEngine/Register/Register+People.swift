@@ -164,6 +164,7 @@ extension Register {
     switch request.command {
     case .signIn(let id, let pin): check(pin, of: id, managerOnly: false)
     case .operatorAdd(_, _, _, let pin), .operatorSetPIN(_, let pin): fresh(pin)
+    case .setup(_, let manager): if let manager { fresh(manager.pin) }
     case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
       .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
       .returnItems, .subscribe, .report, .operatorList, .operatorRemove, .operatorUnlock, .signOut,
@@ -181,6 +182,8 @@ extension Register {
     _ command: Command, context: CommandContext, standing: inout [Event]
   ) throws(RegisterError) -> [Event] {
     switch command {
+    case .setup(let store, let manager):
+      return try decideSetup(store: store, manager: manager, context: context)
     case .operatorAdd(let id, let name, let role, let pin):
       try validateOperatorID(id)
       guard !operators.contains(where: { $0.id == id }) else {

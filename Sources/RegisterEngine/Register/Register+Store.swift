@@ -144,7 +144,7 @@ extension Register {
       .returnItems, .subscribe, .report, .operatorAdd, .operatorList, .operatorRemove,
       .operatorSetPIN, .operatorUnlock, .signIn, .signOut, .customerAdd, .customerFind,
       .attachCustomer, .detachCustomer, .customerHistory, .giftCardBalance, .closeDay, .product,
-      .wishlist, .wishlistAdd, .wishlistRemove, .wishlistToOrder:
+      .wishlist, .wishlistAdd, .wishlistRemove, .wishlistToOrder, .setup:
       // Not a store command: decideEvents routes only those here.
       return []
     }

@@ -60,6 +60,10 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case historyArchived = "history_archived"
   // People and catalog edits.
   case notSignedIn = "not_signed_in"
+  /// An installed register without its store settings or a manager: `register-cli setup`.
+  case notSetUp = "not_set_up"
+  /// `setup` on a register that has both already.
+  case alreadySetUp = "already_set_up"
   case signedOutIdle = "signed_out_idle"
   case approvalRequired = "approval_required"
   case wrongPIN = "wrong_pin"

@@ -18,6 +18,11 @@ extension CatalogFile {
     return try parse(read(path, what: "the catalog"), file: path, store: store)
   }
 
+  /// Loads and validates a store file alone.
+  public static func loadStore(_ path: String) throws(CatalogError) -> StoreSettings {
+    try parseStore(read(path, what: "the store file"), file: path)
+  }
+
   private static func read(_ path: String, what: String) throws(CatalogError) -> [UInt8] {
     do {
       // Links are followed: /etc/registerd/products.json may well be one a deployment

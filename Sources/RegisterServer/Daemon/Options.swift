@@ -8,7 +8,12 @@ package struct Options {
   package var storePath: String?
   package var dataDirectory = Paths.repositoryDataDirectory
   /// True when the defaults are an installation's (/etc, /var/lib, /run), not a checkout's.
+  /// An installed register serves only once it is set up (`RegisterService.requiresSetup`),
+  /// and its catalog and store files are optional (`configuredCatalog`).
   package var installedLayout = false
+  /// Installed, the store file looked for when `--store` names none: read when it exists, at
+  /// start-up and on SIGHUP (an administrator may write it after registerd started).
+  package var installedStoreFile: String?
   /// `--check`: validate the catalog and store files, say what would be served, and exit.
   package var checkOnly = false
   package var socketMode: UInt32 = 0o600
@@ -128,23 +133,25 @@ package struct Options {
       installedLayout = true
     } else if exists(Paths.repositoryCatalog) {
       catalogPath = Paths.repositoryCatalog
-    } else if exists(installedCatalog) {
+    } else if exists(installedCatalog) || exists(configuration) {
+      // Installed (`make install` makes the configuration directory): a catalog of the
+      // store's own there, or none yet (set up with `register-cli setup`).
       catalogPath = installedCatalog
       installedLayout = true
     } else {
       throw OptionsError.notConfigured(
         """
         no catalog to serve: looked for \(Paths.repositoryCatalog) in the current directory \
-        (\(FileIO.currentDirectory() ?? "?")) and for \(installedCatalog); neither exists.
-        Give one with --catalog FILE (and the store settings with --store FILE if they are \
-        kept apart), run registerd from its source checkout, or install the example: \
-        install -D -m 644 PREFIX/share/registerd/products.json \(installedCatalog)
+        (\(FileIO.currentDirectory() ?? "?")) and for the configuration directory \
+        \(configuration); neither exists. Run registerd from its source checkout, give a \
+        catalog with --catalog FILE (and the store settings with --store FILE if they are kept \
+        apart), or install registerd (`make install`) and set it up (`register-cli setup`).
         """)
     }
     if let store = named.store {
       storePath = store
-    } else if installedLayout && exists(configuration + "/" + Paths.storeName) {
-      storePath = configuration + "/" + Paths.storeName
+    } else if installedLayout {
+      installedStoreFile = configuration + "/" + Paths.storeName
     }
     if let directory = named.dataDirectory {
       dataDirectory = directory
@@ -290,5 +297,34 @@ package struct OptionsError: Error {
     var error = OptionsError(nil)
     error.isVersion = true
     return error
+  }
+}
+
+extension Options {
+  /// The store file read now: `--store`, else (installed) the configuration directory's when
+  /// it exists.
+  package var currentStorePath: String? {
+    storePath ?? installedStoreFile.flatMap { FileIO.exists($0) ? $0 : nil }
+  }
+
+  /// The catalog and store files as registerd imports them. Nil for an installed register
+  /// with neither file: nothing to import — its store settings are the ones `setup` gave (or
+  /// none yet), its products those added through the protocol. Installed with only a store
+  /// file, the catalog is empty.
+  package func configuredCatalog() throws(CatalogError) -> Catalog? {
+    let store = currentStorePath
+    guard installedLayout, !FileIO.exists(catalogPath) else {
+      return try CatalogFile.load(catalogPath, storePath: store)
+    }
+    guard let store else { return nil }
+    return Catalog(store: try CatalogFile.loadStore(store), products: [])
+  }
+
+  /// Where the imported settings come from, for the log.
+  package var configurationSource: String {
+    if installedLayout && !FileIO.exists(catalogPath) {
+      return currentStorePath ?? "no file (the settings given by register-cli setup)"
+    }
+    return catalogPath
   }
 }

@@ -334,3 +334,62 @@ extension WishlistEntryRequest {
 extension Requests.WishlistAdd: DecodableRequestBody {}
 extension Requests.WishlistRemove: DecodableRequestBody {}
 extension Requests.WishlistToOrder: DecodableRequestBody {}
+
+/// The first manager of an installed register, as `setup` names them.
+public struct SetupManager: Sendable, Equatable {
+  public var id: String
+  public var name: String
+  public var pin: String
+
+  public init(id: String, name: String, pin: String) {
+    self.id = id
+    self.name = name
+    self.pin = pin
+  }
+}
+
+extension Requests {
+  /// `setup`: the first run of an installed register — its store settings (`store`, shaped as
+  /// a catalog file's `store` section) and its first manager (`manager`: `id`, `name`, `pin`).
+  /// Either may be left out when the register already has it (a store file, a manager).
+  public struct Setup: RequestBody, DecodableRequestBody {
+    public static let op = Op.setup
+    public var store: JSONValue?
+    public var manager: SetupManager?
+
+    public init(store: JSONValue?, manager: SetupManager?) {
+      self.store = store
+      self.manager = manager
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      store = fields.raw("store")
+      if case .null? = store { store = nil }
+      if var person = try fields.nested("manager") {
+        do throws(JSONShapeError) {
+          let id = try person.required("id", as: String.self)
+          let name = try person.text("name", required: true, maxLength: 80) ?? ""
+          guard case .string(let pin)? = person.raw("pin") else {
+            throw JSONShapeError(
+              path: person.pathOf("pin"), message: "is required, as a string of 4 to 12 digits")
+          }
+          try person.rejectUnknown()
+          manager = SetupManager(id: id, name: name, pin: pin)
+        } catch {
+          throw RequestFields.shape(error)
+        }
+      }
+    }
+
+    public var command: Command { .setup(store: store, manager: manager) }
+
+    public func encode(to object: inout JSONObject) {
+      if let store { object["store"] = store }
+      if let manager {
+        object["manager"] = .object([
+          "id": .string(manager.id), "name": .string(manager.name), "pin": .string(manager.pin),
+        ])
+      }
+    }
+  }
+}
