@@ -90,12 +90,16 @@ struct CommandHelp {
         CommandHelp(
           ["resume"], "resume ORDER", "bring a parked order back as the open order"),
         CommandHelp(
-          ["return", "refund"], "return RECEIPT LINE[:QTY]... --reason TEXT",
-          "refund items of an earlier receipt to the tenders\nthey were paid with (RECEIPT as printed or\nscanned: 42 or R42)"
+          ["return", "refund"], "return RECEIPT ITEM[:QTY]... --reason TEXT",
+          "refund items of an earlier receipt (RECEIPT as\nprinted or scanned: 42 or R42); ITEM is a SKU or\nbarcode on it (scan the item), or a line number\n(1-4 digits); refunded to the cards, gift cards\nand other tenders that paid, the rest in cash"
         ),
         CommandHelp(
           ["return", "refund"],
-          "return RECEIPT LINE[:QTY]... --reason TEXT --to-store-credit [--customer ID]",
+          "return RECEIPT ITEM[:QTY]... --reason TEXT --to-cash",
+          "all in cash (a sale paid otherwise too: only where\nthe store allows it, cash_refunds)"),
+        CommandHelp(
+          ["return", "refund"],
+          "return RECEIPT ITEM[:QTY]... --reason TEXT --to-store-credit [--customer ID]",
           "refund to the store credit of the sale's customer\n(or the one named)"),
         CommandHelp(
           ["watch"], "watch [--topics order,sale,day] [--count N]",

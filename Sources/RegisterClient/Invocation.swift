@@ -354,23 +354,23 @@ package enum CommandParser {
         throw UsageError("return needs --reason TEXT")
       }
       let toStoreCredit = arguments.flag("--to-store-credit")
+      let toCash = arguments.flag("--to-cash")
       let customer = try arguments.option("--customer")
       var lines: [ReturnRequestLine] = []
       while let item = arguments.optionalPositional() {
-        let parts = item.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let line = Int(parts[0]),
-          let quantity = parts.count == 2 ? Int64(parts[1]) : 1
-        else { throw UsageError("return takes LINE or LINE:QTY, got \"\(item)\"") }
-        lines.append(ReturnRequestLine(line: line, quantity: quantity))
+        lines.append(try returnItem(item))
       }
-      guard !lines.isEmpty else { throw UsageError("return needs at least one LINE[:QTY]") }
+      guard !lines.isEmpty else {
+        throw UsageError("return needs at least one ITEM[:QTY] (a SKU, a barcode or a LINE)")
+      }
       let refundTo: RefundDestination
-      if toStoreCredit {
-        refundTo = .storeCredit(customerID: customer)
-      } else if customer != nil {
+      switch (toStoreCredit, toCash) {
+      case (true, true): throw UsageError("--to-store-credit and --to-cash: choose one")
+      case (true, false): refundTo = .storeCredit(customerID: customer)
+      case (false, _) where customer != nil:
         throw UsageError("--customer goes with --to-store-credit")
-      } else {
-        refundTo = .tenders
+      case (false, true): refundTo = .cash
+      case (false, false): refundTo = .tenders
       }
       invocation = request(
         Requests.Return(receipt: receipt, lines: lines, reason: reason, refundTo: refundTo),
@@ -508,6 +508,22 @@ package enum CommandParser {
     default:
       return invocation
     }
+  }
+
+  /// One thing a return names: `LINE[:QTY]` (a number of 1 to 4 digits: the receipt's line)
+  /// or `ITEM[:QTY]` (a SKU or a barcode of an item on the receipt, as scanned off it).
+  static func returnItem(_ text: String) throws(UsageError) -> ReturnRequestLine {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard (1...2).contains(parts.count), !parts[0].isEmpty,
+      let quantity = parts.count == 2 ? Int64(parts[1]) : 1
+    else {
+      throw UsageError("return takes ITEM or ITEM:QTY (a SKU, barcode or line), got \"\(text)\"")
+    }
+    let name = String(parts[0])
+    if name.count <= 4, name.allSatisfy({ $0.isASCII && $0.isNumber }), let line = Int(name) {
+      return ReturnRequestLine(line: line, quantity: quantity)
+    }
+    return ReturnRequestLine(code: name, quantity: quantity)
   }
 
   private static func approving(_ request: PINRequest, _ manager: String, _ pin: String?)

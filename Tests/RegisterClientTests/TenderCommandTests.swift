@@ -61,4 +61,20 @@ import Testing
     )
     #expect(usageError(["return", "3", "1", "--reason", "x", "--customer", "C2"]) != nil)
   }
+
+  @Test func aReturnNamesItemsAsCashiersDo() throws {
+    // A SKU, a barcode (more than 4 digits), a line number (1 to 4 digits), each with a count.
+    #expect(
+      try line(["return", "R11", "TEE-WHT-M", "5449000000996:2", "12:1", "--reason", "size"])
+        == #"{"op":"return","receipt":11,"lines":[{"item":"TEE-WHT-M","qty":1},{"item":"5449000000996","qty":2},{"line":12,"qty":1}],"reason":"size"}"#
+    )
+    #expect(
+      try line(["return", "11", "tee-wht-m", "--reason", "x", "--to-cash"])
+        == #"{"op":"return","receipt":11,"lines":[{"item":"tee-wht-m","qty":1}],"reason":"x","refund_to":"cash"}"#
+    )
+    #expect(
+      usageError(["return", "11", "TEE", "--reason", "x", "--to-cash", "--to-store-credit"]) != nil)
+    #expect(usageError(["return", "11", "TEE:x", "--reason", "x"]) != nil)
+    #expect(usageError(["return", "11", ":2", "--reason", "x"]) != nil)
+  }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import RegisterTestSupport
 import Testing
 
@@ -10,13 +11,30 @@ import Testing
 @Suite struct CustomerSearchTests {
   /// The rule, as written before the index: each customer lower-cased and compared on the spot.
   static func reference(_ customers: [Customer], _ query: String) -> [String] {
-    let needle = query.lowercased()
+    let needle = fold(query)
     let digits = query.filter(\.isNumber)
     return customers.filter { customer in
-      customer.id.lowercased() == needle || customer.email?.lowercased() == needle
+      customer.id.lowercased() == needle || customer.email.map(fold) == needle
         || (digits.count >= 3 && contains(customer.phoneDigits, digits))
-        || contains(customer.name.lowercased(), needle)
+        || contains(fold(customer.name), needle)
     }.map(\.id)
+  }
+
+  /// Folding as the rule says, worked out another way than `SearchFold`: lower case, then
+  /// Foundation's canonical decomposition with the combining marks dropped, then the Latin
+  /// letters that do not decompose spelled out.
+  static func fold(_ text: String) -> String {
+    let letters: [Unicode.Scalar: String] = [
+      "ß": "ss", "æ": "ae", "ø": "o", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th",
+      "ı": "i", "ĸ": "k", "ŀ": "l", "ŉ": "n", "ĳ": "ij", "ſ": "s", "ħ": "h", "ŧ": "t", "ŋ": "n",
+    ]
+    var out = ""
+    for scalar in text.lowercased().decomposedStringWithCanonicalMapping.unicodeScalars {
+      if (0x300...0x36F).contains(scalar.value) { continue }
+      if scalar == "\u{B7}" { continue }  // ŀ's middle dot, once decomposed
+      if let spelled = letters[scalar] { out += spelled } else { out.unicodeScalars.append(scalar) }
+    }
+    return out
   }
 
   /// `String.contains` as the engine has it (without Foundation, whose `contains` this test
@@ -101,10 +119,11 @@ import Testing
     #expect(ids("bob\r\nsmith") == ["C4"])
     // A query with a letter no ASCII text holds skips the all-ASCII customers' names, ids
     // and addresses, but not their phone numbers.
-    #expect(ids("ö") == [])
+    // Accents are folded: "ö" is an "o" wherever it is.
     #expect(ids("ö4440199") == ["C5"])
-    #expect(ids("pat dö") == [])
-    for query in ["josé", "\u{212A}im", "\u{1FEF}", "\r", "bob", "٠٨٠", "ö4440199", "é"] {
+    for query in [
+      "josé", "jose", "\u{212A}im", "\u{1FEF}", "\r", "bob", "٠٨٠", "ö4440199", "é", "ö", "pat dö",
+    ] {
       #expect(ids(query) == Self.reference(customers, query), "query \(query.debugDescription)")
     }
   }

@@ -210,6 +210,8 @@ extension StoreSettings {
         path: fields.pathOf("discount_approval_limit"), message: "must be at most 100")
     }
     let autoSignOut = try fields.optional("auto_sign_out", as: Bool.self) ?? false
+    let cashRefunds = try fields.optional("cash_refunds", as: Bool.self) ?? false
+    let scanAddsToLine = try fields.optional("scan_adds_to_line", as: Bool.self) ?? false
     let iterations =
       try fields.optional("pin_hash_iterations", as: Int.self) ?? Self.defaultPINIterations
     guard (1000...10_000_000).contains(iterations) else {
@@ -301,6 +303,8 @@ extension StoreSettings {
       lockoutMinutes: lockout, emailFrom: emailFrom)
     self.tenders = tenders
     operatorIdleMinutes = idle
+    self.cashRefunds = cashRefunds
+    self.scanAddsToLine = scanAddsToLine
     self.priceBarcodePrefixes = prefixes
     printerCodePage = codePage
     receiptBarcode = barcode
@@ -320,6 +324,8 @@ extension StoreSettings {
       "receipt_footer": receiptFooter.map(JSONValue.string),
       "discount_approval_limit": discountApprovalLimit?.json,
       "auto_sign_out": autoSignOut ? .bool(true) : nil,
+      "cash_refunds": cashRefunds ? .bool(true) : nil,
+      "scan_adds_to_line": scanAddsToLine ? .bool(true) : nil,
       "pin_hash_iterations": pinIterations == Self.defaultPINIterations ? nil : .int(pinIterations),
       "lockout_minutes": lockoutMinutes == Self.defaultLockoutMinutes ? nil : .int(lockoutMinutes),
       "operator_idle_minutes": operatorIdleMinutes == Self.defaultOperatorIdleMinutes

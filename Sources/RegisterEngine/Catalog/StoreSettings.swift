@@ -60,6 +60,13 @@ public struct StoreSettings: Sendable, Equatable {
   /// After this many minutes without a change made by the operator signed in, they are signed
   /// out (PCI DSS 8.2.8 asks for 15); 0: never.
   public var operatorIdleMinutes = StoreSettings.defaultOperatorIdleMinutes
+  /// A return may be refunded in cash whatever the sale was paid with (`cash_refunds`); off,
+  /// a sale paid by card, gift card, store credit or a store tender is refunded to those
+  /// first (or to store credit), and only a cash sale in cash.
+  public var cashRefunds = false
+  /// Scanning (or `scan` of a SKU) what the open order's last line already holds adds one to
+  /// that line's quantity (`scan_adds_to_line`); off, each scan is a line of its own.
+  public var scanAddsToLine = false
   /// The From address of e-mailed receipts.
   public var emailFrom: String
   /// The store's own tenders, by name (`check`, `voucher`): taken with `{"type": "other",

@@ -296,7 +296,7 @@ extension Register {
   /// `product`: one product by SKU, or by a barcode it carries (a cashier scans the tag to
   /// see where else it is in stock).
   func productLookup(_ text: String) throws(RegisterError) -> JSONValue {
-    var product = products[text]
+    var product = products[catalogSKU(text)]
     if product == nil, case .success(let barcode) = Barcode.parse(text) {
       product = products.product(barcode: barcode)
     }

@@ -35,8 +35,14 @@ public enum ReceiptRenderer {
     }
     out.rule()
     let lineTotals = Dictionary(uniqueKeysWithValues: sale.totals.lines.map { ($0.line, $0) })
+    // A return names an item by its SKU or barcode; where one product is on several lines
+    // (scanned twice, one of them discounted), their numbers tell the lines apart.
+    var seen: [String: Int] = [:]
+    for line in sale.order.lines where !line.voided { seen[line.sku, default: 0] += 1 }
     for line in sale.order.lines {
-      itemLines(&out, line, totals: lineTotals[line.line], money: money)
+      itemLines(
+        &out, line, totals: lineTotals[line.line], money: money,
+        number: (seen[line.sku] ?? 0) > 1 && !line.voided)
     }
     out.rule()
     out.columns("Subtotal", money(sale.totals.subtotal))
@@ -103,10 +109,10 @@ public enum ReceiptRenderer {
 
   private static func itemLines(
     _ out: inout TextLayout, _ line: OrderLine, totals: LineTotals?,
-    money: (Int64) -> String
+    money: (Int64) -> String, number: Bool
   ) {
     let gross = Checked.saturatingMultiply(line.chargedUnitPrice.minorUnits, line.quantity)
-    let label = "\(line.quantity) x \(line.name)"
+    let label = (number ? "#\(line.line) " : "") + "\(line.quantity) x \(line.name)"
     if line.voided {
       out.columns(label, "VOID")
       out.line("    (voided, \(money(gross)) not charged)", indent: "      ")

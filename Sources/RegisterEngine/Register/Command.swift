@@ -178,6 +178,9 @@ public enum RefundDestination: Sendable, Equatable {
   case tenders
   /// To a customer's store credit: the customer named, or the sale's customer when nil.
   case storeCredit(customerID: String?)
+  /// All in cash: for a sale paid only in cash, as `tenders`; for one paid otherwise too, only
+  /// where the store allows it (`cash_refunds`).
+  case cash
 }
 
 /// A manager's approval sent with a request: `approve: {operator, pin}`.
@@ -217,11 +220,23 @@ public struct CommandContext: Sendable {
 
 /// One line of a return request: a line of the original receipt and how many of its units.
 public struct ReturnRequestLine: Sendable, Equatable {
-  public var line: Int
+  /// What a return names: a line of the receipt by its number, or an item on the receipt by
+  /// its SKU or a barcode of it, as a cashier scans the item brought back.
+  public enum Item: Sendable, Equatable {
+    case line(Int)
+    case code(String)
+  }
+
+  public var item: Item
   public var quantity: Int64
 
   public init(line: Int, quantity: Int64) {
-    self.line = line
+    item = .line(line)
+    self.quantity = quantity
+  }
+
+  public init(code: String, quantity: Int64) {
+    item = .code(code)
     self.quantity = quantity
   }
 }

@@ -84,7 +84,7 @@ struct CustomerSearch: Sendable {
     }
 
     init(_ query: String) {
-      text = query.lowercased()
+      text = SearchFold.fold(query)
       digits = query.filter(\.isNumber)
       hasEnoughDigits = digits.count >= 3
       textBytes = printableASCII(text)
@@ -114,8 +114,8 @@ struct CustomerSearch: Sendable {
   /// Adds the next customer.
   mutating func append(_ customer: Customer) {
     let key = Key(
-      id: customer.id.lowercased(), email: customer.email?.lowercased(),
-      name: customer.name.lowercased(), phoneDigits: customer.phoneDigits)
+      id: customer.id.lowercased(), email: customer.email.map(SearchFold.fold),
+      name: SearchFold.fold(customer.name), phoneDigits: customer.phoneDigits)
     if pages.last.map({ $0.keys.count == Page.capacity }) ?? true { pages.append(Page()) }
     pages[pages.count - 1].append(key)
   }

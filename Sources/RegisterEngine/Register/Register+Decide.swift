@@ -131,6 +131,17 @@ extension Register {
       events = try decideAdd(sku: sku, quantity: quantity, options: options, amount: amount)
     case .scan(let code):
       let (product, labelPrice) = try scannedItem(code)
+      // The store's choice (`scan_adds_to_line`): the same item scanned again is one more on
+      // the line it just made, when that line is plain (no options, price override or label
+      // price), as many tills do; otherwise each scan is a line.
+      if store.scanAddsToLine, labelPrice == nil,
+        let last = order.lines.last(where: { !$0.voided }), last.sku == product.sku,
+        last.options.isEmpty, !last.giftCard, last.override == nil,
+        last.unitPrice == product.unitPrice
+      {
+        events = try decideSetQuantity(line: last.line, quantity: last.quantity + 1)
+        break
+      }
       events = try decideAdd(
         sku: product.sku, quantity: 1, options: [:], amount: nil, labelPrice: labelPrice)
     case .remove(let line):
@@ -356,7 +367,7 @@ extension Register {
     switch Barcode.parse(code) {
     case .success(let barcode):
       if let product = products.product(barcode: barcode) { return (product, nil) }
-      if let product = products[code] { return (product, nil) }
+      if let product = products[catalogSKU(code)] { return (product, nil) }
       if let embedded = barcode.priceEmbedded(prefixes: store.priceBarcodePrefixes) {
         guard let product = products.product(barcode: embedded.base) else {
           throw RegisterError(
@@ -371,13 +382,13 @@ extension Register {
         "no product has the \(barcode.kind.rawValue) barcode \(id: code); add it with its SKU, or give the product that barcode (product_update)"
       )
     case .failure(.badCheckDigit(let kind, _)):
-      if let product = products[code] { return (product, nil) }
+      if let product = products[catalogSKU(code)] { return (product, nil) }
       throw RegisterError(
         .invalidBarcode,
         "\(code) is not a valid \(kind.rawValue): its check digit is wrong (a misread?); scan it again or type the SKU"
       )
     case .failure(.notABarcode):
-      if let product = products[code] { return (product, nil) }
+      if let product = products[catalogSKU(code)] { return (product, nil) }
       throw RegisterError(
         .unknownBarcode, "no product has the barcode or SKU \"\(code)\"")
     }
@@ -385,9 +396,10 @@ extension Register {
 
   /// `labelPrice`: the price a price-embedded barcode carried, which is the unit price.
   private func decideAdd(
-    sku: String, quantity: Int64, options: [String: String], amount: Money?,
+    sku typed: String, quantity: Int64, options: [String: String], amount: Money?,
     labelPrice: Money? = nil
   ) throws(RegisterError) -> [Event] {
+    let sku = catalogSKU(typed)
     guard order.lines.count < Self.maximumLines else {
       throw RegisterError(
         .orderFull,

@@ -275,7 +275,8 @@ extension Register {
           .customerNotFound, "no customer is attached to order \(order.id); nothing to detach")
       }
       return [.customerDetached(order: order.id)]
-    case .wishlistAdd(let customerID, let sku):
+    case .wishlistAdd(let customerID, let typed):
+      let sku = catalogSKU(typed)
       guard customerBook.customer(customerID) != nil else {
         throw RegisterError(.customerNotFound, "there is no customer \"\(id: customerID)\"")
       }

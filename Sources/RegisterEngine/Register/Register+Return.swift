@@ -18,11 +18,8 @@ extension Register {
     guard !requested.isEmpty else {
       throw RegisterError(.badRequest, "lines must list at least one {line, qty} to return")
     }
-    let lineNumbers = requested.map(\.line)
-    guard Set(lineNumbers).count == lineNumbers.count else {
-      throw RegisterError(.badRequest, "each line may appear once in a return")
-    }
     let alreadyReturned = returnedQuantities[receipt] ?? [:]
+    let requested = try resolve(requested, on: sale, receipt: receipt, returned: alreadyReturned)
     var returned: [ReturnLine] = []
     for request in requested {
       guard let line = sale.order.lines.first(where: { $0.line == request.line }), !line.voided,
@@ -83,6 +80,15 @@ extension Register {
     switch refundTo {
     case .tenders:
       (refunds, rounding) = try allocateRefund(total, to: sale, receipt: receipt)
+    case .cash:
+      let others = Set(sale.order.tenders.filter { $0.type != .cash }.map(\.type.rawValue))
+      guard others.isEmpty || store.cashRefunds else {
+        throw RegisterError(
+          .forbidden,
+          "receipt \(receipt) was paid by \(others.sorted().map { $0.split(separator: "_").joined(separator: " ") }.joined(separator: ", ")) too; its refund goes back to what paid it (or to store credit) — this store does not refund such sales in cash (store setting cash_refunds)"
+        )
+      }
+      (refunds, rounding) = try allocateRefund(total, to: sale, receipt: receipt, cashOnly: true)
     case .storeCredit(let named):
       guard let customer = named ?? sale.customer?.id else {
         throw RegisterError(
@@ -101,19 +107,84 @@ extension Register {
         cashRounding: money(rounding), reason: reason))
   }
 
+  /// The lines a return names, by number: a line as given; an item (SKU or barcode) as the
+  /// units still returnable of the sale's lines of that product, in the receipt's order, as
+  /// many as asked. A line named twice (by number, or by number and item) is refused.
+  private func resolve(
+    _ requested: [ReturnRequestLine], on sale: CompletedSale, receipt: Int,
+    returned alreadyReturned: [Int: Int64]
+  ) throws(RegisterError) -> [(line: Int, quantity: Int64)] {
+    var resolved: [(line: Int, quantity: Int64)] = []
+    var named = Set<Int>()
+    func take(_ line: Int, _ quantity: Int64) throws(RegisterError) {
+      guard named.insert(line).inserted else {
+        throw RegisterError(.badRequest, "each line may appear once in a return (line \(line))")
+      }
+      resolved.append((line, quantity))
+    }
+    for request in requested {
+      switch request.item {
+      case .line(let line):
+        try take(line, request.quantity)
+      case .code(let code):
+        try checkQuantity(request.quantity)
+        let sku = try skuOnReceipt(code, sale: sale, receipt: receipt)
+        var left = request.quantity
+        for line in sale.order.lines
+        where line.sku == sku && !line.voided && !line.giftCard && !named.contains(line.line)
+          && sale.totals.lines.contains(where: { $0.line == line.line })
+        {
+          let open = line.quantity - (alreadyReturned[line.line] ?? 0)
+          guard open > 0, left > 0 else { continue }
+          let units = min(open, left)
+          try take(line.line, units)
+          left -= units
+        }
+        guard left == 0 else {
+          throw RegisterError(
+            .returnExceedsSold,
+            "receipt \(receipt) has \(request.quantity - left) unit(s) of \(id: sku) left to return, not \(request.quantity)"
+          )
+        }
+      }
+    }
+    return resolved
+  }
+
+  /// The SKU of the sale's lines that `code` names: a SKU on the receipt as it is, a barcode of
+  /// a product on it, or a SKU typed in another case when only one on the receipt matches.
+  private func skuOnReceipt(_ code: String, sale: CompletedSale, receipt: Int)
+    throws(RegisterError) -> String
+  {
+    let skus = sale.order.lines.filter { !$0.voided }.map(\.sku)
+    if skus.contains(code) { return code }
+    if case .success(let barcode) = Barcode.parse(code),
+      let product = products.product(barcode: barcode), skus.contains(product.sku)
+    {
+      return product.sku
+    }
+    let folded = Set(skus.filter { $0.lowercased() == code.lowercased() })
+    if folded.count == 1, let sku = folded.first { return sku }
+    throw RegisterError(
+      .lineNotFound,
+      "receipt \(receipt) has no item \(id: code) (by SKU or barcode); it sold \(Set(skus).sorted().joined(separator: ", "))"
+    )
+  }
+
   /// The refund split over the sale's tenders: every tender but cash first (cards, terminal
   /// cards, gift cards, store credit, store tenders, in the order they were used), each up to
   /// what it paid less what was refunded to it before — a gift card or store credit gets its
   /// balance back; the rest in cash, rounded to the store's cash increment when it has one.
+  /// `cashOnly`: all of it in cash (`refund_to: "cash"`).
   private func allocateRefund(
-    _ total: Int64, to sale: CompletedSale, receipt: Int
+    _ total: Int64, to sale: CompletedSale, receipt: Int, cashOnly: Bool = false
   ) throws(RegisterError) -> ([Tender], Int64) {
     let state = refunded[receipt] ?? RefundState()
     var remaining = total
     var refunds: [Tender] = []
     // Each non-cash tender once (a card used twice is one), with what it paid in all.
     var paidBy: [(tender: Tender, paid: Int64)] = []
-    for tender in sale.order.tenders where tender.type != .cash {
+    for tender in sale.order.tenders where tender.type != .cash && !cashOnly {
       if let index = paidBy.firstIndex(where: {
         $0.tender.type == tender.type && $0.tender.card == tender.card
           && $0.tender.refundKey == tender.refundKey

@@ -24,7 +24,8 @@ extension Register {
       }
       try checkBarcodesFree(product)
       return [.productAdded(product)]
-    case .productUpdate(let sku, let changes):
+    case .productUpdate(let typed, let changes):
+      let sku = catalogSKU(typed)
       guard let existing = products[sku] else {
         throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
       }
@@ -45,12 +46,14 @@ extension Register {
         )
       }
       return [.productUpdated(product)]
-    case .productRemove(let sku):
+    case .productRemove(let typed):
+      let sku = catalogSKU(typed)
       guard products[sku] != nil else {
         throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
       }
       return [.productRemoved(sku: sku)]
-    case .stockAdjust(let sku, let delta, let reason):
+    case .stockAdjust(let typed, let delta, let reason):
+      let sku = catalogSKU(typed)
       guard let product = products[sku] else {
         throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
       }
@@ -201,5 +204,21 @@ extension Register {
         return categories.contains(category) ? promotion : nil
       }
     }
+  }
+}
+
+extension Register {
+  /// The catalog's SKU for `typed`: itself when a product has it, else the one SKU that differs
+  /// from it only by case (`tee-wht-m` for `TEE-WHT-M`, as a cashier types it), else `typed`
+  /// (which then names no product). Two SKUs that differ only by case are both exact-only.
+  func catalogSKU(_ typed: String) -> String {
+    if products[typed] != nil { return typed }
+    let folded = typed.lowercased()
+    var match: String?
+    for product in products.all where product.sku.lowercased() == folded {
+      guard match == nil else { return typed }
+      match = product.sku
+    }
+    return match ?? typed
   }
 }

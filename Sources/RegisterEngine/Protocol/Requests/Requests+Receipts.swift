@@ -70,12 +70,24 @@ extension Requests {
         do {
           var lineFields = RequestFields(
             try JSONFields(item, path: path), currency: fields.currency)
-          let line = try lineFields.required("line", as: Int.self)
+          let line = try lineFields.optional("line", as: Int.self)
+          let code = try lineFields.optional("item", as: String.self)
           guard let quantity = try lineFields.quantity("qty") else {
             throw RegisterError(.badRequest, "\(path).qty is required")
           }
           try lineFields.rejectUnknown()
-          lines.append(ReturnRequestLine(line: line, quantity: quantity))
+          switch (line, code) {
+          case (let line?, nil): lines.append(ReturnRequestLine(line: line, quantity: quantity))
+          case (nil, let code?): lines.append(ReturnRequestLine(code: code, quantity: quantity))
+          case (.some, .some):
+            throw RegisterError(
+              .badRequest, "\(path) names a line and an item; give one of them")
+          case (nil, nil):
+            throw RegisterError(
+              .badRequest,
+              "\(path) needs line (the receipt's line number) or item (a SKU or barcode on the receipt)"
+            )
+          }
         } catch let error as RegisterError {
           throw error
         } catch {
@@ -95,9 +107,16 @@ extension Requests {
         refundTo = .tenders
       case "store_credit":
         refundTo = .storeCredit(customerID: customer)
+      case "cash":
+        guard customer == nil else {
+          throw RegisterError(
+            .badRequest, "customer_id goes with \"refund_to\": \"store_credit\"")
+        }
+        refundTo = .cash
       case let other?:
         throw RegisterError(
-          .badRequest, "refund_to must be \"tenders\" or \"store_credit\", got \"\(other)\"")
+          .badRequest,
+          "refund_to must be \"tenders\", \"cash\" or \"store_credit\", got \"\(other)\"")
       }
     }
 
@@ -108,9 +127,17 @@ extension Requests {
     public func encode(to object: inout JSONObject) {
       object["receipt"] = .int(receipt)
       object["lines"] = .array(
-        lines.map { .object(["line": .int($0.line), "qty": .int($0.quantity)]) })
+        lines.map { request in
+          switch request.item {
+          case .line(let line): .object(["line": .int(line), "qty": .int(request.quantity)])
+          case .code(let code): .object(["item": .string(code), "qty": .int(request.quantity)])
+          }
+        })
       object["reason"] = .string(reason)
-      if case .storeCredit(let customer) = refundTo {
+      switch refundTo {
+      case .tenders: break
+      case .cash: object["refund_to"] = .string("cash")
+      case .storeCredit(let customer):
         object["refund_to"] = .string("store_credit")
         if let customer { object["customer_id"] = .string(customer) }
       }
