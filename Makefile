@@ -61,6 +61,10 @@ install: generated
 	$(INSTALL) -m 644 contrib/systemd/registerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/registerd.conf
 	$(INSTALL) -m 644 Data/products.json $(DESTDIR)$(DATADIR)/products.json
 	$(INSTALL) -m 644 contrib/store.json $(DESTDIR)$(DATADIR)/store.json
+	$(INSTALL) -m 644 contrib/systemd/registerd-network-printer.conf \
+		$(DESTDIR)$(DATADIR)/registerd-network-printer.conf
+	$(INSTALL) -m 644 contrib/systemd/registerd-usb-printer.conf \
+		$(DESTDIR)$(DATADIR)/registerd-usb-printer.conf
 	@# The example catalog becomes the lane's configuration only where there is none yet: an
 	@# installation never overwrites a store's own catalog.
 	$(INSTALL) -d -m 755 $(DESTDIR)$(SYSCONFDIR)/registerd
@@ -82,7 +86,9 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/register-cli $(DESTDIR)$(ZSHCOMPDIR)/_register-cli \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/registerd.service $(DESTDIR)$(SYSTEMDUNITDIR)/registerd.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/registerd.conf \
-		$(DESTDIR)$(DATADIR)/products.json $(DESTDIR)$(DATADIR)/store.json
+		$(DESTDIR)$(DATADIR)/products.json $(DESTDIR)$(DATADIR)/store.json \
+		$(DESTDIR)$(DATADIR)/registerd-network-printer.conf \
+		$(DESTDIR)$(DATADIR)/registerd-usb-printer.conf
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 	@echo "left $(SYSCONFDIR)/registerd (the store's configuration), /var/lib/registerd (its journal) and the group register"
 

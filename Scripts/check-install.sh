@@ -46,6 +46,8 @@ expected=(
   "$prefix/lib/sysusers.d/registerd.conf"
   "$prefix/share/registerd/products.json"
   "$prefix/share/registerd/store.json"
+  "$prefix/share/registerd/registerd-network-printer.conf"
+  "$prefix/share/registerd/registerd-usb-printer.conf"
   "/etc/registerd/products.json"
 )
 for file in "${expected[@]}"; do
