@@ -5,8 +5,8 @@
 # libraries hidden (a private mount namespace with an empty file system over them), where the
 # installed registerd serves a sale to the installed register-cli from systemd's directories;
 # the man pages render with no warning, the completions load in bash and zsh (and bash
-# completes a command), the units pass `systemd-analyze verify`, and `make uninstall` takes
-# everything away again.
+# completes a command), the units pass `systemd-analyze verify` (alone and with each printer
+# drop-in), and `make uninstall` takes everything away again.
 # Needs binutils (readelf), util-linux (unshare; run as root, or where user namespaces are
 # allowed), groff, man-db, zsh and systemd (.ci/run installs them). Exits non-zero on any
 # failure.
@@ -189,6 +189,18 @@ if verify=$(cd "$units" && systemd-analyze verify --man=no registerd.socket regi
 else
   fail "systemd-analyze verify: $verify"
 fi
+# With each installed drop-in in the unit's drop-in directory, as HARDWARE.md says to put it.
+for drop_in in registerd-network-printer.conf registerd-usb-printer.conf; do
+  rm -rf "$units/registerd.service.d"
+  mkdir "$units/registerd.service.d"
+  cp "$dest$prefix/share/registerd/$drop_in" "$units/registerd.service.d/"
+  if verify=$(cd "$units" && systemd-analyze verify --man=no registerd.socket registerd.service 2>&1) \
+    && [ -z "$verify" ]; then
+    ok "systemd-analyze verify with $drop_in"
+  else
+    fail "systemd-analyze verify with $drop_in: $verify"
+  fi
+done
 
 # The installed daemon, started as systemd would start it (its directories in the environment),
 # with the toolchain hidden, serves the installed example to the installed CLI: a sale (the
