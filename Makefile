@@ -22,7 +22,11 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 SYSCONFDIR ?= /etc
 
 SWIFT ?= swift
-SWIFTFLAGS ?= -c release
+# The Swift runtime and Foundation are linked in (--static-swift-stdlib): the installed programs
+# need only the C and C++ libraries every Linux system has, not a Swift toolchain at the path
+# of the machine that built them. check-install proves it (readelf, and a run with the
+# toolchain hidden).
+SWIFTFLAGS ?= -c release --static-swift-stdlib
 BUILDDIR := $(shell $(SWIFT) build $(SWIFTFLAGS) --show-bin-path 2>/dev/null)
 GENERATED := .build/generated
 
@@ -59,17 +63,16 @@ install: generated
 	$(INSTALL) -m 644 $(GENERATED)/registerd.service $(DESTDIR)$(SYSTEMDUNITDIR)/registerd.service
 	$(INSTALL) -m 644 $(GENERATED)/registerd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/registerd.socket
 	$(INSTALL) -m 644 contrib/systemd/registerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/registerd.conf
+	@# The example store is an example: it stays here, and never becomes the lane's catalog in
+	@# $(SYSCONFDIR)/registerd by itself. The directory is made (empty): registerd run there by hand
+	@# finds it is installed, and serves once `register-cli setup` is run.
+	$(INSTALL) -d -m 755 $(DESTDIR)$(SYSCONFDIR)/registerd
 	$(INSTALL) -m 644 Data/products.json $(DESTDIR)$(DATADIR)/products.json
 	$(INSTALL) -m 644 contrib/store.json $(DESTDIR)$(DATADIR)/store.json
-	@# The example catalog becomes the lane's configuration only where there is none yet: an
-	@# installation never overwrites a store's own catalog.
-	$(INSTALL) -d -m 755 $(DESTDIR)$(SYSCONFDIR)/registerd
-	@if [ -e $(DESTDIR)$(SYSCONFDIR)/registerd/products.json ]; then \
-		echo "kept the existing $(DESTDIR)$(SYSCONFDIR)/registerd/products.json"; \
-	else \
-		echo "installing the example catalog as $(DESTDIR)$(SYSCONFDIR)/registerd/products.json"; \
-		$(INSTALL) -m 644 Data/products.json $(DESTDIR)$(SYSCONFDIR)/registerd/products.json; \
-	fi
+	$(INSTALL) -m 644 contrib/systemd/registerd-network-printer.conf \
+		$(DESTDIR)$(DATADIR)/registerd-network-printer.conf
+	$(INSTALL) -m 644 contrib/systemd/registerd-usb-printer.conf \
+		$(DESTDIR)$(DATADIR)/registerd-usb-printer.conf
 	@# On the machine itself (not when staging a package) create the socket's group now; a
 	@# package does this in its post-install step.
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null 2>&1; then \
@@ -82,7 +85,9 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/register-cli $(DESTDIR)$(ZSHCOMPDIR)/_register-cli \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/registerd.service $(DESTDIR)$(SYSTEMDUNITDIR)/registerd.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/registerd.conf \
-		$(DESTDIR)$(DATADIR)/products.json $(DESTDIR)$(DATADIR)/store.json
+		$(DESTDIR)$(DATADIR)/products.json $(DESTDIR)$(DATADIR)/store.json \
+		$(DESTDIR)$(DATADIR)/registerd-network-printer.conf \
+		$(DESTDIR)$(DATADIR)/registerd-usb-printer.conf
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 	@echo "left $(SYSCONFDIR)/registerd (the store's configuration), /var/lib/registerd (its journal) and the group register"
 

@@ -2,13 +2,19 @@
 # Runs README.md's examples top to bottom as a new user would, then `swift test`, so the README's
 # promise (its examples run on a fresh clone and leave nothing that breaks the tests) stays true.
 #
-# Every line that starts with `$ ` inside a ```sh block is a command. They run in order, in a
-# scratch directory (so `.registerd` and any file an example writes land there, not in the
-# repository), against a fresh registerd on a temporary socket with that scratch data directory
-# and the repository's Data/products.json, its clock frozen (REGISTERD_FIXED_TIME) so receipts
-# come out as the README shows them. `rc` is the built register-cli (the README's `alias rc=…`
-# line is skipped), and the README's default socket path `/tmp/registerd-$(id -u).sock` stands
-# for the temporary socket. Each command must exit 0, except those marked with a comment:
+# Every line that starts with `$ ` inside a ```sh block is a command. They run in order as a new
+# user would type them, starting in the repository root: the README's own first lines put the
+# built programs on PATH, make a scratch directory and go there (so `.registerd` and every file
+# an example writes land there, not in the repository), and start registerd in the background.
+# Commands that change the shell (`export`, `cd`, `NAME=…`, `alias`, a job started with `&`)
+# run in this script's shell, so later commands see what they set; the others in a subshell.
+# The registerd an example starts with `&` must answer within 10 s; it is stopped at the end.
+# Set for them: REGISTER_SOCKET (a short temporary socket, which the README's default path
+# `/tmp/registerd-$(id -u).sock` stands for), REGISTERD_FIXED_TIME (receipts come out as the
+# README shows them) and TMPDIR (the README's scratch directory is made inside this script's).
+# An alias becomes a function, so that commands run by a new shell see it too. The examples
+# take numbers from replies with jq, which is needed. Each command must exit 0, except those
+# marked with a comment:
 #   `# refused: …`     must exit 1 (the register refuses it, as the README says)
 #   `… until Ctrl-C`   must still be running after a few seconds; it then gets SIGINT
 #   `# needs PROGRAM`  is skipped, with a note, when PROGRAM is not installed
@@ -16,7 +22,9 @@
 # the sh block's last command printed. A line in an sh block right after a command that is
 # neither a command nor a comment is a line that command prints (`...` or `…` stand for any
 # text in it).
-# Then registerd is stopped, `git status` must be as it was, and `swift test` runs.
+# Then registerd is stopped, and `git status --ignored` must be as it was: an example that
+# writes into the checkout fails the check, even where .gitignore would hide the file. Then
+# `swift test` runs.
 #
 # Usage: Scripts/readme-check.sh [--no-test] [--keep] [--strict]
 #   --no-test  skip `swift test`
@@ -53,12 +61,15 @@ fail() {
   exit 1
 }
 
+command -v jq >/dev/null || fail "the README's examples need jq (apt-get install jq)"
+
 echo "== build"
 swift build || fail "swift build failed"
 bin=$(swift build --show-bin-path) || fail "swift build --show-bin-path failed"
-cli="$bin/register-cli"
 
-status_before=$(git -C "$repo" status --porcelain)
+# Ignored files too: .gitignore must not hide a file an example wrote into the checkout.
+checkout_status() { git -C "$repo" status --porcelain --ignored; }
+status_before=$(checkout_status)
 
 # Short path: a Unix socket path must fit in about 100 bytes.
 work=$(mktemp -d /tmp/readme-check.XXXXXX) || fail "cannot make a scratch directory"
@@ -115,43 +126,37 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$readme"
 [ ${#commands[@]} -gt 0 ] || fail "no \`\$ \` commands found in README.md"
 
-# --- the daemon --------------------------------------------------------------------------------
-echo "== registerd on $sock (data directory $work/.registerd)"
+# --- the environment the examples run in --------------------------------------------------------
+# (What the examples change — PATH, TMPDIR, these — is put back before `swift test`.)
+saved_environment=$(export -p)
 unset REGISTER_DATA_DIR XDG_RUNTIME_DIR
-export REGISTER_SOCKET="$sock"
-(cd "$work" && REGISTERD_FIXED_TIME=2026-11-22T14:03:05.000-05:00 exec "$bin/registerd" \
-  --socket "$sock" --data-dir "$work/.registerd" --catalog "$repo/Data/products.json") \
-  >"$work/registerd.log" 2>&1 &
-daemon_pid=$!
-for _ in $(seq 100); do
-  "$cli" hello >/dev/null 2>&1 && break
-  kill -0 "$daemon_pid" 2>/dev/null || break
-  sleep 0.1
-done
-"$cli" hello >/dev/null 2>&1 || {
-  cat "$work/registerd.log" >&2
-  fail "registerd did not start (log above)"
-}
+export REGISTER_SOCKET="$sock" REGISTERD_FIXED_TIME=2026-11-22T14:03:05.000-05:00 TMPDIR="$work"
 
 # --- run them ----------------------------------------------------------------------------------
-rc() { "$cli" "$@"; }
-export -f rc
-export cli
+# True when the command changes the shell it runs in, so must run in this one.
+changes_shell() {
+  [[ "$1" =~ ^(export|cd|alias)[[:space:]] ]] || [[ "$1" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] \
+    || [[ "$1" =~ \&[[:space:]]*(#.*)?$ && ! "$1" =~ \&\&[[:space:]]*(#.*)?$ ]]
+}
+
+# `alias NAME=VALUE` as a function NAME, exported.
+define_alias() {
+  local definition=${1#alias } name value
+  name=${definition%%=*}
+  eval "value=${definition#*=}"
+  eval "$name() { $value \"\$@\"; }"
+  export -f "${name?}"
+}
 
 failures=0
 ran=0
 skipped=0
 default_socket='/tmp/registerd-$(id -u).sock'
-cd "$work" || fail "cannot enter $work"
 for index in "${!commands[@]}"; do
   command=${commands[index]}
   label=$(printf '%03d' "$index")
   out="$work/$label.out"
   err="$work/$label.err"
-  if [[ "$command" == "alias rc="* ]]; then
-    echo "skip  \$ $command   (rc is the built register-cli)"
-    continue
-  fi
   if [[ "$command" =~ \#\ needs\ ([A-Za-z0-9_.+-]+) ]] && ! command -v "${BASH_REMATCH[1]}" >/dev/null; then
     if [ "$strict" -eq 1 ]; then
       echo "FAIL  \$ $command   (${BASH_REMATCH[1]} is not installed, and --strict runs every example)"
@@ -181,6 +186,23 @@ for index in "${!commands[@]}"; do
     elif [ ! -s "$out" ]; then
       problem="printed nothing in 3 seconds"
     fi
+  elif changes_shell "$command"; then
+    if [[ "$command" == alias\ * ]]; then
+      define_alias "${command%%#*}" >"$out" 2>"$err"
+    else
+      eval "$run" >"$out" 2>"$err" </dev/null
+    fi
+    code=$?
+    if [ "$code" -eq 0 ] && [[ "$command" =~ ^registerd[[:space:]].*\& ]]; then
+      daemon_pid=$!
+      for _ in $(seq 100); do
+        "$bin/register-cli" hello >/dev/null 2>&1 && break
+        kill -0 "$daemon_pid" 2>/dev/null || break
+        sleep 0.1
+      done
+      "$bin/register-cli" hello >/dev/null 2>&1 || problem="registerd did not start"
+    fi
+    [ "$code" -eq 0 ] || problem="exit $code"
   else
     (set -eo pipefail; eval "$run") >"$out" 2>"$err" </dev/null
     code=$?
@@ -224,21 +246,26 @@ for index in "${!commands[@]}"; do
     echo "ok    \$ $command"
   fi
 done
+scratch=$PWD
 cd "$repo" || exit 1
+unset REGISTER_SOCKET REGISTERD_FIXED_TIME TMPDIR
+eval "$saved_environment"
 
-if ! kill -0 "$daemon_pid" 2>/dev/null; then
+if [ -z "$daemon_pid" ]; then
   failures=$((failures + 1))
-  echo "FAIL  registerd is no longer running; its log:"
-  sed 's/^/      /' "$work/registerd.log"
+  echo "FAIL  no example started registerd in the background (\`registerd … &\`)"
+elif ! kill -0 "$daemon_pid" 2>/dev/null; then
+  failures=$((failures + 1))
+  echo "FAIL  registerd is no longer running; its log ($scratch/registerd.log):"
+  sed 's/^/      /' "$scratch/registerd.log"
 fi
-kill -TERM "$daemon_pid" 2>/dev/null
-wait "$daemon_pid" 2>/dev/null
+finish
 daemon_pid=
 
-if [ "$(git -C "$repo" status --porcelain)" != "$status_before" ]; then
+if [ "$(checkout_status)" != "$status_before" ]; then
   failures=$((failures + 1))
-  echo "FAIL  the examples changed the repository:"
-  git -C "$repo" status --short | sed 's/^/      /'
+  echo "FAIL  the examples changed the checkout (an example wrote into it, not its scratch directory):"
+  diff <(printf '%s\n' "$status_before") <(checkout_status) | sed -n 's/^> /      /p'
 fi
 
 echo "== $ran commands run, $skipped skipped, $failures failed"

@@ -170,7 +170,7 @@ final class Session {
         return .failure(
           Unreachable(
             message:
-              "cannot reach registerd at \(socketPath) (\(lastError)); is registerd running? Start it with `swift run registerd` or pass --socket PATH"
+              "cannot reach registerd at \(socketPath) (\(lastError)); is registerd running? \(StartAdvice.text())"
           ))
       }
       if waited == 0 {

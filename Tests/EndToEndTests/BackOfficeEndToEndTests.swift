@@ -1,36 +1,17 @@
 import Foundation
 import RegisterEngine
+import RegisterTestSupport
 import Testing
 
 /// A PostgreSQL server of its own in a temporary directory (initdb, pg_ctl; as the `postgres`
 /// user when the tests run as root, which initdb refuses), on a Unix socket only.
 final class TemporaryPostgres: @unchecked Sendable {
-  /// Where the server programs are, when PostgreSQL is installed (Debian's layout, or PATH).
-  static let binaries: URL? = {
-    let versions =
-      (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
-    for version in versions.sorted(by: >) {
-      let bin = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin")
-      if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) {
-        return bin
-      }
-    }
-    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-      let bin = URL(fileURLWithPath: String(folder))
-      if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) {
-        return bin
-      }
-    }
-    return nil
-  }()
-  static let psql: URL? = {
-    for path in ["/usr/bin/psql", "/usr/local/bin/psql"]
-    where FileManager.default.isExecutableFile(atPath: path) {
-      return URL(fileURLWithPath: path)
-    }
-    return binaries.map { $0.appendingPathComponent("psql") }
-  }()
-  static var isAvailable: Bool { binaries != nil && psql != nil }
+  /// Where the server programs are (initdb's directory: pg_ctl is beside it), when
+  /// PostgreSQL is installed (PATH, or Debian's layout).
+  static let binaries: URL? = ExternalProgram.initdb.path.map {
+    URL(fileURLWithPath: $0).deletingLastPathComponent()
+  }
+  static let psql: URL? = ExternalProgram.psql.path.map { URL(fileURLWithPath: $0) }
 
   let directory: TemporaryDirectory
   let url: String
@@ -148,7 +129,7 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
 
 /// `register-cli export` and the PostgreSQL feeder: every lane's facts loaded exactly once.
 @Suite(.serialized) struct BackOfficeEndToEndTests {
-  @Test func ndjsonAndCSVCarryTheSameFactsAndCSVReadsBackInPython() throws {
+  @Test(.requires(.python3)) func ndjsonAndCSVCarryTheSameFactsAndCSVReadsBackInPython() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
     try ringUpADay(daemon, sales: 4)
@@ -199,7 +180,7 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
     let factsFile = daemon.directory.path("facts.ndjson")
     try ndjson.stdout.write(toFile: factsFile, atomically: true, encoding: .utf8)
     let python = try runProgram(
-      URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, factsFile, folder])
+      ExternalProgram.python3.located(), ["-c", script, factsFile, folder])
     #expect(python.status == 0, "\(python.stderr)")
     #expect(python.stdout == "ok\n")
     let returns = try String(contentsOfFile: folder + "/returns.csv", encoding: .utf8)
@@ -212,10 +193,7 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
     #expect(try runCLI(["export", "--after", "-1"]).status == 2)
   }
 
-  @Test(
-    .enabled(
-      if: TemporaryPostgres.isAvailable,
-      "PostgreSQL is not installed (.ci/run installs it: apt-get install postgresql)"))
+  @Test(.requires(.initdb, .pgCtl, .psql))
   func twoLanesLoadIntoPostgresExactlyOnceUnderAKilledFeeder() throws {
     let postgres = try TemporaryPostgres()
     defer { postgres.stop() }
@@ -226,7 +204,9 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
     try ringUpADay(north, sales: 6)
     try ringUpADay(south, sales: 40)
     let feeder = Binaries.repository.appendingPathComponent("Scripts/backoffice/feed-postgres.sh")
-    let environment = ["REGISTER_CLI": Binaries.registerCLI.path]
+    let environment = [
+      "REGISTER_CLI": Binaries.registerCLI.path, "PSQL": try ExternalProgram.psql.located().path,
+    ]
     let first = try runProgram(
       feeder, ["north", north.dataDirectory, postgres.url], environment: environment)
     #expect(first.status == 0, "\(first.stderr)")
@@ -310,10 +290,7 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
                    IS NOT TRUE)
     """
 
-  @Test(
-    .enabled(
-      if: TemporaryPostgres.isAvailable,
-      "PostgreSQL is not installed (.ci/run installs it: apt-get install postgresql)"))
+  @Test(.requires(.initdb, .pgCtl, .psql))
   func aDatabaseFromBeforePromotionsWereExportedGetsThemInPlace() throws {
     let postgres = try TemporaryPostgres()
     defer { postgres.stop() }

@@ -168,7 +168,7 @@ private func onTerminal(_ command: String) throws -> (
   Process, input: FileHandle, output: FileHandle
 ) {
   let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+  process.executableURL = try ExternalProgram.script.located()
   process.arguments = ["-qefc", command, "/dev/null"]
   var environment = ProcessInfo.processInfo.environment
   environment["SHELL"] = "/bin/sh"
@@ -182,7 +182,7 @@ private func onTerminal(_ command: String) throws -> (
   return (process, input.fileHandleForWriting, output.fileHandleForReading)
 }
 
-@Suite("The card typed at a terminal", .serialized)
+@Suite("The card typed at a terminal", .serialized, .requires(.script))
 struct CardAtTerminalTests {
   @Test("the number and CVV are not echoed, and the echo is back on afterwards")
   func noEcho() throws {

@@ -6,12 +6,10 @@ import Testing
 
 /// Runs `program` (found on PATH) with `arguments` and `stdin`; its status and output.
 private func run(
-  _ program: String, _ arguments: [String], stdin: String? = nil,
+  _ program: ExternalProgram, _ arguments: [String], stdin: String? = nil,
   environment: [String: String] = [:]
 ) throws -> CLIResult {
-  try runProgram(
-    URL(fileURLWithPath: "/usr/bin/env"), [program] + arguments, stdin: stdin,
-    environment: environment)
+  try runProgram(program.located(), arguments, stdin: stdin, environment: environment)
 }
 
 /// The repository's hand-written registerd(8).
@@ -33,7 +31,9 @@ struct ManualAndCompletionTests {
     return path
   }
 
-  @Test("both pages render under groff -man -ww without a warning, and under man -l")
+  @Test(
+    "both pages render under groff -man -ww without a warning, and under man -l",
+    .requires(.groff, .man))
   func pagesRenderCleanly() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -42,11 +42,11 @@ struct ManualAndCompletionTests {
       Binaries.repository.appendingPathComponent("man/registerd.8").path,
     ]
     for page in pages {
-      let groff = try run("groff", ["-man", "-ww", "-z", page])
+      let groff = try run(.groff, ["-man", "-ww", "-z", page])
       #expect(groff.status == 0, "groff (Debian: groff-base) on \(page): \(groff.stderr)")
       #expect(groff.stderr.isEmpty, "groff warns on \(page):\n\(groff.stderr)")
       let man = try run(
-        "man", ["-l", page], environment: ["MANPAGER": "cat", "MANWIDTH": "80", "LC_ALL": "C"])
+        .man, ["-l", page], environment: ["MANPAGER": "cat", "MANWIDTH": "80", "LC_ALL": "C"])
       #expect(man.status == 0, "man (Debian: man-db) on \(page): \(man.stderr)")
       for heading in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "EXIT STATUS"] {
         #expect(man.stdout.contains("\n\(heading)\n"), "\(page) has \(heading)")
@@ -116,17 +116,17 @@ struct ManualAndCompletionTests {
     }
   }
 
-  @Test("completion scripts pass bash -n and zsh -n")
+  @Test("completion scripts pass bash -n and zsh -n", .requires(.bash, .zsh))
   func completionScriptsParse() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
-    for shell in ["bash", "zsh"] {
-      let script = try runCLI(["completion", shell])
+    for shell in [ExternalProgram.bash, .zsh] {
+      let script = try runCLI(["completion", shell.name])
       #expect(script.status == 0, "\(script.stderr)")
       let path = directory.path("register-cli.\(shell)")
       try script.stdout.write(toFile: path, atomically: true, encoding: .utf8)
       let check = try run(shell, ["-n", path])
-      #expect(check.status == 0, "\(shell) -n (Debian: \(shell)): \(check.stderr)")
+      #expect(check.status == 0, "\(shell) -n: \(check.stderr)")
       #expect(check.stderr.isEmpty, "\(check.stderr)")
     }
     let bad = try runCLI(["completion", "fish"])
@@ -135,7 +135,7 @@ struct ManualAndCompletionTests {
   }
 
   @Test(
-    "bash completes command words, their words and flags from the table",
+    "bash completes command words, their words and flags from the table", .requires(.bash),
     arguments: [
       (["register-cli", "te"], ["tender"]),
       (
@@ -164,7 +164,7 @@ struct ManualAndCompletionTests {
       _register_cli
       printf '%s\\n' "${COMPREPLY[@]}"
       """
-    let result = try run("bash", ["--norc", "--noprofile", "-c", probe])
+    let result = try run(.bash, ["--norc", "--noprofile", "-c", probe])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.isEmpty, "\(result.stderr)")
     let replies = result.stdout.split(separator: "\n").map(String.init)
@@ -173,6 +173,7 @@ struct ManualAndCompletionTests {
 
   @Test(
     "zsh completes from the same table (compsys stood in for by stubs that print)",
+    .requires(.zsh),
     arguments: [
       (["register-cli", "te"], ["tender"]),
       (
@@ -209,7 +210,7 @@ struct ManualAndCompletionTests {
       PREFIX='\(words.last ?? "")'
       _register-cli
       """
-    let result = try run("zsh", ["-f", "-c", probe])
+    let result = try run(.zsh, ["-f", "-c", probe])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.isEmpty, "\(result.stderr)")
     let prefix = words.last ?? ""

@@ -335,7 +335,9 @@ struct PeopleEndToEndTests {
     #expect(text.contains("  Short                            -3.23"))
   }
 
-  @Test("customers, and an e-mailed receipt that Python's email package parses strictly")
+  @Test(
+    "customers, and an e-mailed receipt that Python's email package parses strictly",
+    .requires(.python3))
   func customersAndEmail() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
@@ -382,8 +384,8 @@ struct PeopleEndToEndTests {
           print(m.get_content())
       """
     let python = Process()
-    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    python.arguments = ["python3", "-c", check] + files.map { outbox + "/" + $0 }
+    python.executableURL = try ExternalProgram.python3.located()
+    python.arguments = ["-c", check] + files.map { outbox + "/" + $0 }
     let output = Pipe()
     python.standardOutput = output
     python.standardError = output

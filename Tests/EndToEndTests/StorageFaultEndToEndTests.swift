@@ -8,20 +8,18 @@ import Testing
 /// running process fail on purpose (`-e inject=SYSCALL:error=EIO:when=N`: the Nth call, counted
 /// in each thread).
 enum Strace {
-  static let path: String? = ["/usr/bin/strace", "/bin/strace", "/usr/local/bin/strace"].first {
-    FileManager.default.isExecutableFile(atPath: $0)
-  }
+  static let path: String? = ExternalProgram.strace.path
 
-  /// True when strace is installed and may trace here (a container can forbid ptrace).
+  /// True when strace, if installed, may trace here (a container can forbid ptrace). Tests
+  /// also require `.strace`, which says when it is not installed at all.
   static let isUsable: Bool = {
-    guard let path else { return false }
+    guard let path else { return true }
     let probe = try? runProgram(
       URL(fileURLWithPath: path), ["-f", "-qq", "-e", "trace=none", "/bin/true"])
     return probe?.status == 0
   }()
 
-  static let unusable =
-    "strace is not installed, or may not trace processes here (.ci/run installs it: apt-get install strace)"
+  static let unusable = "strace is installed but may not trace processes here (ptrace refused)"
 
   /// A kind of system call made to fail, and how.
   struct Fault: Sendable, CustomTestStringConvertible {
@@ -163,7 +161,7 @@ struct StorageFaultEndToEndTests {
 
   @Test(
     "a fault at any call of a close of day and its snapshot loses no acknowledged record",
-    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    .requires(.strace), .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
     arguments: daemonFaults)
   func faultAtEveryCall(fault: Strace.Fault) throws {
     var reached = 0
@@ -235,7 +233,7 @@ struct StorageFaultEndToEndTests {
 
   @Test(
     "a fault at any call of a backup leaves a whole backup or none, and the lane as it was",
-    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    .requires(.strace), .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
     arguments: backupFaults)
   func backupFaultAtEveryCall(fault: Strace.Fault) throws {
     let daemon = try Daemon()
@@ -310,7 +308,7 @@ struct StorageFaultEndToEndTests {
 
   @Test(
     "a fault at any call of an archive leaves a lane that verifies and starts with every record",
-    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    .requires(.strace), .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
     arguments: archiveFaults)
   func archiveFaultAtEveryCall(fault: Strace.Fault) throws {
     let daemon = try Daemon()

@@ -4,9 +4,8 @@ import RegisterServer
 import RegisterTestSupport
 import Testing
 
-/// `systemd-socket-activate` (Debian package `systemd`; CI installs it).
-let socketActivate = "/usr/bin/systemd-socket-activate"
-let hasSocketActivate = FileManager.default.isExecutableFile(atPath: socketActivate)
+/// `systemd-socket-activate` (tests that start it require `.systemdSocketActivate`).
+let socketActivate = ExternalProgram.systemdSocketActivate.path ?? "systemd-socket-activate"
 
 /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`.
 final class NotifyListener: @unchecked Sendable {
@@ -152,7 +151,7 @@ func journalStream(of path: String) -> String {
 struct SystemdEndToEndTests {
   @Test(
     "under systemd-socket-activate registerd serves on the passed socket and neither binds nor removes a path",
-    .enabled(if: hasSocketActivate, "needs systemd-socket-activate (package systemd)"))
+    .requires(.systemdSocketActivate))
   func socketActivation() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -184,7 +183,9 @@ struct SystemdEndToEndTests {
     #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
   }
 
-  @Test("a passed descriptor that is not a listening Unix stream socket is refused, clearly")
+  @Test(
+    "a passed descriptor that is not a listening Unix stream socket is refused, clearly",
+    .requires(.python3))
   func badPassedDescriptor() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -206,7 +207,7 @@ struct SystemdEndToEndTests {
     let other = try TemporaryDirectory()
     defer { other.cleanup() }
     let pair = try LaunchedDaemon(
-      directory: other, executable: "/usr/bin/python3",
+      directory: other, executable: try ExternalProgram.python3.located().path,
       arguments: [
         "-c",
         "import os,socket,sys; a,b=socket.socketpair(); os.dup2(a.fileno(),3); os.set_inheritable(3,True); "
@@ -315,7 +316,7 @@ struct SystemdEndToEndTests {
 
   @Test(
     "READY=1 under socket activation, then the passed socket answers",
-    .enabled(if: hasSocketActivate, "needs systemd-socket-activate (package systemd)"))
+    .requires(.systemdSocketActivate))
   func readyUnderSocketActivation() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -337,9 +338,7 @@ struct SystemdEndToEndTests {
 
   @Test(
     "systemd-analyze verify passes on contrib/systemd's units (with @SBINDIR@ made the build directory), with nothing to say",
-    .enabled(
-      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"),
-      "needs systemd-analyze (package systemd)"))
+    .requires(.systemdAnalyze))
   func unitsVerify() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -355,7 +354,7 @@ struct SystemdEndToEndTests {
         .write(toFile: directory.path(name), atomically: true, encoding: .utf8)
     }
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+    process.executableURL = try ExternalProgram.systemdAnalyze.located()
     // --man=no: the man pages Documentation= names are installed by `make install`, not here.
     process.arguments = [
       "verify", "--man=no", directory.path("registerd.socket"),

@@ -150,9 +150,7 @@ import Testing
 
   /// Every length from 0 to 200 bytes: every padding case (55, 56, 63, 64, 65, 119, 120 …),
   /// one to four blocks, against the system's `sha256sum`.
-  @Test(
-    .enabled(if: FileManager.default.isExecutableFile(atPath: sha256sumPath)),
-    arguments: 0...200)
+  @Test(.requires(.sha256sum), arguments: 0...200)
   func agreesWithSha256sum(length: Int) throws {
     let bytes = testMessage(length: length)
     let expected = try systemDigest(of: bytes)
@@ -262,8 +260,6 @@ import Testing
   }
 }
 
-let sha256sumPath = "/usr/bin/sha256sum"
-
 /// The digest of `bytes` fed in random pieces of 0 to `maximumPiece` bytes, through both entry
 /// points (a buffer, or a contiguous slice), by a hasher that uses the SHA extensions where the
 /// CPU has them or, if `portable`, never.
@@ -292,7 +288,7 @@ func testMessage(length: Int) -> [UInt8] {
 /// The digest `sha256sum` prints for `bytes`.
 func systemDigest(of bytes: [UInt8]) throws -> String {
   let process = Process()
-  process.executableURL = URL(fileURLWithPath: sha256sumPath)
+  process.executableURL = try ExternalProgram.sha256sum.located()
   let input = Pipe()
   let output = Pipe()
   process.standardInput = input
