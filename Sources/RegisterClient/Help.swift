@@ -38,7 +38,7 @@ struct CommandHelp {
       "Ringing up",
       [
         CommandHelp(
-          ["catalog", "products"], "catalog [--limit N] [--after SKU]",
+          ["catalog", "products"], "catalog [--category C] [--limit N] [--after SKU]",
           "list products, prices and stock (1000 at a time\nunless --limit says; --after the last one shown\nfor the next)"
         ),
         CommandHelp(["show", "order"], "show", "the open order"),
@@ -81,7 +81,8 @@ struct CommandHelp {
           ["override", "override-price"], "override LINE PRICE --reason TEXT",
           "replace a line's unit price"),
         CommandHelp(
-          ["void"], "void [--reason TEXT]", "cancel the open order and hand back its tenders"),
+          ["void"], "void [--reason TEXT] [--yes]",
+          "cancel the open order and hand back its tenders\n(asked to confirm at a terminal, unless --yes)"),
         CommandHelp(
           ["void-line", "void_line"], "void-line LINE",
           "void a line: it stays on the order, marked VOID"),
@@ -126,8 +127,8 @@ struct CommandHelp {
           ["report"], "report [x|z] [--day N] --escpos > FILE",
           "the report as ESC/POS bytes for a receipt printer"),
         CommandHelp(
-          ["close-day", "close_day"], "close-day [--counted-cash AMOUNT]",
-          "Z report: print the totals and close the day"),
+          ["close-day", "close_day"], "close-day [--counted-cash AMOUNT] [--yes]",
+          "Z report: print the totals and close the day\n(asked to confirm at a terminal, unless --yes)"),
       ]
     ),
     (
@@ -185,7 +186,8 @@ struct CommandHelp {
         ),
         CommandHelp(
           ["product"], "product update SKU [--price P] [--sale-price S|none] [--stock N] ...",
-          "also --fields '{...}'"),
+          "also --name, --description, --category,\n--tax-class, --image, --colors A,B, --barcode\nCODE[,CODE] (none clears) and --fields '{...}'"
+        ),
         CommandHelp(["product"], "product remove SKU"),
         CommandHelp(
           ["product"], "product SKU|BARCODE",

@@ -19,6 +19,8 @@ package enum OutputStyle: Equatable {
   case orderOrReceipt
   case receipt
   case catalog
+  /// The catalog's products of one category (matched without regard to case).
+  case catalogCategory(String)
   case hello
   case report
   case parked
@@ -112,6 +114,9 @@ package enum Invocation: Equatable {
   /// The first run of an installed register: what it lacks (store settings, a manager) is
   /// asked for, or taken from these answers, and sent as `setup`.
   case setup(SetupAnswers)
+  /// A request that cannot be taken back (voiding the order, closing the day): at a terminal
+  /// the person is asked `question` first; in a script, or with `--yes`, it is sent.
+  case confirm(question: String, TypedRequest, OutputStyle)
   /// Follow the order live (the customer display).
   case watch(topics: [String], count: Int?)
   /// The full help, or one command's.
@@ -200,7 +205,10 @@ package enum CommandParser {
           try integer(text, name: "--limit", as: Int.self)
         }
         let after = try arguments.option("--after")
-        invocation = request(Requests.Catalog(limit: limit, afterSKU: after), .catalog)
+        let category = try arguments.option("--category")
+        invocation = request(
+          Requests.Catalog(limit: limit, afterSKU: after),
+          category.map(OutputStyle.catalogCategory) ?? .catalog)
       case "export":
         let directory = try arguments.option("--data-dir")
         invocation = .exportCatalog(dataDirectory: directory, to: try arguments.option("--to"))
@@ -241,7 +249,11 @@ package enum CommandParser {
       case .card(let card): invocation = .cardTender(card)
       }
     case "void":
-      invocation = request(Requests.Void(reason: try arguments.option("--reason")), .order)
+      let typed = TypedRequest(Requests.Void(reason: try arguments.option("--reason")))
+      invocation =
+        arguments.flag("--yes")
+        ? .request(typed, .order)
+        : .confirm(question: "Void the open order and everything on it?", typed, .order)
     case "print":
       let number = try arguments.optionalPositional().map { text throws(UsageError) in
         try receiptNumber(text, name: "NUMBER")
@@ -408,9 +420,15 @@ package enum CommandParser {
         Requests.Report(kind: kind, day: day, escpos: escpos), escpos ? .escpos : .report)
     case "close-day", "close_day":
       let counted = try arguments.option("--counted-cash").map {
-        arguments.money($0, path: "counted.cash")
+        arguments.money($0, path: "--counted-cash")
       }
-      invocation = request(Requests.CloseDay(countedCash: counted), .report)
+      let typed = TypedRequest(Requests.CloseDay(countedCash: counted))
+      invocation =
+        arguments.flag("--yes")
+        ? .request(typed, .report)
+        : .confirm(
+          question: "Close the business day (print the Z report; the day cannot be reopened)?",
+          typed, .report)
     case "verify":
       let directory = try arguments.option("--data-dir")
       var anchors: [JournalHead] = []
@@ -498,6 +516,9 @@ package enum CommandParser {
     }
     switch invocation {
     case .request(let typed, let style):
+      return .pinRequest(approving(PINRequest(typed, style), manager, pin))
+    case .confirm(_, let typed, let style):
+      // The manager coming over to type their PIN is the confirmation.
       return .pinRequest(approving(PINRequest(typed, style), manager, pin))
     case .pinRequest(let request):
       return .pinRequest(approving(request, manager, pin))
@@ -667,9 +688,14 @@ package enum CommandParser {
           fields[entry.field] = .string(value)
         }
       }
-      if let colors = try arguments.option("--colors") {
-        fields["colors"] = .array(colors.split(separator: ",").map { .string(String($0)) })
+      for (flag, field) in [("--colors", "colors"), ("--barcode", "barcodes")] {
+        guard let list = try arguments.option(flag) else { continue }
+        fields[field] =
+          action == "update" && list == "none"
+          ? .null : .array(list.split(separator: ",").map { .string(String($0)) })
       }
+      // Whatever is left is a flag nobody reads: named, rather than taken as nothing to change.
+      try arguments.finish()
       if action == "add" {
         fields["sku"] = .string(sku)
         if fields["description"] == nil { fields["description"] = "" }
@@ -928,6 +954,9 @@ struct ArgumentList {
   /// Refuses anything left over.
   func finish() throws(UsageError) {
     if let extra = words.first {
+      if extra.hasPrefix("--") {
+        throw UsageError("\(command): unknown option \(extra) (register-cli help \(command))")
+      }
       throw UsageError("\(command): unexpected argument \"\(extra)\"")
     }
   }

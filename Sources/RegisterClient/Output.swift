@@ -36,6 +36,17 @@ enum Output {
       return result["text"]?.stringValue ?? result.pretty + "\n"
     case .catalog:
       return catalog(result)
+    case .catalogCategory(let category):
+      guard case .object(var object) = result else { return catalog(result) }
+      let wanted = category.lowercased()
+      let products = (result["products"]?.arrayValue ?? []).filter {
+        $0["category"]?.stringValue?.lowercased() == wanted
+      }
+      object["products"] = .array(products)
+      if products.isEmpty {
+        return "No products in the category \(category) (on this page of the catalog).\n"
+      }
+      return catalog(.object(object))
     case .hello:
       guard let hello = try? HelloView(json: result) else { return result.pretty + "\n" }
       if let needs = result["setup_needed"]?.arrayValue?.compactMap(\.stringValue), !needs.isEmpty {
@@ -122,7 +133,10 @@ enum Output {
           out += " (\(describe(available)) available)"
         }
       }
-      out += "\n"
+      out += "\n  " + productDetails(product).joined(separator: "; ") + "\n"
+      if let description = product["description"]?.stringValue, !description.isEmpty {
+        out += "  \(description)\n"
+      }
       if case .object(let stores)? = product["stores"] {
         out +=
           "  Other stores: "
@@ -222,6 +236,9 @@ enum Output {
     }
     let status = text(order["status"])
     out += "Order \(text(order["order_id"])) (\(status), version \(text(order["version"])))\n"
+    if let customer = order["customer_id"]?.stringValue {
+      out += "  Customer \(customer) (register-cli customer history \(customer))\n"
+    }
     let lines = order["lines"]?.arrayValue ?? []
     if lines.isEmpty {
       out += "  (no items)\n"
@@ -273,7 +290,10 @@ enum Output {
       if let card = tender["card"] {
         label = "\(text(card["brand"])) ****\(text(card["last4"]))"
       } else {
-        label = text(tender["type"]).capitalized
+        label =
+          tender["type"] == "other"
+          ? TenderWords.label("other \(text(tender["name"]))")
+          : TenderWords.label(text(tender["type"]))
       }
       rows.append((label, text(tender["amount"])))
     }
@@ -296,6 +316,27 @@ enum Output {
   }
 
   /// The catalog as a table.
+  /// What a cashier asks about a product beside its price: its category, the regular price
+  /// when it is on sale, its colours, and whether it is a gift card (and takes an amount).
+  static func productDetails(_ product: JSONValue) -> [String] {
+    var details = [text(product["category"])]
+    if product["sale_price"] != nil, product["sale_price"] != .null {
+      details.append("on sale, regular price \(text(product["price"]))")
+    }
+    if let colors = product["colors"]?.arrayValue, !colors.isEmpty {
+      details.append("colours " + colors.map { text($0) }.joined(separator: ", "))
+    }
+    if product["gift_card"] == .bool(true) {
+      details.append(
+        product["open_amount"] == .bool(true)
+          ? "gift card: the amount is asked for (add --amount)" : "gift card")
+    }
+    if let barcodes = product["barcodes"]?.arrayValue, !barcodes.isEmpty {
+      details.append("barcode " + barcodes.map { text($0) }.joined(separator: ", "))
+    }
+    return details
+  }
+
   static func catalog(_ result: JSONValue) -> String {
     var out =
       "\(left("SKU", 14)) \(left("Name", 30)) \(right("Price", 9)) \(right("Stock", 6))  Tax\n"
@@ -307,6 +348,7 @@ enum Output {
       out +=
         left(text(product["sku"]), 14) + " " + left(text(product["name"]), 30) + " "
         + right(price, 9) + " " + right(stock, 6) + "  " + text(product["tax_class"]) + "\n"
+      out += "    " + productDetails(product).joined(separator: "; ") + "\n"
       if let groups = product["options"]?.arrayValue {
         for group in groups {
           let choices = (group["choices"]?.arrayValue ?? []).map { choice in

@@ -107,6 +107,16 @@ final class Session {
       }
     case .setup(let answers):
       return runSetup(answers)
+    case .confirm(let question, let typed, let style):
+      if isatty(0) == 1 {
+        let terminal = TerminalReader() ?? TerminalReader(descriptor: 0)
+        let answer = terminal.read(prompt: "\(question) [y/N] ", echo: true) ?? ""
+        guard ["y", "yes"].contains(answer.lowercased()) else {
+          writeStandardError("register-cli: nothing was done\n")
+          return .usage
+        }
+      }
+      return run(.request(typed, style))
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .refused(let error):

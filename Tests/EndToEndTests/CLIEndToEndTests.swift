@@ -114,9 +114,12 @@ struct ReplayAndAnchorTests {
     #expect(close["prev"]?.stringValue == sum)
 
     let text = try #require(replies.last?.result["text"]?.stringValue)
-    #expect(text.contains("Journal head"))
-    #expect(text.contains("seq \(sequence)\n"))
-    #expect(text.contains("  sum \(sum.prefix(32))\n      \(sum.dropFirst(32))\n"))
+    #expect(text.contains("Anchor (register-cli verify --anchor):\n"))
+    let anchor = "\(sequence):\(sum)"
+    let anchorLines = stride(from: 0, to: anchor.count, by: 32).map {
+      "  " + anchor.dropFirst($0).prefix(32) + "\n"
+    }
+    #expect(text.contains(anchorLines.joined()), "\(text)")
 
     // Day 2: one sale, then its close; its head is the sale's last record.
     #expect(try daemon.cli(["add", "SOCK-3PK"]).status == 0)
@@ -239,7 +242,7 @@ struct CLINewUserTests {
     // help COMMAND and COMMAND --help print the same usage, on stdout, exit 0.
     let help = try runCLI(["help", "return"])
     #expect(help.status == 0)
-    #expect(help.stdout.contains("register-cli return RECEIPT LINE[:QTY]... --reason TEXT"))
+    #expect(help.stdout.contains("register-cli return RECEIPT ITEM[:QTY]... --reason TEXT"))
     #expect(try runCLI(["return", "--help"]).stdout == help.stdout)
     #expect(try runCLI(["help", "refund"]).stdout == help.stdout, "aliases too")
     let full = try runCLI(["help"])

@@ -284,7 +284,7 @@ import Testing
     (["tender", "cash", "abc"], "invalid_amount", #"amount: "abc" is not an amount"#),
     (["paid-in", "-5", "--reason", "r"], "invalid_amount", #"amount: "-5" is negative"#),
     (["override", "1", "1,99", "--reason", "r"], "invalid_amount", #"unit_price: "1,99" is not"#),
-    (["close-day", "--counted-cash", "lots"], "invalid_amount", #"counted.cash: "lots" is not"#),
+    (["close-day", "--counted-cash", "lots"], "invalid_amount", #"--counted-cash: "lots" is not"#),
     (
       ["discount", "--percent", "ten", "--reason", "r"], "invalid_amount",
       #"percent: "ten" is not a percentage"#

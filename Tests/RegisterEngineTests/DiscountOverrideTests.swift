@@ -665,10 +665,11 @@ private func ringUpDiscountedSale(
     let text = try #require(done["receipt"]?["text"]?.stringValue)
     let printed = text.split(separator: "\n").map(String.init)
     // 10.00 + 0.00 + 12.25 = 22.25; 10.00 − 2.00 = 8.00.
-    let first = try #require(printed.firstIndex(of: receiptRow("1 x Photo Print", "22.25")))
+    // One product on two lines: the receipt numbers them, so a return can name either.
+    let first = try #require(printed.firstIndex(of: receiptRow("#1 1 x Photo Print", "22.25")))
     #expect(printed[first + 1] == "    size: 5x7")
     #expect(printed[first + 2] == "    frame: metal (+12.25)")
-    let second = try #require(printed.firstIndex(of: receiptRow("1 x Photo Print", "8.00")))
+    let second = try #require(printed.firstIndex(of: receiptRow("#2 1 x Photo Print", "8.00")))
     #expect(printed[second + 1] == "    size: wallet (-2.00)")
   }
 

@@ -167,8 +167,8 @@ import Testing
     #expect(reversals.map { $0["amount"] } == ["20.00", "10.00"])
     let text = try #require(reply["text"]?.stringValue)
     #expect(text.contains(receiptColumns("Voided orders (1)", "78.74")))
-    #expect(text.contains(receiptColumns("  reversed card VISA (1)", "20.00")))
-    #expect(text.contains(receiptColumns("  reversed cash (1)", "10.00")))
+    #expect(text.contains(receiptColumns("  reversed VISA card (1)", "20.00")))
+    #expect(text.contains(receiptColumns("  reversed Cash (1)", "10.00")))
   }
 
   @Test func voidingAnOrderWithoutTendersReversesNothing() throws {

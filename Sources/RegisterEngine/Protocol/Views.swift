@@ -107,39 +107,22 @@ extension Register {
     ])
   }
 
+  /// A product as the protocol shows it: every field of the catalog file's product (so a
+  /// client learns all a file can say, `gift_card` and `open_amount` included), with what the
+  /// register works out beside them: the price charged now, the stock available (less what
+  /// open and parked orders hold), the tax class in force and its rate.
   func productJSON(_ product: Product) -> JSONValue {
     let taxClass = product.taxClass ?? store.tax.defaultClass
-    return .object([
-      "sku": .string(product.sku),
-      "name": .string(product.name),
-      "description": .string(product.description),
-      "category": .string(product.category),
-      "unit_price": product.unitPrice.json,
-      "price": product.price.json,
-      "sale_price": product.salePrice?.json,
-      "stock": product.stock.map { .int($0) } ?? .null,
-      "available": product.stock.map { .int(max(0, $0 - reserved(sku: product.sku))) },
-      "tax_class": .string(taxClass),
-      "tax_rate": (store.tax.rate(of: taxClass) ?? .zero).json,
-      "colors": product.colors.isEmpty ? nil : .array(product.colors.map(JSONValue.string)),
-      "image": product.image.map(JSONValue.string),
-      "barcodes": product.barcodes.isEmpty
-        ? nil : .array(product.barcodes.map(JSONValue.string)),
-      "stores": product.stores.isEmpty ? nil : product.storesJSON,
-      "options": product.options.isEmpty
-        ? nil
-        : .array(
-          product.options.map { group in
-            .object([
-              "group": .string(group.group),
-              "required": .bool(group.required),
-              "choices": .array(
-                group.choices.map {
-                  .object(["name": .string($0.name), "price_delta": $0.priceDelta.json])
-                }),
-            ])
-          }),
-    ])
+    guard case .object(var object) = product.json else { return product.json }
+    object["unit_price"] = product.unitPrice.json
+    object["stock"] = product.stock.map { .int($0) } ?? .null
+    object["available"] = product.stock.map { .int(max(0, $0 - reserved(sku: product.sku))) }
+    object["tax_class"] = .string(taxClass)
+    object["tax_rate"] = (store.tax.rate(of: taxClass) ?? .zero).json
+    object["gift_card"] = .bool(product.giftCard)
+    object["open_amount"] = .bool(product.openAmount)
+    object["on_sale"] = .bool(product.salePrice != nil)
+    return .object(object)
   }
 
   /// Units of `sku` held by the open order and parked orders (not available to sell).

@@ -115,7 +115,7 @@ public enum ReportRenderer {
     out.rule()
     out.line("Tenders")
     for tender in totals.tenders {
-      out.columns("  \(tender.key) (\(tender.count))", money(tender.amount))
+      out.columns("  \(TenderWords.label(tender.key)) (\(tender.count))", money(tender.amount))
     }
     if totals.tenders.isEmpty { out.line("  (none)") }
     out.columns("Change given", money(totals.changeGiven))
@@ -123,14 +123,16 @@ public enum ReportRenderer {
     out.columns("Voided orders (\(totals.voidedOrders))", money(totals.voidedOrdersAmount))
     out.columns("Voided lines (\(totals.voidedLines))", money(totals.voidedLinesAmount))
     for reversal in totals.reversals {
-      out.columns("  reversed \(reversal.key) (\(reversal.count))", money(reversal.amount))
+      out.columns(
+        "  reversed \(TenderWords.label(reversal.key)) (\(reversal.count))", money(reversal.amount))
     }
     out.rule()
     out.columns("Returns (\(totals.returnsCount))", money(-totals.returnsTotal))
     out.columns("  items returned", String(totals.returnedItems))
     out.columns("  tax refunded", money(-totals.returnsTax))
     for refund in totals.refunds {
-      out.columns("  refund \(refund.key) (\(refund.count))", money(-refund.amount))
+      out.columns(
+        "  refund \(TenderWords.label(refund.key)) (\(refund.count))", money(-refund.amount))
     }
     if totals.refundCashRounding != 0 {
       out.columns("  refund cash rounding", money(-totals.refundCashRounding))
@@ -157,18 +159,18 @@ public enum ReportRenderer {
     out.columns("  No-sale opens", String(totals.noSales))
     out.rule()
     if let sequence = report.sequence {
-      out.columns("Journal record", String(sequence))
+      out.columns("This report is journal record", String(sequence))
     }
     if let head = report.journalHead {
-      // The anchor for `register-cli verify --anchor SEQ:SUM`, wrapped to the paper.
-      out.columns("Journal head", "seq \(head.sequence)")
+      // The anchor as `register-cli verify --anchor` takes it (SEQ:SUM, one word), wrapped to
+      // the paper: the lines after the first are typed on after it.
+      out.line("Anchor (register-cli verify --anchor):")
+      let anchor = "\(head.sequence):\(head.sum)"
       let chunk = report.header.width >= 38 ? 32 : 16
-      var rest = Substring(head.sum)
-      var label = "  sum "
+      var rest = Substring(anchor)
       while !rest.isEmpty {
-        out.line(label + rest.prefix(chunk))
+        out.line("  " + rest.prefix(chunk))
         rest = rest.dropFirst(chunk)
-        label = "      "
       }
     }
     return out

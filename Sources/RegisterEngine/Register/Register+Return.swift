@@ -163,7 +163,8 @@ extension Register {
     {
       return product.sku
     }
-    let folded = Set(skus.filter { $0.lowercased() == code.lowercased() })
+    let folded = Set(
+      skus.filter { code.utf8.allSatisfy { $0 < 0x80 } && $0.lowercased() == code.lowercased() })
     if folded.count == 1, let sku = folded.first { return sku }
     throw RegisterError(
       .lineNotFound,

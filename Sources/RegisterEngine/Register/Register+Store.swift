@@ -213,6 +213,8 @@ extension Register {
   /// (which then names no product). Two SKUs that differ only by case are both exact-only.
   func catalogSKU(_ typed: String) -> String {
     if products[typed] != nil { return typed }
+    // SKUs are ASCII: a look-alike (a Kelvin sign for a "K") folds to nothing.
+    guard typed.utf8.allSatisfy({ $0 < 0x80 }) else { return typed }
     let folded = typed.lowercased()
     var match: String?
     for product in products.all where product.sku.lowercased() == folded {

@@ -1,0 +1,79 @@
+import Foundation
+import RegisterEngine
+import Testing
+
+@testable import RegisterClient
+
+/// What people read: tenders in words, product details beside the price, every product flag
+/// taken or named, and the two requests that cannot be taken back asked about at a terminal.
+@Suite struct WordsForPeopleTests {
+  @Test(arguments: [
+    ("cash", "Cash"), ("card", "Card"), ("VISA", "VISA"), ("gift_card", "Gift card"),
+    ("store_credit", "Store credit"), ("card_present VISA", "VISA (card terminal)"),
+    ("card_present", "Card (terminal)"), ("other check", "Check"),
+  ])
+  func tendersAreWords(key: String, words: String) {
+    #expect(TenderWords.label(key) == words)
+  }
+
+  @Test func anOrderPaidByGiftCardAndStoreCreditSaysSo() throws {
+    let order = try JSONParser.parse(
+      #"{"order_id":3,"status":"completed","version":4,"customer_id":"C7","lines":[],"item_count":0,"subtotal":"0.00","tax":"0.00","total":"60.00","tenders":[{"type":"gift_card","amount":"50.00"},{"type":"store_credit","amount":"10.00"}],"paid":"60.00"}"#
+    )
+    let text = Output.render(order, style: .order)
+    #expect(text.contains("Gift card"), "\(text)")
+    #expect(text.contains("Store credit"), "\(text)")
+    #expect(!text.contains("_"), "no wire names: \(text)")
+    #expect(text.contains("Customer C7"), "\(text)")
+  }
+
+  @Test func aProductShowsItsCategoryRegularPriceColoursAndGiftCardNeeds() throws {
+    let product = try JSONParser.parse(
+      #"{"sku":"GIFT-OPEN","name":"Gift card","description":"Any amount","category":"Gift Cards","price":"0.00","unit_price":"0.00","gift_card":true,"open_amount":true}"#
+    )
+    let details = Output.productDetails(product).joined(separator: "; ")
+    #expect(details.contains("Gift Cards"))
+    #expect(details.contains("--amount"), "\(details)")
+    let tee = try JSONParser.parse(
+      #"{"sku":"TEE","name":"Tee","category":"Tops","price":"14.99","sale_price":"9.99","unit_price":"9.99","colors":["Black","White"]}"#
+    )
+    let teeDetails = Output.productDetails(tee).joined(separator: "; ")
+    #expect(teeDetails == "Tops; on sale, regular price 14.99; colours Black, White")
+  }
+
+  @Test func productUpdateTakesEveryFieldFlagAndNamesAnUnknownOne() throws {
+    guard
+      case .request(let typed, _) = try CommandParser.parse([
+        "product", "update", "TEE", "--barcode", "5449000000996,4006381333931",
+      ])
+    else { throw UsageError("not a request") }
+    #expect(
+      typed.line
+        == #"{"op":"product_update","sku":"TEE","changes":{"barcodes":["5449000000996","4006381333931"]}}"#
+    )
+    do {
+      _ = try CommandParser.parse(["product", "update", "TEE", "--colour", "red"])
+      Issue.record("an unknown flag was taken")
+    } catch {
+      #expect(error.message.contains("--colour"), "\(error.message)")
+    }
+  }
+
+  @Test func voidAndCloseDayAreConfirmedUnlessYes() throws {
+    guard case .confirm(let question, let typed, _) = try CommandParser.parse(["void"]) else {
+      throw UsageError("void is not confirmed")
+    }
+    #expect(question.contains("Void"))
+    #expect(typed.op == .void)
+    guard case .confirm = try CommandParser.parse(["close-day", "--counted-cash", "100"]) else {
+      throw UsageError("close-day is not confirmed")
+    }
+    guard case .request(let sent, _) = try CommandParser.parse(["close-day", "--yes"]) else {
+      throw UsageError("--yes still asks")
+    }
+    #expect(sent.op == .closeDay)
+    guard case .request = try CommandParser.parse(["void", "--yes", "--reason", "x"]) else {
+      throw UsageError("--yes still asks")
+    }
+  }
+}
