@@ -207,7 +207,7 @@ struct PrinterEndToEndTests {
     let reprint = try daemon.cli(["print", "1"])
     #expect(reprint.status == 0, "\(reprint.stderr)")
     #expect(printer.wait { printer.printed("R1") == 2 })
-    #expect(printer.jobs.last { $0.codes == ["R1"] }?.lines.contains("*** REPRINT ***") == true)
+    #expect(printer.jobs.last { $0.codes == ["R1"] }?.unpaddedLines.contains("*** REPRINT ***") == true)
     #expect(try daemon.cli(["no-sale"]).status == 0)
     #expect(
       printer.wait {
