@@ -244,7 +244,7 @@ extension PrinterEndToEndTests {
 @Suite("The customer's pole display", .serialized)
 struct PoleDisplayEndToEndTests {
   @Test(
-    "--display shows the last item and the total, then the change; a display that is away does not hold up a sale"
+    "--display shows the last item and the total, then the change, then the welcome again; a display that is away does not hold up a sale"
   )
   func poleDisplay() throws {
     let pole = try TestPrinter()
@@ -266,6 +266,20 @@ struct PoleDisplayEndToEndTests {
     #expect(
       pole.wait { shown(["     Thank you!     ", "Change          7.76"]) },
       "\(pole.jobs.map(\.transcript))")
+    // Back to the welcome for the next customer, after the same quiet spell as watch.
+    let thanked = Date()
+    let welcomes = pole.jobs.filter {
+      Array($0.lines.suffix(2)) == ["      Welcome!      ", "Lane & Thread Outfit"]
+    }.count
+    func welcomedAgain() -> Bool {
+      pole.jobs.filter {
+        Array($0.lines.suffix(2)) == ["      Welcome!      ", "Lane & Thread Outfit"]
+      }.count > welcomes
+    }
+    #expect(pole.wait(seconds: 20, until: welcomedAgain), "\(pole.jobs.map(\.transcript))")
+    let waited = Date().timeIntervalSince(thanked)
+    let delay = Double(CustomerDisplay.thanksMilliseconds) / 1000
+    #expect(waited > delay - 1.5 && waited < delay + 3, "welcome after \(waited) s")
     // Away: the sale goes on.
     pole.stop()
     #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
