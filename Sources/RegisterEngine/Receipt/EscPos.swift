@@ -42,17 +42,6 @@ public enum EscPos {
   public static let drawerKick: [UInt8] = [esc, 0x70, 0x00, 0x19, 0xFA]
   /// GS V 66 3: feed to the cutter (plus 3 dots) and cut, leaving a hinge (partial cut).
   public static let partialCut: [UInt8] = [gs, 0x56, 0x42, 0x03]
-  /// DLE EOT 4: ask for the paper roll sensor status (one byte back).
-  public static let paperStatusRequest: [UInt8] = [dle, eot, 0x04]
-
-  /// What a printer's answer to `paperStatusRequest` says: true when the paper is out
-  /// (bits 5 and 6: roll end detected), false when there is paper; nil when the byte is not
-  /// a status byte (bits 0, 1 and 4 set, bit 7 clear, as ESC/POS defines it).
-  public static func paperOut(status byte: UInt8) -> Bool? {
-    guard byte & 0x93 == 0x12 else { return nil }
-    return byte & 0x60 == 0x60
-  }
-
   /// A whole document: initialise, the code page and font, the drawer kick when asked, the
   /// layout's lines in their styles, the receipt `code` (nil: none) as a barcode or QR code,
   /// and a partial cut.
