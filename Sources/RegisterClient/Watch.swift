@@ -17,8 +17,8 @@ struct Watch {
   let json: Bool
   let topics: [String]
   let count: Int?
-  /// How long the thank-you stays before the welcome comes back.
-  static let thanksMilliseconds: Int32 = 8_000
+  /// How long the thank-you stays before the welcome comes back (as on the pole display).
+  static let thanksMilliseconds = Int32(CustomerDisplay.thanksMilliseconds)
 
   func run() -> ExitStatus {
     let isTerminal = isatty(1) == 1

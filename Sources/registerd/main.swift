@@ -49,6 +49,16 @@ func servedCatalog(_ loaded: Catalog) -> Catalog {
   return catalog
 }
 
+// A printer or display named by a path must be a character device or a FIFO: anything else (a
+// regular file above all, written over from its start job after job) is refused here, and by
+// every open after (`DeviceConnection`).
+for (flag, address) in [("--printer", options.printer), ("--display", options.display)] {
+  if case .device(let path)? = address, let refusal = DeviceConnection.refusal(of: path) {
+    Log.error("cannot start: \(flag) \(refusal.path ?? path) \(refusal.reason)")
+    exit(1)
+  }
+}
+
 /// The catalog and store files, read: nil for an installed register that none configures (see
 /// `Options.configuredCatalog`).
 let configured: Catalog?
@@ -398,6 +408,11 @@ if let address = service.register.store.printer {
   // A printer named later (SIGHUP) is used from the next start.
   server.printer = ReceiptPrinter(address: address)
   Log.info("printing receipts on \(address)")
+  if case .device(let path) = address, let refusal = DeviceConnection.refusal(of: path) {
+    Log.error(
+      "the store's printer \(path) \(refusal.reason); nothing is written to it, and its jobs wait"
+    )
+  }
 }
 // On SIGHUP the catalog file is read again (on a thread of its own) and what changed in it
 // is imported; a bad file is refused, the old catalog kept.

@@ -22,13 +22,12 @@ struct EscPosEndToEndTests {
     #expect(decoded.items.first == .initialize)
     #expect(decoded.codes == ["R1"])
     #expect(decoded.items.last == .cut(mode: 66, feed: 3))
-    // The same lines as the text reprint (centred lines without their padding).
+    // The same lines as the text reprint.
     let text = try daemon.cli(["receipt", "1"])
     let textLines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-      .dropLast().map { $0.drop { $0 == " " } }
-    let printedLines = decoded.lines.prefix(textLines.count).map { $0.drop { $0 == " " } }
-    #expect(printedLines == textLines)
-    #expect(decoded.lines.contains("*** REPRINT ***"))
+      .dropLast().map(String.init)
+    #expect(Array(decoded.lines.prefix(textLines.count)) == textLines)
+    #expect(decoded.unpaddedLines.contains("*** REPRINT ***"))
     // Never raw UTF-8: every byte above 0x7F would be a code page character, and there is none
     // in this store's names.
     #expect(printed.stdoutBytes.allSatisfy { $0 < 0x80 })
@@ -40,10 +39,10 @@ struct EscPosEndToEndTests {
     // Reports too; and after a restart the same bytes come back (they follow from the journal).
     let report = try daemon.cli(["report", "--escpos"])
     #expect(report.status == 0, "\(report.stderr)")
-    #expect(EscPosDecoder(report.stdoutBytes).lines.contains("X REPORT - DAY 1"))
+    #expect(EscPosDecoder(report.stdoutBytes).unpaddedLines.contains("X REPORT - DAY 1"))
     #expect(try daemon.cli(["close-day"]).status == 0)
     let z = try daemon.cli(["report", "z", "--escpos"])
-    #expect(EscPosDecoder(z.stdoutBytes).lines.contains("Z REPORT - DAY 1"))
+    #expect(EscPosDecoder(z.stdoutBytes).unpaddedLines.contains("Z REPORT - DAY 1"))
     #expect(daemon.stop() == 0)
     try daemon.start()
     let again = try daemon.cli(["receipt", "1", "--escpos"])

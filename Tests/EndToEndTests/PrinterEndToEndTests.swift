@@ -8,21 +8,42 @@ import Testing
 #endif
 
 /// A network receipt printer stood in for by a TCP listener on 127.0.0.1: it keeps the bytes of
-/// each connection (registerd opens one per job) and never answers the status request, like
-/// many printers. `stop()` and `start()` take it off and put it back on the same port.
+/// each connection (registerd opens one per job, and one each time it asks an idle printer how
+/// it is), and answers the real-time status requests (DLE EOT 1–4) with the bytes it is given
+/// — by default none, like many printers. `stop()` and `start()` take it off and put it back on
+/// the same port; `powerOff()` also drops the connections it has.
 final class TestPrinter: @unchecked Sendable {
   private(set) var port: UInt16 = 0
   private var listener: Int32 = -1
   private let lock = NSLock()
   private var received: [[UInt8]] = []
+  private var clients: Set<Int32> = []
   private var generation = 0
-  /// What the printer answers to DLE EOT 4 (nil: it does not answer).
-  private var status: UInt8?
+  /// The answers to DLE EOT 1, 2, 3 and 4 (nil: it does not answer).
+  private var status: [UInt8]?
+  /// The answers it switches to once it has been sent a whole job (a cut): a fault that came
+  /// while it printed, so that it holds the job.
+  private var faultAfterJob: [UInt8]?
+  private(set) var statusRequests = 0
 
-  /// Answers the paper status request with `byte` from now on (0x72: paper out, 0x12: ok).
-  func answerStatus(_ byte: UInt8?) {
+  /// Answers: on-line, no error, paper in.
+  static let ok: [UInt8] = [0x12, 0x12, 0x12, 0x12]
+  /// Answers: off-line, stopped by the paper end, roll not present.
+  static let paperOut: [UInt8] = [0x1A, 0x32, 0x12, 0x7E]
+  /// Answers: off-line, cover open.
+  static let coverOpen: [UInt8] = [0x1A, 0x16, 0x12, 0x12]
+
+  /// Answers the status requests with `answers` (DLE EOT 1–4) from now on; nil: no answer.
+  func answerStatus(_ answers: [UInt8]?) {
     lock.lock()
-    status = byte
+    status = answers
+    lock.unlock()
+  }
+
+  /// After the next whole job it receives, answers `answers`.
+  func fault(afterNextJob answers: [UInt8]) {
+    lock.lock()
+    faultAfterJob = answers
     lock.unlock()
   }
 
@@ -73,12 +94,22 @@ final class TestPrinter: @unchecked Sendable {
     }
   }
 
+  /// Switched off: no new connections, and the open ones dropped (what it held is lost).
+  func powerOff() {
+    stop()
+    lock.lock()
+    let open = clients
+    lock.unlock()
+    for client in open { shutdown(client, Int32(SHUT_RDWR)) }
+  }
+
   private func accept(on fd: Int32, generation current: Int) {
     while true {
       let client = Glibc.accept(fd, nil, nil)
       if client < 0 { return }
       lock.lock()
       let live = generation == current
+      if live { clients.insert(client) }
       lock.unlock()
       guard live else {
         close(client)
@@ -88,25 +119,49 @@ final class TestPrinter: @unchecked Sendable {
     }
   }
 
+  /// Reads a connection: status requests are answered (and kept apart), the rest is the job.
   private func read(_ client: Int32) {
     var bytes: [UInt8] = []
+    var pending: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
-    var answered = false
+    var sawCut = false
     while true {
       let count = Glibc.read(client, &buffer, buffer.count)
       if count <= 0 { break }
-      bytes += buffer[0..<count]
-      lock.lock()
-      let answer = status
-      lock.unlock()
-      if !answered, var answer, bytes.starts(with: EscPos.paperStatusRequest) {
-        answered = true
-        _ = Glibc.write(client, &answer, 1)
+      pending += buffer[0..<count]
+      var index = 0
+      while index < pending.count {
+        if pending[index] == 0x10 {
+          guard index + 2 < pending.count else { break }
+          if pending[index + 1] == 0x04, (1...4).contains(pending[index + 2]) {
+            lock.lock()
+            statusRequests += 1
+            let answer = status.map { $0[Int(pending[index + 2]) - 1] }
+            lock.unlock()
+            if var answer { _ = Glibc.write(client, &answer, 1) }
+            index += 3
+            continue
+          }
+        }
+        bytes.append(pending[index])
+        index += 1
+        // GS V: the job is whole; a status request after it sees the fault.
+        if !sawCut, bytes.count >= 2, bytes[bytes.count - 2] == 0x1D, bytes.last == 0x56 {
+          sawCut = true
+          lock.lock()
+          if let fault = faultAfterJob {
+            status = fault
+            faultAfterJob = nil
+          }
+          lock.unlock()
+        }
       }
+      pending.removeFirst(index)
     }
     close(client)
     lock.lock()
-    received.append(bytes)
+    clients.remove(client)
+    if !bytes.isEmpty { received.append(bytes) }
     lock.unlock()
   }
 
@@ -144,6 +199,7 @@ struct PrinterEndToEndTests {
   func printsOnceInOrder() throws {
     let printer = try TestPrinter()
     defer { printer.stop() }
+    printer.answerStatus(TestPrinter.ok)
     let daemon = try Daemon(arguments: ["--printer", "tcp:127.0.0.1:\(printer.port)"])
     defer { daemon.cleanup() }
 
@@ -153,7 +209,7 @@ struct PrinterEndToEndTests {
     #expect(printer.wait { printer.printed("R1") == 1 }, "\(daemon.log)")
     let first = try #require(printer.jobs.first { $0.codes == ["R1"] })
     #expect(first.unknown.isEmpty, "\(first.transcript)")
-    #expect(first.items.first == .statusRequest(4))
+    #expect(first.items.first == .initialize)
     let kick = try #require(first.position { if case .drawerKick = $0 { true } else { false } })
     let line = try #require(first.position { if case .line = $0 { true } else { false } })
     #expect(kick < line, "drawer kick before the receipt")
@@ -207,12 +263,13 @@ struct PrinterEndToEndTests {
     let reprint = try daemon.cli(["print", "1"])
     #expect(reprint.status == 0, "\(reprint.stderr)")
     #expect(printer.wait { printer.printed("R1") == 2 })
-    #expect(printer.jobs.last { $0.codes == ["R1"] }?.lines.contains("*** REPRINT ***") == true)
+    #expect(
+      printer.jobs.last { $0.codes == ["R1"] }?.unpaddedLines.contains("*** REPRINT ***") == true)
     #expect(try daemon.cli(["no-sale"]).status == 0)
     #expect(
       printer.wait {
         printer.jobs.contains {
-          $0.items == [.statusRequest(4), .initialize, .drawerKick(pin: 0, on: 25, off: 250)]
+          $0.items == [.initialize, .drawerKick(pin: 0, on: 25, off: 250)]
         }
       })
   }
@@ -220,31 +277,79 @@ struct PrinterEndToEndTests {
 
 extension PrinterEndToEndTests {
   @Test(
-    "a printer out of paper says so (DLE EOT 4): the sale completes, the job waits and prints once paper is in"
+    "an idle printer is asked how it is: paper out shows before any sale; the sale completes, its job waits and prints once paper is in"
   )
   func paperOut() throws {
     let printer = try TestPrinter()
     defer { printer.stop() }
-    printer.answerStatus(0x72)
+    printer.answerStatus(TestPrinter.ok)
     let daemon = try Daemon(arguments: ["--printer", "tcp:127.0.0.1:\(printer.port)"])
     defer { daemon.cleanup() }
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "ok" })
+    // The roll runs out with nothing to print: hello says so within a few seconds.
+    printer.answerStatus(TestPrinter.paperOut)
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "paper_out" })
+    #expect(printer.jobs.isEmpty)
     #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
-    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "paper_out" })
-    #expect(printer.printed("R1") == 0)
+    usleep(1_500_000)
+    #expect(printer.printed("R1") == 0, "a printer out of paper is not sent the job")
     #expect(try daemon.cli(["status"]).stdout.contains(": paper out, 1 job waiting"))
-    printer.answerStatus(0x12)
+    #expect(try !journalText(daemon.dataDirectory).contains("print_done"))
+    printer.answerStatus(TestPrinter.ok)
     #expect(printer.wait { printer.printed("R1") == 1 })
     #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "ok" })
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["pending"] == .int(0) })
     usleep(1_000_000)
     #expect(printer.printed("R1") == 1)
+  }
+
+  @Test(
+    "a job the printer holds (its cover opened while it printed) is not done until it says it printed it, and is never sent twice"
+  )
+  func heldJob() throws {
+    let printer = try TestPrinter()
+    defer { printer.stop() }
+    printer.answerStatus(TestPrinter.ok)
+    let daemon = try Daemon(arguments: ["--printer", "tcp:127.0.0.1:\(printer.port)"])
+    defer { daemon.cleanup() }
+    printer.fault(afterNextJob: TestPrinter.coverOpen)
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "cover_open" })
+    usleep(2_000_000)
+    #expect(try printerStatus(daemon)?["pending"] == .int(1))
+    #expect(try !journalText(daemon.dataDirectory).contains("print_done"), "held, not printed")
+    // The cover is closed: the printer prints what it held; registerd sends nothing again.
+    printer.answerStatus(TestPrinter.ok)
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["pending"] == .int(0) })
+    #expect(try printerStatus(daemon)?["status"] == "ok")
+    #expect(printer.wait { printer.printed("R1") == 1 })
+    usleep(1_500_000)
+    #expect(printer.printed("R1") == 1)
+    #expect(try journalText(daemon.dataDirectory).components(separatedBy: "print_done").count == 2)
+
+    // Held again, and this time switched off: what it held is gone, so the job is sent again
+    // once the printer is back, and only then done.
+    printer.fault(afterNextJob: TestPrinter.coverOpen)
+    #expect(try daemon.cli(["print", "1"]).status == 0)
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "cover_open" })
+    printer.powerOff()
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "offline" })
+    #expect(try printerStatus(daemon)?["pending"] == .int(1))
+    printer.answerStatus(TestPrinter.ok)
+    try printer.start()
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["pending"] == .int(0) })
+    #expect(
+      printer.wait { printer.printed("R1") == 3 }, "R1, its lost reprint, and the reprint again")
+    #expect(try journalText(daemon.dataDirectory).components(separatedBy: "print_done").count == 3)
   }
 }
 
 @Suite("The customer's pole display", .serialized)
 struct PoleDisplayEndToEndTests {
   @Test(
-    "--display shows the last item and the total, then the change; a display that is away does not hold up a sale"
+    "--display shows the last item and the total, then the change, then the welcome again; a display that is away does not hold up a sale"
   )
   func poleDisplay() throws {
     let pole = try TestPrinter()
@@ -266,6 +371,20 @@ struct PoleDisplayEndToEndTests {
     #expect(
       pole.wait { shown(["     Thank you!     ", "Change          7.76"]) },
       "\(pole.jobs.map(\.transcript))")
+    // Back to the welcome for the next customer, after the same quiet spell as watch.
+    let thanked = Date()
+    let welcomes = pole.jobs.filter {
+      Array($0.lines.suffix(2)) == ["      Welcome!      ", "Lane & Thread Outfit"]
+    }.count
+    func welcomedAgain() -> Bool {
+      pole.jobs.filter {
+        Array($0.lines.suffix(2)) == ["      Welcome!      ", "Lane & Thread Outfit"]
+      }.count > welcomes
+    }
+    #expect(pole.wait(seconds: 20, until: welcomedAgain), "\(pole.jobs.map(\.transcript))")
+    let waited = Date().timeIntervalSince(thanked)
+    let delay = Double(CustomerDisplay.thanksMilliseconds) / 1000
+    #expect(waited > delay - 1.5 && waited < delay + 3, "welcome after \(waited) s")
     // Away: the sale goes on.
     pole.stop()
     #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
@@ -301,5 +420,46 @@ extension PrinterEndToEndTests {
       "\(daemon.log.suffix(2000))")
     #expect(daemon.log.contains("print it with `register-cli print 1`"))
     #expect(try printerStatus(daemon)?["pending"] == .int(Int64(PrintQueue.maximumPending)))
+  }
+}
+
+@Suite("A printer or display path that is not a device", .serialized)
+struct DevicePathEndToEndTests {
+  @Test(
+    "--printer or --display naming a regular file is refused at start; a store setting naming one is never written to"
+  )
+  func regularFileRefused() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanup() }
+    let file = directory.path("receipts.log")
+    let content = Array(String(repeating: "an earlier, longer job\n", count: 20).utf8)
+    try Data(content).write(to: URL(fileURLWithPath: file))
+    for flag in ["--printer", "--display"] {
+      do {
+        let daemon = try Daemon(arguments: [flag, file])
+        daemon.cleanup()
+        Issue.record("registerd started with \(flag) \(file)")
+      } catch {
+        #expect("\(error)".contains("cannot start: \(flag) \(file) is a regular file"), "\(error)")
+      }
+    }
+    #expect(try Array(Data(contentsOf: URL(fileURLWithPath: file))) == content)
+
+    // Named by the store settings: the sale completes, nothing is written, the log says why.
+    let catalog = try String(
+      contentsOf: Binaries.repository.appendingPathComponent("Data/products.json"), encoding: .utf8
+    ).replacingOccurrences(
+      of: #""tenders": ["check", "voucher"]"#,
+      with: #""tenders": ["check", "voucher"], "printer": "\#(file)""#)
+    let daemon = try Daemon(catalog: catalog)
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    let hello = try daemon.cli(["--json", "hello"])
+    let printer = try JSONParser.parse(Array(hello.stdout.utf8.dropLast())).result["printer"]
+    #expect(printer?["pending"] == .int(1))
+    usleep(1_000_000)
+    #expect(try Array(Data(contentsOf: URL(fileURLWithPath: file))) == content)
+    #expect(daemon.log.contains("the store's printer \(file) is a regular file"), "\(daemon.log)")
   }
 }

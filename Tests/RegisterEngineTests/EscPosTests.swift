@@ -117,7 +117,9 @@ private func expectGolden(
     // The store's name centred and bold; the total in double height.
     #expect(
       decoded.items.contains(
-        .line("Test Lane", style: EscPosDecoder.Style(centered: true, emphasized: true))))
+        .line(
+          String(repeating: " ", count: 15) + "Test Lane",
+          style: EscPosDecoder.Style(emphasized: true))))
     let total = try #require(
       decoded.items.first {
         if case .line(let text, _) = $0 { return text.hasPrefix("TOTAL") }
@@ -177,7 +179,7 @@ private func expectGolden(
     let lane = try saleAndReturn()
     let sale = try #require(lane.register.receipts[1])
     let reprint = EscPosDecoder(ReceiptRenderer.escpos(sale, reprint: true))
-    #expect(reprint.lines.contains("*** REPRINT ***"))
+    #expect(reprint.unpaddedLines.contains("*** REPRINT ***"))
     let report = EscPosDecoder(
       ReportRenderer.escpos(DayReport(openDayOf: lane.register, at: testTime)))
     #expect(report.unknown.isEmpty)
@@ -185,7 +187,9 @@ private func expectGolden(
     #expect(report.items.last == .cut(mode: 66, feed: 3))
     #expect(
       report.items.contains(
-        .line("X REPORT - DAY 1", style: EscPosDecoder.Style(centered: true, emphasized: true))))
+        .line(
+          String(repeating: " ", count: 12) + "X REPORT - DAY 1",
+          style: EscPosDecoder.Style(emphasized: true))))
     #expect(
       asText(report, width: 40)
         == ReportRenderer.text(DayReport(openDayOf: lane.register, at: testTime)))
@@ -262,7 +266,7 @@ private func expectGolden(
         == ReceiptRenderer.escpos(try #require(lane.register.returns[2]), reprint: true))
     let report = try lane.ok(#"{"op":"report","escpos":true}"#)
     let reportBytes = try #require(report["escpos"]?.stringValue.flatMap(Base64.decode))
-    #expect(EscPosDecoder(reportBytes).lines.contains("X REPORT - DAY 1"))
+    #expect(EscPosDecoder(reportBytes).unpaddedLines.contains("X REPORT - DAY 1"))
     let refused = try lane.send(#"{"op":"receipt","escpos":"yes"}"#)
     #expect(refused["error"]?["code"] == "bad_request")
   }

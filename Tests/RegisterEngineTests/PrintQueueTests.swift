@@ -40,7 +40,7 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
     #expect(kick < firstLine, "drawer kick before the receipt")
     #expect(decoded.codes == ["R1"])
     #expect(decoded.items.last == .cut(mode: 66, feed: 3))
-    #expect(!decoded.lines.contains("*** REPRINT ***"))
+    #expect(!decoded.unpaddedLines.contains("*** REPRINT ***"))
   }
 
   @Test func aCardSaleDoesNotOpenTheDrawer() throws {
@@ -89,7 +89,7 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
     #expect(jobs.count == 2)
     #expect(jobs.last == PrintJob(id: 2, document: .receipt(2, reprint: false), drawer: true))
     let decoded = EscPosDecoder(try #require(lane.register.printBytes(for: jobs[1])))
-    #expect(decoded.lines.contains("RETURN"))
+    #expect(decoded.unpaddedLines.contains("RETURN"))
     #expect(decoded.codes == ["R2"])
   }
 
@@ -103,7 +103,7 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
     let job = try #require(lane.register.printQueue.pending.last)
     #expect(job.document == .receipt(1, reprint: true) && !job.drawer)
     #expect(
-      EscPosDecoder(try #require(lane.register.printBytes(for: job))).lines.contains(
+      EscPosDecoder(try #require(lane.register.printBytes(for: job))).unpaddedLines.contains(
         "*** REPRINT ***"))
     #expect(try lane.send(#"{"op":"print","receipt":9}"#).errorCode == "receipt_not_found")
     #expect(try lane.send(#"{"op":"print","receipt":"x"}"#).errorCode == "bad_request")

@@ -266,6 +266,10 @@ package struct EscPosDecoder {
     }
   }
 
+  /// The printed lines without the spaces they start with: a centred line carries its
+  /// padding, so this is where a centred heading is looked for.
+  package var unpaddedLines: [String] { lines.map { String($0.drop { $0 == " " }) } }
+
   /// The printed text, one `\n` after each line.
   package var text: String { lines.map { $0 + "\n" }.joined() }
 

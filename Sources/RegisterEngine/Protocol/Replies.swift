@@ -6,7 +6,7 @@ protocol ReplySource: AnyObject {
   /// True for an installed register, which must be set up before it serves (the register's
   /// state is not read through the source: it is passed in, held for the reply).
   var requiresSetup: Bool { get }
-  /// What the receipt printer said last (`ok`, `offline`, `paper_out`), set by the daemon;
+  /// What the receipt printer said last (`PrinterStatus`), set by the daemon;
   /// nil before it tried.
   var printerStatus: PrinterStatus? { get }
 }

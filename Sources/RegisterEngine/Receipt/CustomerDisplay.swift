@@ -139,6 +139,10 @@ package struct CustomerDisplay: Equatable {
     }
   }
 
+  /// How long the thank-you stays with nothing happening before the welcome comes back, on
+  /// `register-cli watch` and on the pole display alike.
+  package static let thanksMilliseconds = 8_000
+
   /// Nothing happened for a while: after a sale, back to the welcome for the next customer.
   package mutating func idle() {
     if screen == .thanks { self = CustomerDisplay(store: store) }

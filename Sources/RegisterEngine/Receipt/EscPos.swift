@@ -42,17 +42,6 @@ public enum EscPos {
   public static let drawerKick: [UInt8] = [esc, 0x70, 0x00, 0x19, 0xFA]
   /// GS V 66 3: feed to the cutter (plus 3 dots) and cut, leaving a hinge (partial cut).
   public static let partialCut: [UInt8] = [gs, 0x56, 0x42, 0x03]
-  /// DLE EOT 4: ask for the paper roll sensor status (one byte back).
-  public static let paperStatusRequest: [UInt8] = [dle, eot, 0x04]
-
-  /// What a printer's answer to `paperStatusRequest` says: true when the paper is out
-  /// (bits 5 and 6: roll end detected), false when there is paper; nil when the byte is not
-  /// a status byte (bits 0, 1 and 4 set, bit 7 clear, as ESC/POS defines it).
-  public static func paperOut(status byte: UInt8) -> Bool? {
-    guard byte & 0x93 == 0x12 else { return nil }
-    return byte & 0x60 == 0x60
-  }
-
   /// A whole document: initialise, the code page and font, the drawer kick when asked, the
   /// layout's lines in their styles, the receipt `code` (nil: none) as a barcode or QR code,
   /// and a partial cut.
@@ -63,13 +52,8 @@ public enum EscPos {
     // columns; a wider layout takes font B (9×17 dots, 64 columns).
     out += [esc, 0x4D, layout.width <= 48 ? 0 : 1]
     if options.drawerKick { out += drawerKick }
-    var centered = false
     var style = LineStyle.plain
     for (line, format) in zip(layout.lines, layout.styles) {
-      if format.centered != centered {
-        centered = format.centered
-        out += [esc, 0x61, centered ? 1 : 0]  // ESC a n: justification
-      }
       if format.style.emphasized != style.emphasized {
         out += [esc, 0x45, format.style.emphasized ? 1 : 0]  // ESC E n: emphasis
       }
@@ -77,20 +61,22 @@ public enum EscPos {
         out += [gs, 0x21, format.style.doubleHeight ? 0x01 : 0x00]  // GS ! n: double height
       }
       style = format.style
-      // The printer centres a centred line itself; the layout's padding is left out.
-      let text = centered ? String(line.drop { $0 == " " }) : line
-      out += options.codePage.encode(text)
+      // A centred line keeps the layout's padding and is printed left-justified, as every
+      // other line: ESC a 1 would centre it on the paper, which is wider than the receipt when
+      // the store's `receipt_width` is narrower than the printer's columns.
+      out += options.codePage.encode(line)
       out.append(lf)
     }
     if style.emphasized { out += [esc, 0x45, 0] }
     if style.doubleHeight { out += [gs, 0x21, 0] }
     if let code {
       out += [esc, 0x64, 1]  // ESC d 1: a line of space above the symbol
-      if !centered { out += [esc, 0x61, 1] }
-      centered = true
+      // The symbol is centred by the printer (ESC a 1), on the paper: its width in dots is the
+      // printer's to know, not the receipt's columns.
+      out += [esc, 0x61, 1]
       out += symbol(code, options.barcode)
+      out += [esc, 0x61, 0]
     }
-    if centered { out += [esc, 0x61, 0] }
     out += partialCut
     return out
   }

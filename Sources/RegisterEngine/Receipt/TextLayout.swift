@@ -17,7 +17,7 @@ struct LineStyle: Equatable, Sendable {
 struct TextLayout {
   let width: Int
   private(set) var lines: [String] = []
-  /// Per line: its style, and whether `center` made it (ESC/POS centres it with ESC a 1).
+  /// Per line: its style, and whether `center` made it (padded to the middle of `width`).
   private(set) var styles: [(style: LineStyle, centered: Bool)] = []
   /// The style of the lines appended next.
   var style = LineStyle.plain

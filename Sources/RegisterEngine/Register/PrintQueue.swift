@@ -7,15 +7,23 @@ public enum PrintDocument: Sendable, Equatable {
   case drawer
 }
 
-/// How the receipt printer is, as `hello` shows it.
-public enum PrinterStatus: String, Sendable, Equatable {
-  /// It took the last job (or answered the status request with paper in).
+/// How the receipt printer is, as `hello` shows it: what it answered to its real-time status
+/// requests (DLE EOT 1–4), asked every few seconds while it is idle and around every job.
+public enum PrinterStatus: String, Sendable, Equatable, CaseIterable {
+  /// Online, no error, paper in.
   case ok
-  /// It could not be reached: off, unplugged, the network down.
+  /// It could not be reached (off, unplugged, the network down), or it says it is off-line
+  /// for no reason it names.
   case offline
-  /// It answered DLE EOT 4 with the roll end: out of paper (jobs wait).
+  /// Its roll is out (jobs wait).
   case paperOut = "paper_out"
-  /// Nothing was tried yet since registerd started.
+  /// Its cover is open (jobs wait).
+  case coverOpen = "cover_open"
+  /// It reports an error: the cutter jammed, an unrecoverable error, or one it recovers from
+  /// by itself (jobs wait).
+  case error
+  /// Nothing known: not asked yet since registerd started, or a printer that never answers a
+  /// status request (its jobs are done once it accepts their bytes; its faults cannot be seen).
   case unknown
 }
 

@@ -85,10 +85,13 @@ package struct Options {
       --printer PATH|tcp:HOST:PORT
                           the ESC/POS receipt printer (and the cash drawer on it): a
                           device such as /dev/usb/lp0, or a network printer such as
-                          tcp:192.168.1.50:9100 (default: the store setting "printer")
+                          tcp:192.168.1.50:9100 (default: the store setting "printer");
+                          a PATH must be a character device or a FIFO, a regular
+                          file is refused
       --display PATH|tcp:HOST:PORT
                           a two-line, 20-column ESC/POS customer display (pole
-                          display): the last item and the total, then the change
+                          display): the last item and the total, then the change;
+                          a PATH must be a character device or a FIFO
       --check             check the catalog and store files, print what would be served
                           and where, and exit (0 when they are good); nothing is written
       --log-level LEVEL   log error, warning, info or debug messages and the more

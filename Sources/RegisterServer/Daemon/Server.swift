@@ -181,6 +181,10 @@ package final class Server {
   /// The customer's pole display (`--display`), and what it shows.
   package var display: PoleDisplay?
   private var screen = CustomerDisplay()
+  /// When (monotonic milliseconds) the display's thank-you gives way to the welcome: set while
+  /// it shows the thank-you, again at each event (as `register-cli watch` waits for a quiet
+  /// `CustomerDisplay.thanksMilliseconds`).
+  private var welcomeDue: Int64?
   /// The service manager (systemd) told of readiness, reloads, stopping and liveness.
   package var notifier: ServiceNotifier?
   /// The one-line status sent with `READY=1`.
@@ -260,6 +264,7 @@ package final class Server {
         }
       }
       if let until = listenerPausedUntil, until <= now { listenerPausedUntil = nil }
+      if let due = welcomeDue, due <= now { welcomeTheNextCustomer() }
       if listenFD >= 0 {
         poller.watch(listenFD, for: listenerPausedUntil == nil && !draining ? Int16(POLLIN) : 0)
       }
@@ -426,6 +431,7 @@ package final class Server {
   private func pollTimeout(now: Int64) -> Int32 {
     var deadline = listenerPausedUntil
     if let due = nextWatchdog { deadline = min(deadline ?? .max, due) }
+    if let due = welcomeDue { deadline = min(deadline ?? .max, due) }
     if draining { deadline = min(deadline ?? .max, drainDeadline) }
     let timeout = currentIdleTimeout
     prunePartialLines()
@@ -969,6 +975,18 @@ package final class Server {
     }
   }
 
+  /// After a quiet spell on the thank-you, the pole display shows the welcome again.
+  private func welcomeTheNextCustomer() {
+    welcomeDue = nil
+    guard let display else { return }
+    let before = screen.poleLines()
+    screen.idle()
+    let after = screen.poleLines()
+    if after != before {
+      display.show(EscPos.poleDisplay(after, codePage: service.register.store.printerCodePage))
+    }
+  }
+
   /// Hands the oldest durable job to the printer when it is idle. Its bytes are rendered here,
   /// from the register (the journal keeps only the job); the worker does the I/O.
   private func startPrint() {
@@ -1014,6 +1032,9 @@ package final class Server {
       if after != before {
         display.show(EscPos.poleDisplay(after, codePage: service.register.store.printerCodePage))
       }
+      welcomeDue =
+        screen.screen == .thanks
+        ? monotonicMilliseconds() + Int64(CustomerDisplay.thanksMilliseconds) : nil
     }
     if draining { drainAnswered += result.replies.count }
     if !result.events.isEmpty && !subscribers.isEmpty {
