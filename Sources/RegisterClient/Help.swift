@@ -82,7 +82,8 @@ struct CommandHelp {
           "replace a line's unit price"),
         CommandHelp(
           ["void"], "void [--reason TEXT] [--yes]",
-          "cancel the open order and hand back its tenders\n(asked to confirm at a terminal, unless --yes)"),
+          "cancel the open order and hand back its tenders\n(asked to confirm at a terminal, unless --yes)"
+        ),
         CommandHelp(
           ["void-line", "void_line"], "void-line LINE",
           "void a line: it stays on the order, marked VOID"),
@@ -128,7 +129,8 @@ struct CommandHelp {
           "the report as ESC/POS bytes for a receipt printer"),
         CommandHelp(
           ["close-day", "close_day"], "close-day [--counted-cash AMOUNT] [--yes]",
-          "Z report: print the totals and close the day\n(asked to confirm at a terminal, unless --yes)"),
+          "Z report: print the totals and close the day\n(asked to confirm at a terminal, unless --yes)"
+        ),
       ]
     ),
     (
