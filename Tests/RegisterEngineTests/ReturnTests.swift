@@ -439,8 +439,8 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     #expect(text.contains(receiptColumns("Returns (1)", "-51.69")))
     #expect(text.contains(receiptColumns("  items returned", "3")))
     #expect(text.contains(receiptColumns("  tax refunded", "-1.94")))
-    #expect(text.contains(receiptColumns("  refund card VISA (1)", "-20.00")))
-    #expect(text.contains(receiptColumns("  refund cash (1)", "-31.69")))
+    #expect(text.contains(receiptColumns("  refund VISA card (1)", "-20.00")))
+    #expect(text.contains(receiptColumns("  refund Cash (1)", "-31.69")))
 
     // Day 1's Z report is as it was closed: no returns.
     let z = try #require(try lane.ok(#"{"op":"report","kind":"z","day":1}"#)["report"])
