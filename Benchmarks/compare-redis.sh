@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# registerd and Redis side by side, in one run, with one load client (issue 10's benchmark).
+# registerd and Redis side by side, in one run, with one load client.
 #
 #   Benchmarks/compare-redis.sh [--duration SECONDS] [--warmup SECONDS] [--rounds N]
 #                               [--no-profile] [--perf-data FILE]

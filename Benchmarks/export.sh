@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The back-office export's rate (issue 15): `register-cli export` of a generated history, in
+# The back-office export's rate: `register-cli export` of a generated history, in
 # records per second, next to Python reading the same journal files with json.loads line by line
 # (the floor any tool that reads the journal gets) in the same run, so a busy machine still gives
 # a true ratio.

@@ -1,4 +1,4 @@
-# Sourced by the benchmark scripts: `start_redis DIR` starts redis-server as issue 10's
+# Sourced by the benchmark scripts: `start_redis DIR` starts redis-server as the Redis comparison's
 # comparison needs it: listening only on the Unix socket DIR/redis.sock (port 0, nothing on
 # TCP), its files in DIR, appendonly yes with appendfsync always (every write fsynced before
 # its reply, as registerd's journal is), no RDB snapshots. It sets `redis_pid`; the caller
