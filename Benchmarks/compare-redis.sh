@@ -9,8 +9,8 @@
 # reply) and redis-server on a Unix socket in the same temporary directory (same disk), with
 # appendonly yes, appendfsync always, no RDB snapshots and no TCP port. Installs redis-server
 # with apt-get when it is missing. Then, for each scenario, runs the same load client against
-# registerd and against Redis, and prints a table and the ratios against the targets of
-# issue 10. With --rounds N (default 3) every scenario is measured N times, registerd and Redis
+# registerd and against Redis, and prints a table and the ratios against the targets
+# docs/PERFORMANCE.md sets. With --rounds N (default 3) every scenario is measured N times, registerd and Redis
 # alternating, and each ratio is judged on its median: on a shared virtual machine one
 # 5-second measurement can be off by a factor of two (the disk's and the host's other load). Last, unless --no-profile, profiles registerd under scenario 1 with `perf record -g`
 # and prints the top symbols (--perf-data FILE keeps the recording, for `perf report -i FILE`
@@ -181,7 +181,7 @@ r1=$(median "${r1s[@]}")
 r2=$(median "${r2s[@]}")
 r3=$(median "${r3s[@]}")
 r4=$(median "${r4s[@]}")
-echo "| ratio registerd / Redis                      | rounds | median | target (issue 10) |         |"
+echo "| ratio registerd / Redis                      | rounds | median | target            |         |"
 echo "|----------------------------------------------|--------|-------:|------------------:|---------|"
 printf '| 1. hello vs PING, 50 × 16, req/s             | %s | %6s | ≥ 0.25            | %-7s |\n' "${r1s[*]}" "$r1" "$(verdict "$r1" ">=" 0.25)"
 printf '| 2. paid_in vs SET (fsync), 50 × 1, req/s     | %s | %6s | ≥ 1.0             | %-7s |\n' "${r2s[*]}" "$r2" "$(verdict "$r2" ">=" 1.0)"

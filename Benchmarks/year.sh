@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A year on one lane (issue 11, "Bounded cost, measured"): generates a 1-day and a DAYS-day
+# A year on one lane: generates a 1-day and a DAYS-day
 # history (RECORDS records a day, PRODUCTS products; `register-bench history`), caches them, and
 # times in one run:
 #   - start-up to listening: exec of registerd to its first `hello` reply, on a copy of the

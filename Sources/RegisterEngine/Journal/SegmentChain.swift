@@ -108,7 +108,8 @@ public struct SegmentChain: Sendable, Equatable {
     let newlines: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
     while index + 8 <= bytes.count {
       let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ newlines
-      // A zero byte in `word` (a newline in the text) sets its high bit here.
+      // A zero byte in `word` (a newline in the text) sets its high bit here. The wrapping
+      // subtraction is the bit trick itself (bytes compared in a word), not a count or money.
       if (word &- ones) & ~word & highs != 0 { break }
       index += 8
     }
