@@ -15,7 +15,7 @@
 #
 # Under valgrind the CPU's SHA extensions are not offered, so the writer's count includes the
 # portable SHA-256 (about 10,000 instructions a record); the loop's count is what it is
-# natively. Default request: a durable paid_in, the one issue 10's benchmark measures.
+# natively. Default request: a durable paid_in, the request the Redis comparison measures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -3,7 +3,7 @@ import RegisterEngine
 import RegisterTestSupport
 import Testing
 
-// The hostile-input corpus (issue 9, "How it is checked"): a running registerd is sent every
+// The hostile-input corpus: a running registerd is sent every
 // kind of malformed JSON document, and every op with each of its fields replaced by extreme
 // values, and must answer every line with exactly one well-formed reply, in order, stay up,
 // never echo a card number, and leave a journal that verifies and recovers.
