@@ -21,7 +21,7 @@ enum Output {
         + " (\(text(result["item_count"])) item\(result["item_count"]?.int64Value == 1 ? "" : "s"))\n"
     case .giftCard:
       let card = result["gift_card"]
-      let used = card?["last_used_at"]?.stringValue.map { ", last used \($0)" } ?? ""
+      let used = card?["last_used_at"].map { ", last used \(localTime($0))" } ?? ""
       return "Gift card \(text(card?["number"])): balance \(text(card?["balance"]))"
         + " (loaded with \(text(card?["issued_amount"])) on day \(text(card?["issued_day"])),"
         + " receipt \(text(card?["issued_receipt"]))\(used))\n"
@@ -237,7 +237,8 @@ enum Output {
     let status = text(order["status"])
     out += "Order \(text(order["order_id"])) (\(status), version \(text(order["version"])))\n"
     if let customer = order["customer_id"]?.stringValue {
-      out += "  Customer \(customer) (register-cli customer history \(customer))\n"
+      let name = order["customer_name"]?.stringValue.map { "\($0) (\(customer))" } ?? customer
+      out += "  Customer: \(name)\n"
     }
     let lines = order["lines"]?.arrayValue ?? []
     if lines.isEmpty {
@@ -271,9 +272,11 @@ enum Output {
         for note in notes { out += "     \(note)\n" }
       }
     }
-    var rows: [(String, String)] = [
-      ("Items", text(order["item_count"])), ("Subtotal", text(order["subtotal"])),
-    ]
+    // An order of gift cards alone has no items and no subtotal to show.
+    var rows: [(String, String)] = []
+    if order["item_count"]?.int64Value != 0 || order["gift_cards"] == nil {
+      rows += [("Items", text(order["item_count"])), ("Subtotal", text(order["subtotal"]))]
+    }
     if let discount = order["discount_total"]?.stringValue, discount != "0.00",
       !discount.allSatisfy({ $0 == "0" || $0 == "." })
     {

@@ -14,6 +14,11 @@ enum Phrasebook {
     ("the catalog op lists them", "`register-cli catalog` lists them"),
     ("sign in first (op sign_in)", "sign in first: register-cli sign-in ID"),
     ("; use product_update", "; change it with register-cli product update SKU ..."),
+    (
+      "give the product that barcode (product_update)",
+      "give the product that barcode: register-cli product update SKU --barcode CODE"
+    ),
+    ("with product_update first", "first: register-cli product update SKU --stock N"),
     ("use kind \"z\" with day", "use register-cli report z --day N"),
   ]
 

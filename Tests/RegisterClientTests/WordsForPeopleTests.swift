@@ -24,7 +24,44 @@ import Testing
     #expect(text.contains("Gift card"), "\(text)")
     #expect(text.contains("Store credit"), "\(text)")
     #expect(!text.contains("_"), "no wire names: \(text)")
-    #expect(text.contains("Customer C7"), "\(text)")
+    #expect(text.contains("Customer: C7"), "\(text)")
+  }
+
+  @Test func anOrderOfGiftCardsAloneHasNoItemCount() throws {
+    let order = try JSONParser.parse(
+      #"{"order_id":3,"status":"open","version":2,"lines":[{"line":1,"sku":"G25","name":"Gift Card","qty":1,"amount":"25.00"}],"item_count":0,"subtotal":"0.00","tax":"0.00","gift_cards":"25.00","total":"25.00","tenders":[],"paid":"0.00"}"#
+    )
+    let text = Output.render(order, style: .order)
+    #expect(!text.contains("Items") && !text.contains("Subtotal"), "\(text)")
+  }
+
+  @Test func theOrderNamesItsCustomerByName() throws {
+    let order = try JSONParser.parse(
+      #"{"order_id":3,"status":"open","version":2,"customer_id":"C7","customer_name":"Dana Lee","lines":[],"item_count":0,"subtotal":"0.00","tax":"0.00","total":"0.00","tenders":[],"paid":"0.00"}"#
+    )
+    let text = Output.render(order, style: .order)
+    #expect(text.contains("Customer: Dana Lee (C7)"), "\(text)")
+    #expect(text.contains("Items"), "\(text)")
+  }
+
+  @Test func aGiftCardBalanceSaysWhenInLocalTime() throws {
+    let reply = try JSONParser.parse(
+      #"{"gift_card":{"number":"****1234","balance":"12.50","issued_amount":"25.00","issued_day":3,"issued_receipt":7,"last_used_at":"2026-03-15T14:03:05.000-05:00"}}"#
+    )
+    let text = Output.render(reply, style: .giftCard)
+    #expect(!text.contains("T14:03"), "no ISO timestamp: \(text)")
+    #expect(text.contains(HumanTime.display("2026-03-15T14:03:05.000-05:00") ?? "?"), "\(text)")
+  }
+
+  @Test(arguments: [
+    "no product has the EAN-13 barcode 4006381333931; add it with its SKU, or give the product that barcode (product_update)",
+    "TEE does not track stock; set its stock with product_update first",
+    "a product with SKU \"TEE\" exists; use product_update",
+  ])
+  func daemonAdviceIsSaidAsACommand(message: String) {
+    let said = Phrasebook.translate(message)
+    #expect(!said.contains("product_update"), "\(said)")
+    #expect(said.contains("register-cli product update"), "\(said)")
   }
 
   @Test func aProductShowsItsCategoryRegularPriceColoursAndGiftCardNeeds() throws {

@@ -104,6 +104,17 @@ private struct ScanLane {
       ])
   }
 
+  @Test func aBarcodeGivenToAddRingsUpItsProductAndASKUStillWins() throws {
+    let lane = try ScanLane()
+    let tee = try lane.ok(#"{"op":"add","sku":"4006381333931","qty":2}"#)
+    #expect(tee["lines"]?.arrayValue?.last?["sku"] == .string("TEE"))
+    #expect(tee["lines"]?.arrayValue?.last?["qty"] == .int(2))
+    // A SKU that is all digits is the product with that SKU, barcode or not.
+    let sock = try lane.ok(#"{"op":"add","sku":"12345"}"#)
+    #expect(sock["lines"]?.arrayValue?.last?["sku"] == .string("12345"))
+    #expect(try lane.send(#"{"op":"add","sku":"73513537"}"#).errorCode == "unknown_sku")
+  }
+
   @Test func aScannedSKUAndScannerWhitespaceWork() throws {
     let lane = try ScanLane()
     #expect(try lane.scan("CAP\\r")["ok"] == .bool(true))

@@ -461,6 +461,7 @@ private func ringUpDiscountedSale(
     Change                             17.46
     ----------------------------------------
     Items                                  5
+    You saved                          10.10
 
     """
 

@@ -106,6 +106,8 @@ import Testing
       #expect(message.contains("/etc/registerd"))
       #expect(message.contains("--catalog FILE"))
       #expect(message.contains("register-cli setup"))
+      // One line in the log: a line break would be written there as a literal `\n`.
+      #expect(!message.contains("\n"), "\(message)")
     }
   }
 

@@ -120,15 +120,18 @@ enum RandomHistory {
   /// on several lines (`#2 1 x …`), and the Z report names tenders in words and labels its
   /// anchor; taking out the two settings and the line numbers alone did not give the old
   /// digests back (the reports' words differ too), and the replay check below still holds.
+  /// And again when receipts' "You saved" came to count discounts too and a receipt of gift
+  /// cards alone dropped its item count and subtotal (with both put back as they were, the
+  /// previous digests matched).
   /// Regenerate (only for a deliberate change of state or receipts) by printing
   /// `SHA256.hex(Array(RandomHistory.digest(live).utf8))` here.
   static let before: [UInt64: String] = [
-    1: "61470cacfec9064ca922f852cbe65bb4147055bd52e050214ecdb79507cf2fa5",
-    2: "f3ea0dff0478ca714a72b74cc7c06029d7c808054cf657a895ad5fc538d6bb3c",
-    3: "491ad57bd464a159d580f660fa302299557c8ba0a2b3875b35f8d389ed4b1ac0",
-    4: "49409ee960591f4d0ecbbf8321e458da05b03eaa6e39552b4a0041da92314e16",
-    5: "d3d8f2e352c90232ccff2980fd2ed382a18d03adb108b06df061909237d5c778",
-    6: "aa159cea9812de2d9386648b62cce9605b1d259b5aff4093ee7be540ed22a72a",
+    1: "a5fae93ac8665874323d33c178f959b8148e1441272668b89402430501113b34",
+    2: "d9c6b08daf5e8027e69f3528afa566503a1867c2fa5206d1b9aa29c7a2dbdb15",
+    3: "2ac64832fd0752f4bf1c1392010821e3e35e5cd1e65ca4caaf72b585c2160251",
+    4: "2b0a212383bd0afeeb38e82e072982e7af438ba6291078501c249b238143a4df",
+    5: "26c0f0ade4d2720493c4bc78ac3a53a883ba9cd4a686f9ad29e14182a494199b",
+    6: "5c24d189150b9daea324b789a888b6180f9848cea2b631826fa912dae84f647e",
   ]
 
   @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])

@@ -7,6 +7,23 @@ public enum CardBrand: String, Sendable, Equatable, CaseIterable {
   case jcb = "JCB"
   case dinersClub = "DINERS"
 
+  /// The network's name as people write it: "Visa", "American Express".
+  public var name: String {
+    switch self {
+    case .visa: "Visa"
+    case .mastercard: "Mastercard"
+    case .amex: "American Express"
+    case .discover: "Discover"
+    case .jcb: "JCB"
+    case .dinersClub: "Diners Club"
+    }
+  }
+
+  /// The name after "a" or "an", as a sentence needs it: "an American Express".
+  public var withArticle: String {
+    (name.first.map { "AEIOU".contains($0) } ?? false ? "an " : "a ") + name
+  }
+
   /// The lengths this network issues.
   public var lengths: Set<Int> {
     switch self {
@@ -138,7 +155,7 @@ public enum CardValidator {
         "the card brand is not accepted (Visa, Mastercard, Amex, Discover, JCB, Diners)")
     }
     guard brand.lengths.contains(digits.count) else {
-      throw .invalid("a \(brand.rawValue) card number cannot have \(digits.count) digits")
+      throw .invalid("\(brand.withArticle) card number cannot have \(digits.count) digits")
     }
     guard (1...12).contains(card.expiryMonth) else {
       throw .invalid("exp_month must be 1 to 12")
@@ -158,7 +175,7 @@ public enum CardValidator {
     }
     guard card.cvv.count == brand.cvvLength, card.cvv.allSatisfy({ $0.isASCII && $0.isNumber })
     else {
-      throw .invalid("the CVV of a \(brand.rawValue) card is \(brand.cvvLength) digits")
+      throw .invalid("the CVV of \(brand.withArticle) card is \(brand.cvvLength) digits")
     }
     let last4 = digits.suffix(4).map { String($0) }.joined()
     return CardSummary(brand: brand, last4: last4)

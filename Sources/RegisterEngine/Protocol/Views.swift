@@ -5,13 +5,15 @@ extension Register {
     Register.orderJSON(
       order, totals: totals, status: "open", currency: store.currency,
       cashDue: (try? cashDue(max(0, totals.total - order.paid))) ?? 0,
-      change: 0, cashRounding: 0, hasCashRounding: store.cashRounding != nil)
+      change: 0, cashRounding: 0, hasCashRounding: store.cashRounding != nil,
+      customerName: order.customerID.flatMap { customerBook.customer($0)?.name })
   }
 
   /// An order object: lines, totals, tenders, what is paid and what is still due.
   static func orderJSON(
     _ order: Order, totals: OrderTotals, status: String, currency: Currency, cashDue: Int64,
-    change: Int64, cashRounding: Int64, hasCashRounding: Bool, receipt: Int? = nil
+    change: Int64, cashRounding: Int64, hasCashRounding: Bool, receipt: Int? = nil,
+    customerName: String? = nil
   ) -> JSONValue {
     let money = { (units: Int64) in
       JSONValue.string(Money(minorUnits: units, currency: currency).decimalString)
@@ -45,6 +47,7 @@ extension Register {
       "cash_rounding": cashRounding != 0 ? money(cashRounding) : nil,
       "change_due": money(change),
       "customer_id": order.customerID.map(JSONValue.string),
+      "customer_name": customerName.map(JSONValue.string),
       "tax_exempt": order.taxExemption.map(JSONValue.string),
       "note": order.note.map(JSONValue.string),
     ])
@@ -150,7 +153,7 @@ extension CompletedSale {
     Register.orderJSON(
       order, totals: totals, status: "completed", currency: currency, cashDue: 0,
       change: change.minorUnits, cashRounding: cashRounding.minorUnits,
-      hasCashRounding: false, receipt: receiptNumber)
+      hasCashRounding: false, receipt: receiptNumber, customerName: customer?.name)
   }
 
   /// The receipt as a JSON object: the same facts the text prints.

@@ -45,7 +45,9 @@ public enum ReceiptRenderer {
         number: (seen[line.sku] ?? 0) > 1 && !line.voided)
     }
     out.rule()
-    out.columns("Subtotal", money(sale.totals.subtotal))
+    // An order of gift cards alone has no items: no subtotal, no item count.
+    let hasItems = sale.totals.itemCount != 0 || sale.totals.giftCardCount == 0
+    if hasItems { out.columns("Subtotal", money(sale.totals.subtotal)) }
     for promotion in sale.totals.promotions {
       out.columns(promotion.name, "-" + money(promotion.saving))
     }
@@ -88,9 +90,12 @@ public enum ReceiptRenderer {
         out.columns("  " + GiftCardNumber.grouped(card.number), card.amount.decimalString)
       }
     }
-    out.rule()
-    out.columns("Items", String(sale.totals.itemCount))
-    let saved = Checked.saturatingAdd(sale.totals.savings, sale.totals.promotionDiscounts)
+    // What the customer saved: sale prices, promotions and every discount.
+    let saved = Checked.saturatingAdd(
+      Checked.saturatingAdd(sale.totals.savings, sale.totals.promotionDiscounts),
+      sale.totals.discountTotal)
+    if hasItems || saved > 0 { out.rule() }
+    if hasItems { out.columns("Items", String(sale.totals.itemCount)) }
     if saved > 0 {
       out.columns("You saved", money(saved))
     }

@@ -399,7 +399,14 @@ extension Register {
     sku typed: String, quantity: Int64, options: [String: String], amount: Money?,
     labelPrice: Money? = nil
   ) throws(RegisterError) -> [Event] {
-    let sku = catalogSKU(typed)
+    // A code typed or scanned into `add` that is no SKU but a product's barcode names that
+    // product, as it would at `scan`: a cashier does not tell the two apart.
+    var sku = catalogSKU(typed)
+    if products[sku] == nil, case .success(let barcode) = Barcode.parse(typed),
+      let product = products.product(barcode: barcode)
+    {
+      sku = product.sku
+    }
     guard order.lines.count < Self.maximumLines else {
       throw RegisterError(
         .orderFull,
