@@ -257,6 +257,10 @@ struct CommandHelp {
           ["completion"], "completion bash|zsh",
           "a completion script for the shell, made from\nthis same table: eval \"$(register-cli completion\nbash)\" or install it where the shell looks"
         ),
+        CommandHelp(
+          ["schema"], "schema",
+          "the protocol as a JSON Schema (2020-12): every\nrequest, reply, event and error code; the same\nas docs/protocol.schema.json"
+        ),
         CommandHelp(["--version", "version"], "--version", "print register-cli's version"),
       ]
     ),

@@ -127,6 +127,8 @@ package enum Invocation: Equatable {
   case manual
   /// A completion script for `Shell`.
   case completion(Shell)
+  /// The protocol's JSON Schema (docs/protocol.schema.json).
+  case schema
 }
 
 /// A shell `register-cli completion` writes a script for.
@@ -185,6 +187,9 @@ package enum CommandParser {
     case "--version", "version":
       try arguments.finish()
       return .version
+    case "schema":
+      try arguments.finish()
+      return .schema
     case "completion":
       let shell = try arguments.positional("bash|zsh")
       try arguments.finish()
@@ -414,6 +419,9 @@ package enum CommandParser {
       }
       let day = try arguments.option("--day").map { text throws(UsageError) in
         try integer(text, name: "--day", as: Int.self)
+      }
+      if kind == .x, day != nil {
+        throw UsageError("an X report is always of the open day; use register-cli report z --day N")
       }
       let escpos = arguments.flag("--escpos")
       invocation = request(

@@ -63,6 +63,9 @@ final class Session {
     case .manual:
       writeStandardOutput(ManPage.registerCLI())
       return .done
+    case .schema:
+      writeStandardOutput(ProtocolSchema.text)
+      return .done
     case .completion(let shell):
       switch shell {
       case .bash: writeStandardOutput(Completion.bash)
@@ -271,7 +274,7 @@ final class Session {
       writeStandardOutput(Output.render(result, style: style))
       return .done
     case .failure(_, let error):
-      return CLI.fail(.refused, "\(error.codeName): \(Phrasebook.translate(error.message))")
+      return CLI.fail(.refused, "\(error.codeName): \(ErrorWords.said(error))")
     }
   }
 

@@ -365,7 +365,7 @@ struct CLINewUserTests {
     let exists = try daemon.cli([
       "product", "add", "CAP-BSB", "--name", "Cap", "--category", "Hats", "--price", "1.00",
     ])
-    #expect(exists.stderr.contains("register-cli product update SKU"), "\(exists.stderr)")
+    #expect(exists.stderr.contains("register-cli product update CAP-BSB"), "\(exists.stderr)")
     #expect(!exists.stderr.contains("product_update"))
 
     #expect(

@@ -256,21 +256,41 @@ final class Client: @unchecked Sendable {
     connection.setReceiveTimeout(milliseconds: 10_000)
   }
 
+  /// The request lines sent with `send` whose replies have not been read, oldest first: each
+  /// reply read is checked against the schema's reply to its op.
+  private var awaiting: [String] = []
+  /// Set once raw bytes were sent: replies can no longer be paired with requests, and are
+  /// checked against the schema's replies to any op.
+  private var unpaired = false
+
   /// Sends a request line and returns the parsed reply.
   func send(_ line: String) throws -> JSONValue {
     try connection.send(line: line)
+    awaiting.append(line)
     return try read()
   }
 
   /// Sends raw bytes (no newline added).
   func sendRaw(_ bytes: [UInt8]) throws {
     try connection.send(bytes: bytes)
+    unpaired = true
   }
 
-  /// Reads and parses the next line.
+  /// Reads and parses the next line, and holds it to the protocol's schema (an event line to
+  /// `event`, a reply to the reply of the op it answers).
   func read() throws -> JSONValue {
     guard let line = try connection.readLine() else { throw HarnessError("connection closed") }
-    return try JSONParser.parse(line)
+    let value = try JSONParser.parse(line)
+    if value["event"] != nil {
+      let problems = SchemaValidator.protocol.problems(value, as: "event")
+      #expect(problems.isEmpty, "event off the schema: \(problems) in \(line.prefix(600))")
+    } else if !unpaired, !awaiting.isEmpty {
+      SchemaCheck.exchange(request: awaiting.removeFirst(), reply: value)
+    } else {
+      let problems = SchemaValidator.protocol.problems(value, as: "reply")
+      #expect(problems.isEmpty, "reply off the schema: \(problems) in \(line.prefix(600))")
+    }
+    return value
   }
 }
 

@@ -54,14 +54,44 @@ import Testing
   }
 
   @Test(arguments: [
-    "no product has the EAN-13 barcode 4006381333931; add it with its SKU, or give the product that barcode (product_update)",
-    "TEE does not track stock; set its stock with product_update first",
-    "a product with SKU \"TEE\" exists; use product_update",
+    ReplyError(
+      .unknownBarcode, "no product has the EAN-13 barcode 4006381333931; (product_update)",
+      data: .object(["code": .string("4006381333931"), "kind": .string("EAN-13")])),
+    ReplyError(
+      .invalidProduct, "TEE does not track stock; set its stock with product_update first",
+      data: .object(["sku": .string("TEE"), "stock_tracked": .bool(false)])),
+    ReplyError(
+      .productExists, "a product with SKU \"TEE\" exists; use product_update",
+      data: .object(["sku": .string("TEE")])),
   ])
-  func daemonAdviceIsSaidAsACommand(message: String) {
-    let said = Phrasebook.translate(message)
+  func daemonAdviceIsSaidAsACommand(error: ReplyError) {
+    let said = ErrorWords.said(error)
     #expect(!said.contains("product_update"), "\(said)")
     #expect(said.contains("register-cli product update"), "\(said)")
+    #expect(said.contains("TEE") || said.contains("4006381333931"), "\(said)")
+  }
+
+  @Test func anXReportOfAnotherDayIsRefusedBeforeItIsSent() {
+    do {
+      _ = try CommandParser.parse(["report", "x", "--day", "3"])
+      Issue.record("report x --day was taken")
+    } catch {
+      #expect(error.message.contains("register-cli report z --day"), "\(error.message)")
+    }
+  }
+
+  @Test func wordsAreChosenByCodeNotByTheDaemonsWording() {
+    // The same words with another code are shown as they came; a code the client does not
+    // know, too.
+    let other = ReplyError(.badRequest, "x; use product_update", data: nil)
+    #expect(ErrorWords.said(other) == "x; use product_update")
+    let approval = ReplyError(
+      .approvalRequired, "a return needs a manager: send approve: {operator, pin}",
+      data: .object(["needs": .string("a return needs a manager")]))
+    #expect(ErrorWords.said(approval).contains("--approve MANAGER"))
+    #expect(!ErrorWords.said(approval).contains("{operator, pin}"))
+    let notSigned = ReplyError(.notSignedIn, "nobody is signed in; sign in first (op sign_in)")
+    #expect(ErrorWords.said(notSigned).contains("register-cli sign-in"))
   }
 
   @Test func aProductShowsItsCategoryRegularPriceColoursAndGiftCardNeeds() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import RegisterServer
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine
@@ -77,7 +78,9 @@ extension RegisterService {
   func send(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
     let text = handle(line: line)
     #expect(!text.contains("\n"), "a reply is one line", sourceLocation: sourceLocation)
-    return try JSONParser.parse(text)
+    let reply = try JSONParser.parse(text)
+    SchemaCheck.exchange(request: line, reply: reply, sourceLocation: sourceLocation)
+    return reply
   }
 
   /// Sends a request that must succeed and returns its `result`.

@@ -1,6 +1,7 @@
 import RegisterClient
 import RegisterEngine
 import RegisterServer
+import Testing
 
 /// Where a test client's request lines go and where its reply lines come from.
 public protocol TestTransport: AnyObject {
@@ -35,7 +36,11 @@ public final class TestClient {
 
   /// Sends `request` as it is and reads its reply.
   public func send(_ request: TypedRequest) throws -> Reply {
-    try Reply(line: try transport.exchange(request.line))
+    let line = try transport.exchange(request.line)
+    if let reply = try? JSONParser.parse(line) {
+      SchemaCheck.exchange(request: request.line, reply: reply)
+    }
+    return try Reply(line: line)
   }
 
   /// Sends `body`, which must succeed, and returns its result.

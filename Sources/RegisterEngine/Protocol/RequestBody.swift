@@ -11,6 +11,13 @@ public protocol RequestBody: Sendable, Equatable {
   var command: Command { get }
   /// Writes this op's fields (not `op` and not the envelope) into a request object.
   func encode(to object: inout JSONObject)
+  /// What the op does, in one line (the protocol schema's description of the request).
+  static var summary: String { get }
+  /// The op's fields as the wire carries them (`ProtocolSchema` writes the schema from these;
+  /// tests hold the decoder to them).
+  static var fields: [WireField] { get }
+  /// The reply's `result` when the op succeeds.
+  static var result: WireType { get }
 }
 
 /// A request body the daemon can read: the decoder takes the fields of a request whose op and

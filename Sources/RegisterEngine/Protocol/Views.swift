@@ -288,7 +288,8 @@ extension Register {
     }
     guard let product else {
       throw RegisterError(
-        .unknownSKU, "no product has the SKU or barcode \"\(text)\"; the catalog op lists them")
+        .unknownSKU, "no product has the SKU or barcode \"\(text)\"; the catalog op lists them",
+        data: .object(["sku": .string(text)]))
     }
     return .object(["product": productJSON(product)])
   }

@@ -18,6 +18,12 @@ public struct ErrorMessage: ExpressibleByStringInterpolation, Sendable, Equatabl
     self.text = text
   }
 
+  /// True when `text` is written as identifiers are (letters, digits, `-`, `_`, `.`): quoted
+  /// as it is, never masked.
+  static func isIdentifier(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.allSatisfy(Interpolation.isIdentifierByte)
+  }
+
   public init(stringLiteral value: String) {
     self.init(masking: value)
   }
@@ -51,7 +57,7 @@ public struct ErrorMessage: ExpressibleByStringInterpolation, Sendable, Equatabl
     /// identifiers are (letters, digits, `-`, `_`, `.`) is one: anything else sent in an
     /// identifier's place ("4242 4242 4242 4242" as a SKU) is text, and masked.
     public mutating func appendInterpolation(id identifier: String) {
-      guard identifier.utf8.allSatisfy(Self.isIdentifierByte) else {
+      guard ErrorMessage.isIdentifier(identifier) else {
         pending += identifier
         return
       }
@@ -59,7 +65,7 @@ public struct ErrorMessage: ExpressibleByStringInterpolation, Sendable, Equatabl
       text += identifier
     }
 
-    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+    fileprivate static func isIdentifierByte(_ byte: UInt8) -> Bool {
       (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
         || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
         || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

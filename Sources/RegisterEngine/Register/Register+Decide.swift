@@ -379,7 +379,8 @@ extension Register {
       }
       throw RegisterError(
         .unknownBarcode,
-        "no product has the \(barcode.kind.rawValue) barcode \(id: code); add it with its SKU, or give the product that barcode (product_update)"
+        "no product has the \(barcode.kind.rawValue) barcode \(id: code); add it with its SKU, or give the product that barcode (product_update)",
+        data: .object(["code": .string(code), "kind": .string(barcode.kind.rawValue)])
       )
     case .failure(.badCheckDigit(let kind, _)):
       if let product = products[catalogSKU(code)] { return (product, nil) }
@@ -415,7 +416,8 @@ extension Register {
     }
     guard let product = products[sku] else {
       throw RegisterError(
-        .unknownSKU, "no product has SKU \"\(id: sku)\"; the catalog op lists them")
+        .unknownSKU, "no product has SKU \"\(id: sku)\"; the catalog op lists them",
+        data: .object(["sku": .string(sku)]))
     }
     try checkQuantity(quantity)
     try checkStock(sku: sku, adding: quantity)

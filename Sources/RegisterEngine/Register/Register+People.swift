@@ -76,7 +76,8 @@ extension Register {
   ) throws(RegisterError) -> String {
     guard let approval = context.approval else {
       throw RegisterError(
-        refusal, "\(needs): sign in as a manager, or send approve: {operator, pin}")
+        refusal, "\(needs): sign in as a manager, or send approve: {operator, pin}",
+        data: .object(["needs": .string(needs)]))
     }
     let manager = try operatorNamed(approval.operatorID)
     guard manager.role == .manager else {
@@ -282,7 +283,8 @@ extension Register {
       }
       guard products[sku] != nil else {
         throw RegisterError(
-          .unknownSKU, "no product has SKU \"\(id: sku)\"; the catalog op lists them")
+          .unknownSKU, "no product has SKU \"\(id: sku)\"; the catalog op lists them",
+          data: .object(["sku": .string(sku)]))
       }
       let list = customerBook.wishlist(customerID)
       guard !list.contains(sku) else {

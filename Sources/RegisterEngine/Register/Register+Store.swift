@@ -6,7 +6,8 @@ extension Register {
       let product = try validatedProduct(json)
       guard products[product.sku] == nil else {
         throw RegisterError(
-          .productExists, "a product with SKU \"\(id: product.sku)\" exists; use product_update")
+          .productExists, "a product with SKU \"\(id: product.sku)\" exists; use product_update",
+          data: .object(["sku": .string(product.sku)]))
       }
       guard products.count < Self.maximumProducts else {
         throw RegisterError(
@@ -60,7 +61,8 @@ extension Register {
       guard let stock = product.stock else {
         throw RegisterError(
           .invalidProduct,
-          "\(id: sku) does not track stock; set its stock with product_update first")
+          "\(id: sku) does not track stock; set its stock with product_update first",
+          data: .object(["sku": .string(sku), "stock_tracked": .bool(false)]))
       }
       let limit = IntegerRanges.maximumStock
       // The decoder keeps delta within ±limit; checked here too, because a trap is never the

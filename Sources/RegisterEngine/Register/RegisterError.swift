@@ -40,7 +40,6 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case printQueueFull = "print_queue_full"
   case dayNotFound = "day_not_found"
   case storageFailed = "storage_failed"
-  case readOnly = "read_only"
   // Lifecycle.
   case orderNotEmpty = "order_not_empty"
   case orderHasTenders = "order_has_tenders"
@@ -53,7 +52,6 @@ public enum ErrorCode: String, Sendable, Equatable, CaseIterable {
   case returnExceedsSold = "return_exceeds_sold"
   case keyReused = "key_reused"
   case versionConflict = "version_conflict"
-  case tooManySubscribers = "subscriber_limit"
   case subscriberTooSlow = "subscriber_too_slow"
   /// `subscribe` with an `after` before the journal's first segment: older records were moved
   /// out of the data directory by `register-cli archive`.
@@ -110,7 +108,23 @@ public struct RegisterError: Error, Equatable, CustomStringConvertible {
   public init(_ code: ErrorCode, _ message: ErrorMessage, data: JSONValue? = nil) {
     self.code = code
     self.message = message.text
-    self.data = data
+    self.data = data.map(Self.masked)
+  }
+
+  /// `data` made safe as a message is: each string an identifier (letters, digits, `-`, `_`,
+  /// `.`) kept as it is, every other one masked (`CardNumberMask`), so that a card number sent
+  /// where a SKU goes is never echoed back in an error's data either.
+  static func masked(_ data: JSONValue) -> JSONValue {
+    switch data {
+    case .string(let text):
+      return .string(ErrorMessage.isIdentifier(text) ? text : CardNumberMask.mask(text))
+    case .array(let items): return .array(items.map(masked))
+    case .object(let object):
+      var copy = JSONObject(capacity: object.count)
+      for member in object.members { copy[member.key] = masked(member.value) }
+      return .object(copy)
+    case .null, .bool, .number: return data
+    }
   }
 
   /// The message as made already (masked except for its identifiers).

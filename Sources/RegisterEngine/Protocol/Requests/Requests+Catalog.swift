@@ -132,3 +132,60 @@ extension Requests {
     }
   }
 }
+
+// What each catalog op says on the wire.
+
+extension Requests.Catalog {
+  public static let summary = "A page of the catalog, in catalog order."
+  public static let fields: [WireField] = [
+    .optional("limit", .integer(), "at most this many products"),
+    .optional("after_sku", .text, "the last SKU of the page before"),
+  ]
+  public static let result = WireType.ref("catalog_page")
+}
+
+extension Requests.CatalogExport {
+  public static let summary = "The live catalog as a catalog file (store, products, stock)."
+  public static let fields: [WireField] = []
+  public static let result = WireType.object(
+    [.required("catalog", .ref("catalog_file"), "a catalog file registerd can load")])
+}
+
+extension Requests.ProductLookup {
+  public static let summary = "One product, with its stock here and at the chain's other stores."
+  public static let fields: [WireField] = [.required("sku", .text, "the product's SKU")]
+  public static let result = WireType.object([.required("product", .ref("product"), "the product")])
+}
+
+extension Requests.ProductAdd {
+  public static let summary = "Adds a product to the catalog."
+  public static let fields: [WireField] = [
+    .required("product", .ref("catalog_product"), "the product as a catalog file has it")
+  ]
+  public static let result = WireType.object([.required("product", .ref("product"), "the product")])
+}
+
+extension Requests.ProductUpdate {
+  public static let summary = "Changes fields of a product (`null` removes an optional one)."
+  public static let fields: [WireField] = [
+    .required("sku", .text, "the product's SKU"),
+    .required("changes", .map(.any), "the catalog fields to change, with their new values"),
+  ]
+  public static let result = WireType.object([.required("product", .ref("product"), "the product")])
+}
+
+extension Requests.ProductRemove {
+  public static let summary = "Takes a product out of the catalog."
+  public static let fields: [WireField] = [.required("sku", .text, "the product's SKU")]
+  public static let result = WireType.object([.required("removed", .text, "the SKU removed")])
+}
+
+extension Requests.StockAdjust {
+  public static let summary = "Adds to or takes from a tracked product's stock."
+  public static let fields: [WireField] = [
+    .required("sku", .text, "the product's SKU"),
+    .required("delta", .integer(), "units to add (negative: to take away)"),
+    .required("reason", .string(maxLength: 200), "why (a delivery, a count, damage)"),
+  ]
+  public static let result = WireType.object([.required("product", .ref("product"), "the product")])
+}

@@ -155,3 +155,53 @@ extension Requests {
     }
   }
 }
+
+// What each op of the drawer and the day says on the wire.
+
+extension Requests.SetFloat {
+  public static let summary = "The cash in the drawer at the start of the day."
+  public static let fields: [WireField] = [.required("amount", .money, "the opening float")]
+  public static let result = WireType.ref("drawer_reply")
+}
+
+extension Requests.PaidIn {
+  public static let summary = "Cash put into the drawer, with the reason."
+  public static let fields: [WireField] = [
+    .required("amount", .money, "how much"), .required("reason", .string(maxLength: 200), "why"),
+  ]
+  public static let result = WireType.ref("drawer_reply")
+}
+
+extension Requests.PaidOut {
+  public static let summary = "Cash taken out of the drawer, with the reason."
+  public static let fields: [WireField] = [
+    .required("amount", .money, "how much"), .required("reason", .string(maxLength: 200), "why"),
+  ]
+  public static let result = WireType.ref("drawer_reply")
+}
+
+extension Requests.NoSale {
+  public static let summary = "Opens the drawer without a sale."
+  public static let fields: [WireField] = [.optional("reason", .string(maxLength: 200), "why")]
+  public static let result = WireType.ref("drawer_reply")
+}
+
+extension Requests.Report {
+  public static let summary = "The X report of the open day, or the Z report of a closed one."
+  public static let fields: [WireField] = [
+    .optional("kind", .oneOfStrings(["x", "z"]), "x (default): the day so far; z: a closed day"),
+    .optional("day", .integer(), "kind z: which closed day (default the last)"),
+    .optional("escpos", .boolean, "also the report as ESC/POS bytes, in base64"),
+  ]
+  public static let result = WireType.ref("report")
+}
+
+extension Requests.CloseDay {
+  public static let summary = "Closes the business day: the Z report, and a new day opens."
+  public static let fields: [WireField] = [
+    .optional(
+      "counted", .object([.optional("cash", .money, "the cash counted in the drawer")]),
+      "what was counted at closing")
+  ]
+  public static let result = WireType.ref("report")
+}

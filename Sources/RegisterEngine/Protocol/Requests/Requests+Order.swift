@@ -379,3 +379,122 @@ extension Requests {
     public func encode(to object: inout JSONObject) { object["order_id"] = .int(orderID) }
   }
 }
+
+// What each op of the order says on the wire.
+
+extension Requests.Order {
+  public static let summary = "The open order."
+  public static let fields: [WireField] = []
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.Add {
+  public static let summary = "Rings up a product (by SKU, or one of its barcodes) as a new line."
+  public static let fields: [WireField] = [
+    .required("sku", .text, "the product's SKU, or one of its barcodes"),
+    .optional("qty", .integer(), "how many (default 1)"),
+    .optional("options", .map(.text), "the product's option groups and the choice in each"),
+    .optional("amount", .money, "what an open-amount gift card is loaded with"),
+  ]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.Scan {
+  public static let summary = "One unit of the product a scanner read (a barcode, or a SKU)."
+  public static let fields: [WireField] = [
+    .required("code", .string(maxLength: 64), "what the scanner read")
+  ]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.Remove {
+  public static let summary = "Takes a line off the order (before payment)."
+  public static let fields: [WireField] = [.required("line", .integer(), "the line's number")]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.SetQty {
+  public static let summary = "Sets a line's quantity."
+  public static let fields: [WireField] = [
+    .required("line", .integer(), "the line's number"),
+    .required("qty", .integer(), "the new quantity"),
+  ]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.Tender {
+  public static let summary =
+    "A payment toward the order; the one that covers the balance completes the sale."
+  public static let fields: [WireField] = [
+    .required("type", .oneOfStrings(TenderType.allCases.map(\.rawValue)), "how the customer pays"),
+    .optional("amount", .money, "how much (default: the balance due, or the card's balance)"),
+    .optional("card", .ref("card_entry"), "type card: the card as keyed"),
+    .optional("number", .string(maxLength: 64), "type gift_card: the gift card's number"),
+    .optional("customer_id", .text, "type store_credit: whose credit"),
+    .optional("name", .text, "type other: one of the store's own tenders"),
+    .optional("reference", .string(maxLength: 40), "type other: a cheque or voucher number"),
+    .optional("brand", .text, "type card_present: the card network the terminal read"),
+    .optional("last4", .string(pattern: "^[0-9]{4}$"), "type card_present: the last four digits"),
+    .optional("auth_code", .text, "type card_present: the terminal's approval code"),
+  ]
+  public static let result = WireType.anyOf([.ref("order"), .ref("completed_order")])
+}
+
+extension Requests.Void {
+  public static let summary = "Voids the open order; tenders taken are reversed."
+  public static let fields: [WireField] = [
+    .optional("reason", .string(maxLength: 200), "why, for the journal and the report")
+  ]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.Discount {
+  public static let summary =
+    "A discount on a line, or on the order without `line`; neither percent nor amount clears it."
+  public static let fields: [WireField] = [
+    .optional("line", .integer(), "the line (none: the order)"),
+    .optional("percent", .percent, "a percentage off"),
+    .optional("amount", .money, "an amount off"),
+    .required("reason", .string(maxLength: 200), "why"),
+  ]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.OverridePrice {
+  public static let summary = "Charges a line at another unit price."
+  public static let fields: [WireField] = [
+    .required("line", .integer(), "the line's number"),
+    .required("unit_price", .money, "the price charged per unit"),
+    .required("reason", .string(maxLength: 200), "why"),
+  ]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.VoidLine {
+  public static let summary = "Voids a line after payment began (it stays, struck through)."
+  public static let fields: [WireField] = [.required("line", .integer(), "the line's number")]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.Park {
+  public static let summary = "Sets the open order aside and starts a new one."
+  public static let fields: [WireField] = [
+    .optional("note", .string(maxLength: 200), "what to remember it by")
+  ]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.Parked {
+  public static let summary = "The parked orders."
+  public static let fields: [WireField] = []
+  public static let result = WireType.object(
+    [.required("parked", .array(.ref("order")), "the parked orders, oldest first")])
+}
+
+extension Requests.Resume {
+  public static let summary = "Brings a parked order back as the open one."
+  public static let fields: [WireField] = [
+    .required("order_id", .integer(), "the parked order's number")
+  ]
+  public static let result = WireType.ref("order")
+}

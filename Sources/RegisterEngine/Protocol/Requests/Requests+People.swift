@@ -393,3 +393,165 @@ extension Requests {
     }
   }
 }
+
+// What each op of operators and customers says on the wire.
+
+extension Requests {
+  /// The operator an operator_* op is about (or `id`, the request's own id).
+  static let operatorIDField = WireField.optional(
+    "operator_id", .text, "the operator (without it, the request's `id` names them)")
+  static let pinField = WireField.required(
+    "pin", .string(maxLength: 12, pattern: "^[0-9]{4,12}$"), "4 to 12 digits; never echoed")
+  static let operatorResult = WireType.object(
+    [.required("operator", .ref("operator"), "the operator as they are now")])
+}
+
+extension Requests.OperatorAdd {
+  public static let summary = "Adds a cashier or a manager with a PIN."
+  public static let fields: [WireField] = [
+    Requests.operatorIDField, .required("name", .string(maxLength: 80), "their name"),
+    .required("role", .oneOfStrings(["cashier", "manager"]), "what they may do"),
+    Requests.pinField,
+  ]
+  public static let result = Requests.operatorResult
+}
+
+extension Requests.OperatorList {
+  public static let summary = "The operators, and who is signed in."
+  public static let fields: [WireField] = []
+  public static let result = WireType.ref("operator_list")
+}
+
+extension Requests.OperatorRemove {
+  public static let summary = "Removes an operator."
+  public static let fields: [WireField] = [Requests.operatorIDField]
+  public static let result = WireType.object([.required("removed", .text, "the operator removed")])
+}
+
+extension Requests.OperatorSetPIN {
+  public static let summary = "Sets an operator's PIN (one's own, or anyone's as a manager)."
+  public static let fields: [WireField] = [Requests.operatorIDField, Requests.pinField]
+  public static let result = Requests.operatorResult
+}
+
+extension Requests.OperatorUnlock {
+  public static let summary = "Lifts a wrong-PIN lock."
+  public static let fields: [WireField] = [Requests.operatorIDField]
+  public static let result = Requests.operatorResult
+}
+
+extension Requests.SignIn {
+  public static let summary = "An operator starts working the lane."
+  public static let fields: [WireField] = [
+    .required("operator", .text, "the operator's id"), Requests.pinField,
+  ]
+  public static let result = WireType.object([
+    .required("signed_in", .text, "the operator's id"),
+    .optional("name", .text, "their name"),
+    .optional("role", .oneOfStrings(["cashier", "manager"]), "their role"),
+  ])
+}
+
+extension Requests.SignOut {
+  public static let summary = "The operator signed in stops working the lane."
+  public static let fields: [WireField] = []
+  public static let result = WireType.object(
+    [.required("signed_out", .text, "the operator who signed out")])
+}
+
+extension Requests.CustomerAdd {
+  public static let summary = "Adds a customer."
+  public static let fields: [WireField] = [
+    .required("name", .string(maxLength: 80), "their name"),
+    .optional("email", .text, "their e-mail address"),
+    .optional("phone", .text, "their phone number"),
+    .optional("tax_exempt", .string(maxLength: 40), "a tax-exemption certificate's number"),
+  ]
+  public static let result = WireType.ref("customer")
+}
+
+extension Requests.CustomerFind {
+  public static let summary = "Customers whose name, e-mail or phone matches the query."
+  public static let fields: [WireField] = [
+    .required("query", .string(maxLength: 200), "part of a name, an e-mail or a phone number"),
+    .optional("limit", .integer(), "at most this many"),
+  ]
+  public static let result = WireType.object(
+    [
+      .required("customers", .array(.ref("customer")), "the matches"),
+      .optional("total", .integer(), "how many matched in all"),
+    ], open: true)
+}
+
+extension Requests.AttachCustomer {
+  public static let summary = "Attaches a customer to the open order."
+  public static let fields: [WireField] = [.required("customer_id", .text, "the customer")]
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.DetachCustomer {
+  public static let summary = "Takes the customer off the open order."
+  public static let fields: [WireField] = []
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.CustomerHistory {
+  public static let summary = "A customer's receipts, what they spent and what was refunded."
+  public static let fields: [WireField] = [.required("customer_id", .text, "the customer")]
+  public static let result = WireType.ref("customer_history")
+}
+
+extension Requests.Wishlist {
+  public static let summary = "A customer's wishlist, with what is available."
+  public static let fields: [WireField] = [.required("customer_id", .text, "the customer")]
+  public static let result = WireType.object(
+    [.required("wishlist", .ref("wishlist"), "the wishlist")])
+}
+
+extension Requests {
+  static let wishlistEntryFields: [WireField] = [
+    .required("customer_id", .text, "the customer"), .required("sku", .text, "the product"),
+  ]
+}
+
+extension Requests.WishlistAdd {
+  public static let summary = "Puts a product on a customer's wishlist."
+  public static let fields = Requests.wishlistEntryFields
+  public static let result = WireType.object(
+    [.required("wishlist", .ref("wishlist"), "the wishlist")])
+}
+
+extension Requests.WishlistRemove {
+  public static let summary = "Takes a product off a customer's wishlist."
+  public static let fields = Requests.wishlistEntryFields
+  public static let result = WireType.object(
+    [.required("wishlist", .ref("wishlist"), "the wishlist")])
+}
+
+extension Requests.WishlistToOrder {
+  public static let summary = "Rings up one unit of a wishlist's product and takes it off the list."
+  public static let fields = Requests.wishlistEntryFields
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.Setup {
+  public static let summary =
+    "The first run of an installed register: its store settings and its first manager."
+  public static let fields: [WireField] = [
+    .optional("store", .ref("store_settings"), "a catalog file's store section"),
+    .optional(
+      "manager",
+      .object([
+        .required("id", .text, "the manager's operator id"),
+        .required("name", .string(maxLength: 80), "their name"),
+        Requests.pinField,
+      ]), "the first manager"),
+  ]
+  public static let result = WireType.object([
+    .required("set_up", .boolean, "whether the register is set up now"),
+    .required("store", .text, "the store's name"),
+    .required("currency", .text, "the store's currency"),
+    .optional("operator", .ref("operator"), "the manager added"),
+    .optional("setup_needed", .array(.text), "what is still missing"),
+  ])
+}

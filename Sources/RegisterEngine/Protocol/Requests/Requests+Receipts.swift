@@ -184,3 +184,55 @@ extension Requests {
     public func encode(to object: inout JSONObject) { object["number"] = .string(number) }
   }
 }
+
+// What each receipt op says on the wire.
+
+extension Requests.Receipt {
+  public static let summary = "Reprints a receipt: the last one, or `number`."
+  public static let fields: [WireField] = [
+    .optional("number", .receiptNumber, "the receipt's number or code (default the last)"),
+    .optional("escpos", .boolean, "also the receipt as ESC/POS bytes, in base64"),
+  ]
+  public static let result = WireType.ref("receipt_reply")
+}
+
+extension Requests.Print {
+  public static let summary = "Sends a receipt (default the last) to the receipt printer."
+  public static let fields: [WireField] = [
+    .optional("receipt", .receiptNumber, "the receipt's number or code")
+  ]
+  public static let result = WireType.object(
+    [.required("print_job", .ref("print_job"), "the job queued for the printer")])
+}
+
+extension Requests.Return {
+  public static let summary = "Refunds items of an earlier receipt."
+  public static let fields: [WireField] = [
+    .required("receipt", .receiptNumber, "the sale's receipt number or code"),
+    .required("lines", .array(.ref("return_line")), "what comes back"),
+    .required("reason", .string(maxLength: 200), "why"),
+    .optional(
+      "refund_to", .oneOfStrings(["tenders", "store_credit", "cash"]),
+      "where the refund goes (default the sale's tenders)"),
+    .optional("customer_id", .text, "refund_to store_credit: whose credit (default the sale's)"),
+  ]
+  public static let result = WireType.ref("receipt_reply")
+}
+
+extension Requests.EmailReceipt {
+  public static let summary = "E-mails a receipt (written to the outbox for the mailer)."
+  public static let fields: [WireField] = [
+    .required("receipt", .receiptNumber, "the receipt's number or code"),
+    .optional("to", .text, "the address (default the customer's)"),
+  ]
+  public static let result = WireType.object([.required("emailed", .ref("emailed"), "the message")])
+}
+
+extension Requests.GiftCardBalance {
+  public static let summary = "A gift card's balance, and when it was issued and last used."
+  public static let fields: [WireField] = [
+    .required("number", .string(maxLength: 64), "the gift card's number")
+  ]
+  public static let result = WireType.object(
+    [.required("gift_card", .ref("gift_card"), "the card (its number masked)")])
+}

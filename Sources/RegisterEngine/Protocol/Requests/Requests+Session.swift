@@ -49,3 +49,25 @@ extension Requests {
     }
   }
 }
+
+// What each op of the connection says on the wire.
+
+extension Requests.Hello {
+  public static let summary = "Who is serving: the register's name, version and protocol."
+  public static let fields: [WireField] = []
+  public static let result = WireType.ref("hello")
+}
+
+extension Requests.Subscribe {
+  public static let summary = "Turns the connection into a listener for events as well."
+  public static let fields: [WireField] = [
+    .optional("topics", .array(.text), "groups or event types (default all)"),
+    .optional("after", .integer(), "the last seq seen: replay the events after it first"),
+  ]
+  public static let result = WireType.object([
+    .required("subscribed", .constant(.bool(true)), "always true"),
+    .required(
+      "topics", .anyOf([.constant(.string("all")), .array(.text)]), "the event types sent"),
+    .required("after", .integer(), "events after this seq follow"),
+  ])
+}
