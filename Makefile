@@ -22,7 +22,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 SYSCONFDIR ?= /etc
 
 SWIFT ?= swift
-# The Swift runtime and Foundation are linked in (--static-swift-stdlib): the installed programs
+# The Swift runtime and Dispatch are linked in (--static-swift-stdlib): the installed programs
 # need only the C and C++ libraries every Linux system has, not a Swift toolchain at the path
 # of the machine that built them. check-install proves it (readelf, and a run with the
 # toolchain hidden).

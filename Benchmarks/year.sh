@@ -10,7 +10,7 @@
 #     (the chain, and with --events every event read too);
 #   - the floor any tool gets on the same files: python3 reading them with json.loads line by
 #     line, and sha256sum over the same bytes;
-# and prints them against the targets.
+# and prints them against the targets docs/PERFORMANCE.md gives.
 #
 #   Benchmarks/year.sh
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Server CPU per durable request, registerd (each thread) beside Redis: the figures behind
-# docs/PERFORMANCE.md, "All four ratios met, on an Intel machine".
+# docs/PERFORMANCE.md, "Experiments" and "What limits a lane".
 #
 #   Benchmarks/experiments/cpu-split.sh [ROUNDS]
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What does a manager's catalog export do to a lane? A before/after measure for reads whose
-# work grows with the store (docs/PERFORMANCE.md, "Large reads off the event loop").
+# work grows with the store (docs/PERFORMANCE.md, "Experiments").
 #
 #   Benchmarks/experiments/export-beside-lane.sh [PRODUCTS] [REGISTERD...]
 #

@@ -14,8 +14,7 @@
 #
 # It then runs 50 clients × 1 paid_in (compare-redis.sh's scenario 2) against the real request
 # path, the free one and Redis's SET with appendfsync always, ROUNDS times (default 3), 3
-# seconds each, and prints requests/s. See docs/PERFORMANCE.md, "A bound: the request path
-# for free".
+# seconds each, and prints requests/s. See docs/PERFORMANCE.md, "Experiments".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-3}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What does a full CPU do to fdatasync on this machine? An experiment about the machine, not
-# about registerd: it explains the durable paid_in's p99.9 (docs/PERFORMANCE.md, "The p99.9:
-# the machine when both cores are busy").
+# about registerd: it explains the durable paid_in's p99.9 (docs/PERFORMANCE.md, "What limits
+# a lane").
 #
 #   Benchmarks/experiments/sync-when-busy.sh [SYNCS]
 #

@@ -102,7 +102,8 @@ struct ManualAndCompletionTests {
         page.contains(".BI \(roff) ") || page.contains(".B \(roff)\n")
           || page.contains(".BR \(roff) "), "registerd.8 describes \(flag)")
     }
-    // The options the lead and the daemon engineer add this round, and what the page promises.
+    // --store and --log-level with their argument (.BI), and the environment, signals and
+    // paths the page must name.
     for flag in ["--store", "--log-level"] {
       #expect(page.contains(".BI \(ManPage.roffText(flag)) "), "\(flag)")
     }

@@ -30,7 +30,7 @@ private func seconds(since start: DispatchTime) -> Double {
 
 @Suite("PIN lockout recovery and PIN hashing off the event loop", .serialized)
 struct PINEndToEndTests {
-  /// Issue 9, item 5: the last manager locked out; the owner unlocks offline with the daemon
+  /// The last manager locked out; the owner unlocks offline with the daemon
   /// stopped; the daemon refuses that while it runs.
   @Test("operator unlock --data-dir: refused while registerd runs, works when it is stopped")
   func offlineUnlock() throws {
@@ -80,7 +80,7 @@ struct PINEndToEndTests {
     #expect(signedIn["ok"] == .bool(true), "\(signedIn.serialized)")
   }
 
-  /// Issue 9, item 13: while PINs are hashed, other clients are answered.
+  /// While PINs are hashed, other clients are answered.
   @Test("a burst of sign-ins does not hold up another client; order per connection is kept")
   func hashingOffTheLoop() throws {
     // Enough iterations for one hash to take well over 0.1 s: 400,000 with the portable
@@ -150,7 +150,7 @@ struct PINEndToEndTests {
         ], "journal order is request order")
   }
 
-  /// Issue 9, item 15: one connection's burst takes one PIN check at a time, so another
+  /// One connection's burst takes one PIN check at a time, so another
   /// client's sign-in waits for at most the check in flight, not for the whole burst.
   @Test("PIN checks in flight are capped per connection")
   func burstIsCappedPerConnection() throws {

@@ -54,8 +54,8 @@ struct PINLane {
   static let wrongApproval = #"{"op":"no_sale","approve":{"operator":"mo","pin":"1111"}}"#
   static let rightApproval = #"{"op":"no_sale","approve":{"operator":"mo","pin":"9876"}}"#
 
-  /// Issue 9, item 5: four wrong approvals, a right one, then one wrong one locked the only
-  /// manager, because only a sign-in reset the count.
+  /// Four wrong approvals, a right one, then one wrong one must not lock the only manager:
+  /// a right approval resets the count of wrong PINs as a sign-in does.
   @Test func aRightApprovalResetsTheCountOfWrongPINs() throws {
     let lane = try PINLane()
     for attempt in 1...4 {
@@ -181,7 +181,7 @@ struct PINLane {
     #expect(catalog.store.lockoutMinutes == 15)
   }
 
-  /// Issue 9, item 15: a PIN of the wrong shape is refused before it is hashed or counted.
+  /// A PIN of the wrong shape is refused before it is hashed or counted.
   @Test(arguments: ["12", "123", "abcd", "12345678901234", "", "１２３４", "12 34"])
   func aMalformedPINIsRefusedBeforeHashingOrCounting(pin: String) throws {
     let lane = try PINLane()

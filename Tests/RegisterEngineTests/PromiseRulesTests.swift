@@ -2,11 +2,11 @@ import Testing
 
 @testable import RegisterEngine
 
-// Issue 9, items 1, 6, 8, 9, 16 and 19: numbers out of range, discounts stacked past the
-// approval limit, pennies in a no-penny store, paying out more than the drawer holds, the cost
-// of idempotency keys, and card numbers echoed in messages.
+// What the register holds to against hostile input: numbers out of range, discounts stacked
+// past the approval limit, pennies in a no-penny store, paying out more than the drawer holds,
+// the cost of idempotency keys, and card numbers echoed in messages.
 
-// MARK: - 1. Integers from clients, catalogs and journals
+// MARK: - Integers from clients, catalogs and journals
 
 /// One request with an extreme value in one field, and the code it must get.
 struct ExtremeCase: CustomStringConvertible, Sendable {
@@ -21,7 +21,7 @@ private let huge = "1000000000000000000000000000000"
 
 private let extremeCases: [ExtremeCase] = {
   var cases: [ExtremeCase] = []
-  // Stock deltas: the request from the issue, and its neighbours.
+  // Stock deltas: the extremes of a 64-bit integer and beyond, and their neighbours.
   for delta in [int64Min, int64Max, huge, "-0", "0", "1000000001", "-1000000001", "1e3", "2.5"] {
     // A number that is not a whole one in range is a bad quantity, whatever its form.
     let code = "invalid_quantity"
@@ -272,7 +272,7 @@ private let extremeCases: [ExtremeCase] = {
   }
 }
 
-// MARK: - 6. Stacked discounts and the approval limit
+// MARK: - Stacked discounts and the approval limit
 
 @Suite struct StackedDiscountTests {
   @Test func twentyOnTheLineAndTwentyOnTheOrderNeedsAManager() throws {
@@ -339,7 +339,7 @@ private let extremeCases: [ExtremeCase] = {
   }
 }
 
-// MARK: - 8. No pennies in a no-penny store
+// MARK: - No pennies in a no-penny store
 
 @Suite struct NoPennyCashTests {
   private func lane() throws -> TestLane {
@@ -407,7 +407,7 @@ private let extremeCases: [ExtremeCase] = {
   }
 }
 
-// MARK: - 9. Paying out more than the drawer holds
+// MARK: - Paying out more than the drawer holds
 
 @Suite struct InsufficientCashTests {
   @Test func aPaidOutBeyondTheDrawerNeedsAManager() throws {
@@ -464,7 +464,7 @@ private let extremeCases: [ExtremeCase] = {
   }
 }
 
-// MARK: - 16. Idempotency keys
+// MARK: - Idempotency keys
 
 @Suite struct KeyExpiryTests {
   @Test func keysAreHeldForTwoDaysAtMostAndDroppedFromMemory() throws {
@@ -505,7 +505,7 @@ private let extremeCases: [ExtremeCase] = {
   }
 }
 
-// MARK: - 19. Card numbers in messages, logs and the journal
+// MARK: - Card numbers in messages, logs and the journal
 
 @Suite struct CardNumberMaskTests {
   @Test(arguments: [
