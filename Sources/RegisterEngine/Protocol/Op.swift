@@ -1,6 +1,5 @@
-/// Every op of the protocol, declared once: its request type (`requestType`), the
-/// `hello` list, whether it changes state, and the CLI's choice to send an idempotency key all
-/// come from here, through exhaustive switches.
+/// Every op of the protocol by its wire name. What each op is — its fields, whether it changes
+/// state, who may send it, its reply — is declared by its request type (`requestType`).
 public enum Op: String, CaseIterable, Sendable {
   case hello
   case catalog
@@ -53,21 +52,9 @@ public enum Op: String, CaseIterable, Sendable {
   case closeDay = "close_day"
   case setup
 
-  /// True when the op changes state (so it is journaled, needs durability and takes a key).
-  public var isMutation: Bool {
-    switch self {
-    case .hello, .catalog, .catalogExport, .order, .receipt, .parked, .subscribe, .operatorList,
-      .customerFind, .customerHistory, .report, .giftCardBalance, .product, .wishlist:
-      false
-    case .add, .scan, .remove, .setQty, .tender, .void, .discount, .overridePrice, .voidLine, .park,
-      .resume, .`return`, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn,
-      .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd, .productUpdate,
-      .productRemove,
-      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
-      .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print, .setup:
-      true
-    }
-  }
+  /// True when the op changes state (so it is journaled, needs durability and takes a key):
+  /// as its request type declares.
+  public var isMutation: Bool { requestType.changesState }
 }
 
 /// Who may send an op on a register that has operators (one with none runs open).
@@ -83,32 +70,13 @@ public enum OpAccess: Equatable, Sendable {
 }
 
 extension Op {
-  /// Who may send this op: declared here once, enforced in one place (`Register.authorize`),
-  /// tabulated in docs/PROTOCOL.md. Besides this, some requests of a cashier's op need a
-  /// manager for what they come to — a discount past the store's limit, paying out more cash
-  /// than the drawer holds, setting another operator's PIN (`Register+Rules`).
-  public var access: OpAccess {
-    switch self {
-    case .hello, .catalog, .catalogExport, .product, .order, .receipt, .parked, .giftCardBalance,
-      .subscribe, .operatorList, .customerFind, .customerHistory, .wishlist, .report, .signIn:
-      .open
-    // Only while the register is not set up (an installed one with no store or no manager):
-    // `Register.decideSetup` refuses it after.
-    case .setup: .open
-    case .add, .scan, .remove, .setQty, .tender, .discount, .voidLine, .park, .resume, .signOut,
-      .operatorSetPIN, .customerAdd, .attachCustomer, .detachCustomer, .wishlistAdd,
-      .wishlistRemove, .wishlistToOrder, .setFloat, .paidIn, .paidOut, .emailReceipt, .print:
-      .cashier
-    case .void: .manager(work: "voiding an order")
-    case .overridePrice: .manager(work: "a price override")
-    case .return: .manager(work: "a return")
-    case .noSale: .manager(work: "opening the drawer without a sale")
-    case .operatorAdd, .operatorRemove, .operatorUnlock: .manager(work: "managing operators")
-    case .productAdd, .productUpdate, .productRemove: .manager(work: "changing the catalog")
-    case .stockAdjust: .manager(work: "adjusting stock")
-    case .closeDay: .manager(work: "closing the day")
-    }
-  }
+  /// Who may send this op: declared with its request type (`access`), enforced in one place
+  /// (`Register.authorize`), tabulated in docs/PROTOCOL.md. Besides this, some requests of a
+  /// cashier's op need a manager for what they come to — a discount past the store's limit,
+  /// paying out more cash than the drawer holds, setting another operator's PIN
+  /// (`Register+Rules`). `setup` is open only while the register is not set up:
+  /// `Register.decideSetup` refuses it after.
+  public var access: OpAccess { requestType.access }
 }
 
 extension Op {

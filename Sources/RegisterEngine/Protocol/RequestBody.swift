@@ -7,6 +7,11 @@
 public protocol RequestBody: Sendable, Equatable {
   /// The op this body is sent as.
   static var op: Op { get }
+  /// Who may send it (`Register.authorize` enforces it).
+  static var access: OpAccess { get }
+  /// True when it changes state: journaled, durable before its reply, and it takes an
+  /// idempotency key.
+  static var changesState: Bool { get }
   /// The domain command the request asks for.
   var command: Command { get }
   /// Writes this op's fields (not `op` and not the envelope) into a request object.

@@ -5,6 +5,8 @@ extension Requests {
   /// (1–1000, default 1000), from the one after `afterSKU`.
   public struct Catalog: RequestBody, DecodableRequestBody {
     public static let op = Op.catalog
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public var limit: Int?
     public var afterSKU: String?
     public init(limit: Int? = nil, afterSKU: String? = nil) {
@@ -28,6 +30,8 @@ extension Requests {
   /// `catalog_export`: the live catalog as a catalog file document.
   public struct CatalogExport: RequestBody, DecodableRequestBody {
     public static let op = Op.catalogExport
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
     public var command: Command { .catalogExport }
@@ -38,6 +42,8 @@ extension Requests {
   /// chain's other stores.
   public struct ProductLookup: RequestBody, DecodableRequestBody {
     public static let op = Op.product
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public var sku: String
     public init(sku: String) { self.sku = sku }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -51,6 +57,8 @@ extension Requests {
   /// validates it, with its own errors).
   public struct ProductAdd: RequestBody, DecodableRequestBody {
     public static let op = Op.productAdd
+    public static let access: OpAccess = .manager(work: "changing the catalog")
+    public static let changesState = true
     public var product: JSONValue
     public init(product: JSONValue) { self.product = product }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -66,6 +74,8 @@ extension Requests {
   /// `product_update`: fields of a product to change (`null` removes an optional one).
   public struct ProductUpdate: RequestBody, DecodableRequestBody {
     public static let op = Op.productUpdate
+    public static let access: OpAccess = .manager(work: "changing the catalog")
+    public static let changesState = true
     public var sku: String
     public var changes: JSONObject
 
@@ -95,6 +105,8 @@ extension Requests {
   /// `product_remove`: a product leaves the catalog.
   public struct ProductRemove: RequestBody, DecodableRequestBody {
     public static let op = Op.productRemove
+    public static let access: OpAccess = .manager(work: "changing the catalog")
+    public static let changesState = true
     public var sku: String
     public init(sku: String) { self.sku = sku }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -107,6 +119,8 @@ extension Requests {
   /// `stock_adjust`: stock counted in or out, with the reason.
   public struct StockAdjust: RequestBody, DecodableRequestBody {
     public static let op = Op.stockAdjust
+    public static let access: OpAccess = .manager(work: "adjusting stock")
+    public static let changesState = true
     public var sku: String
     public var delta: Int64
     public var reason: String

@@ -4,6 +4,8 @@ extension Requests {
   /// `float`: the cash in the drawer at the start of the day.
   public struct SetFloat: RequestBody, DecodableRequestBody {
     public static let op = Op.setFloat
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var amount: Money
     public init(amount: Money) { self.amount = amount }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -21,6 +23,8 @@ extension Requests {
   /// `paid_in`: cash put into the drawer, with the reason.
   public struct PaidIn: RequestBody, DecodableRequestBody {
     public static let op = Op.paidIn
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var amount: Money
     public var reason: String
 
@@ -44,6 +48,8 @@ extension Requests {
   /// `paid_out`: cash taken out of the drawer, with the reason.
   public struct PaidOut: RequestBody, DecodableRequestBody {
     public static let op = Op.paidOut
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var amount: Money
     public var reason: String
 
@@ -77,6 +83,8 @@ extension Requests {
   /// `no_sale`: the drawer opened without a sale.
   public struct NoSale: RequestBody, DecodableRequestBody {
     public static let op = Op.noSale
+    public static let access: OpAccess = .manager(work: "opening the drawer without a sale")
+    public static let changesState = true
     public var reason: String?
     public init(reason: String? = nil) { self.reason = reason }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -92,6 +100,8 @@ extension Requests {
   /// when `day` is nil).
   public struct Report: RequestBody, DecodableRequestBody {
     public static let op = Op.report
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public var kind: DayReport.Kind
     public var day: Int?
     /// Also the report as ESC/POS bytes (`escpos` in the reply, base64).
@@ -130,6 +140,8 @@ extension Requests {
   /// `close_day`: close the business day (Z report), with the cash counted in the drawer.
   public struct CloseDay: RequestBody, DecodableRequestBody {
     public static let op = Op.closeDay
+    public static let access: OpAccess = .manager(work: "closing the day")
+    public static let changesState = true
     public var countedCash: Money?
     public init(countedCash: Money? = nil) { self.countedCash = countedCash }
 

@@ -4,6 +4,8 @@ extension Requests {
   /// `order`: the current order.
   public struct Order: RequestBody, DecodableRequestBody {
     public static let op = Op.order
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
     public var command: Command { .showOrder }
@@ -13,6 +15,8 @@ extension Requests {
   /// `add`: a product to the order.
   public struct Add: RequestBody, DecodableRequestBody {
     public static let op = Op.add
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var sku: String
     /// How many (nil: the wire's default, one).
     public var quantity: Int64?
@@ -72,6 +76,8 @@ extension Requests {
   /// `scan`: one unit of the product a scanner read (a barcode, or a SKU).
   public struct Scan: RequestBody, DecodableRequestBody {
     public static let op = Op.scan
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     /// The most characters a scanned code may have (a SKU is at most 64, a barcode 13).
     static let maximumLength = 64
     public var code: String
@@ -104,6 +110,8 @@ extension Requests {
   /// `remove`: a line off the order (before anything is paid).
   public struct Remove: RequestBody, DecodableRequestBody {
     public static let op = Op.remove
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var line: Int
     public init(line: Int) { self.line = line }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -116,6 +124,8 @@ extension Requests {
   /// `set_qty`: a line's quantity.
   public struct SetQty: RequestBody, DecodableRequestBody {
     public static let op = Op.setQty
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var line: Int
     public var quantity: Int64
 
@@ -145,6 +155,8 @@ extension Requests {
   /// `reference`), or a payment an external terminal approved (`brand`, `last4`, `auth_code`).
   public struct Tender: RequestBody, DecodableRequestBody {
     public static let op = Op.tender
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var request: TenderRequest
 
     public var type: TenderType { request.type }
@@ -241,6 +253,8 @@ extension Requests {
   /// `void`: abandon the order (handing back what was tendered).
   public struct Void: RequestBody, DecodableRequestBody {
     public static let op = Op.void
+    public static let access: OpAccess = .manager(work: "voiding an order")
+    public static let changesState = true
     public var reason: String?
     public init(reason: String? = nil) { self.reason = reason }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -256,6 +270,8 @@ extension Requests {
   /// removes it.
   public struct Discount: RequestBody, DecodableRequestBody {
     public static let op = Op.discount
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var line: Int?
     public var value: DiscountValue
     public var reason: String
@@ -304,6 +320,8 @@ extension Requests {
   /// `override_price`: a line's unit price, with the reason.
   public struct OverridePrice: RequestBody, DecodableRequestBody {
     public static let op = Op.overridePrice
+    public static let access: OpAccess = .manager(work: "a price override")
+    public static let changesState = true
     public var line: Int
     public var unitPrice: Money
     public var reason: String
@@ -335,6 +353,8 @@ extension Requests {
   /// `void_line`: strike a line (it stays on the receipt, at zero).
   public struct VoidLine: RequestBody, DecodableRequestBody {
     public static let op = Op.voidLine
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var line: Int
     public init(line: Int) { self.line = line }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -347,6 +367,8 @@ extension Requests {
   /// `park`: put the order aside and open a new one.
   public struct Park: RequestBody, DecodableRequestBody {
     public static let op = Op.park
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var note: String?
     public init(note: String? = nil) { self.note = note }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -361,6 +383,8 @@ extension Requests {
   /// `parked`: the parked orders.
   public struct Parked: RequestBody, DecodableRequestBody {
     public static let op = Op.parked
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
     public var command: Command { .listParked }
@@ -370,6 +394,8 @@ extension Requests {
   /// `resume`: bring a parked order back.
   public struct Resume: RequestBody, DecodableRequestBody {
     public static let op = Op.resume
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var orderID: Int
     public init(orderID: Int) { self.orderID = orderID }
     init(from fields: inout RequestFields) throws(RegisterError) {

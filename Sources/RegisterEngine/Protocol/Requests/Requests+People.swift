@@ -27,6 +27,8 @@ extension Requests {
   /// `operator_add`: a new cashier or manager with a PIN.
   public struct OperatorAdd: RequestBody, DecodableRequestBody {
     public static let op = Op.operatorAdd
+    public static let access: OpAccess = .manager(work: "managing operators")
+    public static let changesState = true
     public var operatorID: String
     public var name: String
     public var role: OperatorRole
@@ -63,6 +65,8 @@ extension Requests {
   /// `operator_list`: the operators and who is signed in.
   public struct OperatorList: RequestBody, DecodableRequestBody {
     public static let op = Op.operatorList
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
     public var command: Command { .operatorList }
@@ -72,6 +76,8 @@ extension Requests {
   /// `operator_remove`: an operator leaves.
   public struct OperatorRemove: RequestBody, DecodableRequestBody {
     public static let op = Op.operatorRemove
+    public static let access: OpAccess = .manager(work: "managing operators")
+    public static let changesState = true
     public var operatorID: String
     public init(operatorID: String) { self.operatorID = operatorID }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -86,6 +92,8 @@ extension Requests {
   /// `operator_set_pin`: a new PIN for an operator.
   public struct OperatorSetPIN: RequestBody, DecodableRequestBody {
     public static let op = Op.operatorSetPIN
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var operatorID: String
     public var pin: String
 
@@ -110,6 +118,8 @@ extension Requests {
   /// `operator_unlock`: lift a wrong-PIN lock.
   public struct OperatorUnlock: RequestBody, DecodableRequestBody {
     public static let op = Op.operatorUnlock
+    public static let access: OpAccess = .manager(work: "managing operators")
+    public static let changesState = true
     public var operatorID: String
     public init(operatorID: String) { self.operatorID = operatorID }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -124,6 +134,8 @@ extension Requests {
   /// `sign_in`: an operator starts working the lane.
   public struct SignIn: RequestBody, DecodableRequestBody {
     public static let op = Op.signIn
+    public static let access: OpAccess = .open
+    public static let changesState = true
     public var operatorID: String
     public var pin: String
 
@@ -148,6 +160,8 @@ extension Requests {
   /// `sign_out`: the operator signed in leaves the lane.
   public struct SignOut: RequestBody, DecodableRequestBody {
     public static let op = Op.signOut
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
     public var command: Command { .signOut }
@@ -157,6 +171,8 @@ extension Requests {
   /// `customer_add`: a new customer.
   public struct CustomerAdd: RequestBody, DecodableRequestBody {
     public static let op = Op.customerAdd
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var name: String
     public var email: String?
     public var phone: String?
@@ -197,6 +213,8 @@ extension Requests {
   /// default 100).
   public struct CustomerFind: RequestBody, DecodableRequestBody {
     public static let op = Op.customerFind
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public var query: String
     public var limit: Int?
     public init(query: String, limit: Int? = nil) {
@@ -220,6 +238,8 @@ extension Requests {
   /// `attach_customer`: the customer the current order is for.
   public struct AttachCustomer: RequestBody, DecodableRequestBody {
     public static let op = Op.attachCustomer
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var customerID: String
     public init(customerID: String) { self.customerID = customerID }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -234,6 +254,8 @@ extension Requests {
   /// `detach_customer`: the customer taken off the open order.
   public struct DetachCustomer: RequestBody, DecodableRequestBody {
     public static let op = Op.detachCustomer
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
     public var command: Command { .detachCustomer }
@@ -243,6 +265,8 @@ extension Requests {
   /// `customer_history`: a customer's receipts and totals.
   public struct CustomerHistory: RequestBody, DecodableRequestBody {
     public static let op = Op.customerHistory
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public var customerID: String
     public init(customerID: String) { self.customerID = customerID }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -257,6 +281,8 @@ extension Requests {
   /// `wishlist`: a customer's wishlist, with availability.
   public struct Wishlist: RequestBody, DecodableRequestBody {
     public static let op = Op.wishlist
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public var customerID: String
     public init(customerID: String) { self.customerID = customerID }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -271,6 +297,8 @@ extension Requests {
   /// `wishlist_add`: a product onto a customer's wishlist (in stock or not).
   public struct WishlistAdd: WishlistEntryRequest {
     public static let op = Op.wishlistAdd
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var customerID: String
     public var sku: String
 
@@ -285,6 +313,8 @@ extension Requests {
   /// `wishlist_remove`: a product off a customer's wishlist.
   public struct WishlistRemove: WishlistEntryRequest {
     public static let op = Op.wishlistRemove
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var customerID: String
     public var sku: String
 
@@ -300,6 +330,8 @@ extension Requests {
   /// wishlist (and stays on it when it cannot be added).
   public struct WishlistToOrder: WishlistEntryRequest {
     public static let op = Op.wishlistToOrder
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var customerID: String
     public var sku: String
 
@@ -354,6 +386,8 @@ extension Requests {
   /// Either may be left out when the register already has it (a store file, a manager).
   public struct Setup: RequestBody, DecodableRequestBody {
     public static let op = Op.setup
+    public static let access: OpAccess = .open
+    public static let changesState = true
     public var store: JSONValue?
     public var manager: SetupManager?
 

@@ -5,6 +5,8 @@ extension Requests {
   /// the bytes a receipt printer takes.
   public struct Receipt: RequestBody, DecodableRequestBody {
     public static let op = Op.receipt
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public var number: Int?
     public var escpos: Bool
     public init(number: Int? = nil, escpos: Bool = false) {
@@ -26,6 +28,8 @@ extension Requests {
   /// nil), queued after the jobs already waiting.
   public struct Print: RequestBody, DecodableRequestBody {
     public static let op = Op.print
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var receipt: Int?
     public init(receipt: Int? = nil) { self.receipt = receipt }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -40,6 +44,8 @@ extension Requests {
   /// `return`: units of a receipt's lines brought back, refunded to the original tenders.
   public struct Return: RequestBody, DecodableRequestBody {
     public static let op = Op.`return`
+    public static let access: OpAccess = .manager(work: "a return")
+    public static let changesState = true
     public var receipt: Int
     public var lines: [ReturnRequestLine]
     public var reason: String
@@ -148,6 +154,8 @@ extension Requests {
   /// address when `to` is nil).
   public struct EmailReceipt: RequestBody, DecodableRequestBody {
     public static let op = Op.emailReceipt
+    public static let access: OpAccess = .cashier
+    public static let changesState = true
     public var receipt: Int
     public var to: String?
 
@@ -175,6 +183,8 @@ extension Requests {
   /// `gift_card_balance`: what is left on a gift card, when it was issued and last used.
   public struct GiftCardBalance: RequestBody, DecodableRequestBody {
     public static let op = Op.giftCardBalance
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public var number: String
     public init(number: String) { self.number = number }
     init(from fields: inout RequestFields) throws(RegisterError) {

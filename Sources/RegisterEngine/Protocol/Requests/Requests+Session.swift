@@ -4,6 +4,8 @@ extension Requests {
   /// `hello`: who the daemon is and what it speaks.
   public struct Hello: RequestBody, DecodableRequestBody {
     public static let op = Op.hello
+    public static let access: OpAccess = .open
+    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
     public var command: Command { .hello }
@@ -13,6 +15,8 @@ extension Requests {
   /// `subscribe`: turn the connection into a listener for live events.
   public struct Subscribe: RequestBody, DecodableRequestBody {
     public static let op = Op.subscribe
+    public static let access: OpAccess = .open
+    public static let changesState = false
     /// Topic names (groups or event types) as sent; nil: every event.
     public var topics: [String]?
     /// The last sequence number already seen: events after it are sent first.
