@@ -144,9 +144,9 @@ package enum CardEntry {
       throw CardEntryError(message: "the card is incomplete")
     }
     return Requests.Tender(
-      type: .card, amount: card.amount,
-      card: CardInput(
-        number: number, expiryMonth: expiry.month, expiryYear: expiry.year, cvv: cvv))
+      .card(
+        CardInput(number: number, expiryMonth: expiry.month, expiryYear: expiry.year, cvv: cvv),
+        amount: card.amount))
   }
 
   static let howToGive =

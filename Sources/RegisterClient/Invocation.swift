@@ -810,7 +810,7 @@ package enum CommandParser {
     switch type {
     case "cash":
       let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
-      return .cash(Requests.Tender(type: .cash, amount: amount))
+      return .cash(Requests.Tender(.cash(amount: amount)))
     case "card":
       var card = CardTender()
       card.number = arguments.optionalPositional()
@@ -829,23 +829,18 @@ package enum CommandParser {
       }
       return .card(card)
     case "gift-card", "gift_card":
-      var request = TenderRequest(
-        type: .giftCard, amount: nil, giftCard: try arguments.positional("NUMBER"))
-      request.amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
-      return .cash(Requests.Tender(request))
+      let number = try arguments.positional("NUMBER")
+      let amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
+      return .cash(Requests.Tender(.giftCard(number: number, amount: amount)))
     case "store-credit", "store_credit":
-      var request = TenderRequest(
-        type: .storeCredit, amount: nil, customerID: try arguments.positional("CUSTOMER"))
-      request.amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
-      return .cash(Requests.Tender(request))
+      let customer = try arguments.positional("CUSTOMER")
+      let amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
+      return .cash(Requests.Tender(.storeCredit(customerID: customer, amount: amount)))
     case "other":
       let name = try arguments.positional("NAME")
       let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
-      return .cash(
-        Requests.Tender(
-          TenderRequest(
-            type: .other, amount: amount, name: name,
-            reference: try arguments.option("--reference"))))
+      let reference = try arguments.option("--reference")
+      return .cash(Requests.Tender(.other(name: name, amount: amount, reference: reference)))
     case "card-present", "card_present":
       let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
       guard let brand = try arguments.option("--brand"),
@@ -855,9 +850,7 @@ package enum CommandParser {
         throw UsageError("tender card-present needs --brand B --last4 NNNN --auth CODE")
       }
       return .cash(
-        Requests.Tender(
-          TenderRequest(
-            type: .cardPresent, amount: amount, brand: brand, last4: last4, authCode: auth)))
+        Requests.Tender(.cardPresent(amount: amount, brand: brand, last4: last4, authCode: auth)))
     default:
       throw UsageError(
         "tender takes cash, card, gift-card, store-credit, other or card-present, got \"\(type)\"")

@@ -54,12 +54,13 @@ struct TransportScenarioTests {
         try client.send(Requests.Add(sku: "OXF-BLU-15", quantity: 2)),
         // (Not a gift card: its number is drawn at random, so the two transports would differ.)
         try client.send(Requests.Add(sku: "BELT-LTH-M")),
-        try client.send(Requests.Tender(type: .cash, amount: Self.usd(5_000))),
+        try client.send(Requests.Tender(.cash(amount: Self.usd(5_000)))),
         try client.send(
           Requests.Tender(
-            type: .card, amount: nil,
-            card: CardInput(
-              number: "4242 4242 4242 4242", expiryMonth: 12, expiryYear: 2030, cvv: "123"))),
+            .card(
+              CardInput(
+                number: "4242 4242 4242 4242", expiryMonth: 12, expiryYear: 2030, cvv: "123"),
+              amount: nil))),
         try client.send(Requests.Order()),
       ]
     }
@@ -101,7 +102,7 @@ struct TransportScenarioTests {
     let replies = try replies { client in
       [
         try client.send(Requests.Add(sku: "NO-SUCH-SKU")),
-        try client.send(Requests.Tender(type: .cash, amount: Self.usd(100))),
+        try client.send(Requests.Tender(.cash(amount: Self.usd(100)))),
         try client.send(Requests.Add(sku: "TEE-WHT-M")),
         try client.send(Requests.Remove(line: 1), envelope: RequestEnvelope(expectVersion: 99)),
         try client.send(Requests.SetQty(line: 7, quantity: 1)),

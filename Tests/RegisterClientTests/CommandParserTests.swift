@@ -143,9 +143,9 @@ import Testing
     #expect(
       tender
         == Requests.Tender(
-          type: .card, amount: five,
-          card: CardInput(number: "4242424242424242", expiryMonth: 12, expiryYear: 30, cvv: "123")
-        ))
+          .card(
+            CardInput(number: "4242424242424242", expiryMonth: 12, expiryYear: 30, cvv: "123"),
+            amount: five)))
   }
 
   /// PINs are read at run time (terminal without echo, or standard input); the old argv forms

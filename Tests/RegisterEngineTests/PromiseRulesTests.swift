@@ -225,7 +225,7 @@ private let extremeCases: [ExtremeCase] = {
     var register = lane.register
     register.day.totals.gross = Int64.max - 1000
     let context = CommandContext(now: testTime)
-    let tender = Command.tender(TenderRequest(type: .cash, amount: usd(10_000), card: nil))
+    let tender = Command.tender(.cash(amount: usd(10_000)))
     #expect(throws: RegisterError.overflow("the day's totals")) {
       try register.decide(tender, context: context).accepted()
     }

@@ -200,3 +200,45 @@ import Testing
     }
   }
 }
+
+/// A tender is one case per kind with only its own fields: each kind's missing field is
+/// refused where the request is read, with the field named, and nothing of another kind is
+/// taken.
+@Suite struct TenderKindsTests {
+  @Test(arguments: [
+    (#"{"op":"tender","type":"cash"}"#, "amount"),
+    (#"{"op":"tender","type":"card"}"#, "card"),
+    (#"{"op":"tender","type":"gift_card"}"#, "number"),
+    (#"{"op":"tender","type":"store_credit"}"#, "customer_id"),
+    (#"{"op":"tender","type":"other","name":"check"}"#, "amount"),
+    (#"{"op":"tender","type":"other","amount":"1.00"}"#, "name"),
+    (
+      #"{"op":"tender","type":"card_present","amount":"1.00","last4":"4242","auth_code":"A1"}"#,
+      "brand"
+    ),
+    (#"{"op":"tender","type":"cash","amount":"1.00","number":"6001234567890128"}"#, "number"),
+    (#"{"op":"tender","type":"gift_card","number":"6001","customer_id":"C1"}"#, "customer_id"),
+  ])
+  func eachKindTakesItsOwnFieldsOnly(line: String, field: String) throws {
+    let error = try #require(ProtocolSchemaTests.decode(line), "\(line) was taken")
+    #expect(error.message.contains(field), "\(line): \(error.message)")
+  }
+
+  @Test func eachKindReadsBackAsItWasBuilt() throws {
+    let card = CardInput(number: "4242424242424242", expiryMonth: 12, expiryYear: 2030, cvv: "739")
+    let usd = { (units: Int64) in Money(minorUnits: units, currency: .usd) }
+    let kinds: [TenderRequest] = [
+      .cash(amount: usd(2_000)), .card(card, amount: nil), .card(card, amount: usd(500)),
+      .cardPresent(amount: usd(100), brand: "VISA", last4: "4242", authCode: "A1"),
+      .giftCard(number: "6001234567890128", amount: nil),
+      .storeCredit(customerID: "C1", amount: usd(300)),
+      .other(name: "check", amount: usd(1_000), reference: nil),
+      .other(name: "voucher", amount: usd(1_000), reference: "V-7"),
+    ]
+    for kind in kinds {
+      let line = RequestEnvelope().line(for: Requests.Tender(kind))
+      let decoded = try RequestDecoder.decode(Array(line.utf8), currency: .usd)
+      #expect((decoded.body as? Requests.Tender)?.request == kind, "\(line)")
+    }
+  }
+}

@@ -330,8 +330,7 @@ import Testing
     #expect(throws: RegisterError.self) {
       try register.decide(.add(sku: "TEE", quantity: 2, options: [:]), context: context).accepted()
     }
-    let cash = TenderRequest(
-      type: .cash, amount: Money(minorUnits: 5000, currency: .usd), card: nil)
+    let cash = TenderRequest.cash(amount: Money(minorUnits: 5000, currency: .usd))
     let paid = try register.decide(.tender(cash), context: context).accepted()
     #expect(paid.count == 2)
     guard case .saleCompleted(_, let receipt, _, let change, _) = paid.last else {

@@ -36,18 +36,16 @@ import Testing
     case .setQty: [Requests.SetQty(line: 1, quantity: 4)]
     case .tender:
       [
-        Requests.Tender(type: .cash, amount: usd(2_010)),
+        Requests.Tender(.cash(amount: usd(2_010))),
         Requests.Tender(
-          type: .card, amount: nil,
-          card: CardInput(number: "4242424242424242", expiryMonth: 12, expiryYear: 2030, cvv: "739")
-        ),
-        Requests.Tender(TenderRequest(type: .giftCard, amount: nil, giftCard: "6001234567890128")),
-        Requests.Tender(TenderRequest(type: .storeCredit, amount: usd(500), customerID: "C1")),
+          .card(
+            CardInput(number: "4242424242424242", expiryMonth: 12, expiryYear: 2030, cvv: "739"),
+            amount: nil)),
+        Requests.Tender(.giftCard(number: "6001234567890128", amount: nil)),
+        Requests.Tender(.storeCredit(customerID: "C1", amount: usd(500))),
+        Requests.Tender(.other(name: "check", amount: usd(1_000), reference: "1042")),
         Requests.Tender(
-          TenderRequest(type: .other, amount: usd(1_000), name: "check", reference: "1042")),
-        Requests.Tender(
-          TenderRequest(
-            type: .cardPresent, amount: usd(1_000), brand: "VISA", last4: "4242", authCode: "A1")),
+          .cardPresent(amount: usd(1_000), brand: "VISA", last4: "4242", authCode: "A1")),
       ]
     case .void: [Requests.Void(), Requests.Void(reason: "customer left")]
     case .discount:

@@ -135,40 +135,44 @@ public enum Command: Sendable {
   public var isMutation: Bool { op.isMutation }
 }
 
-/// A payment as asked for: cash with an amount, card data with an optional amount, a gift
-/// card's number, a customer's store credit, a store tender by name, or a payment an external
-/// terminal approved.
-public struct TenderRequest: Sendable, Equatable {
-  public var type: TenderType
-  public var amount: Money?
-  public var card: CardInput?
-  /// The gift card's number (gift_card).
-  public var giftCard: String?
-  /// The customer whose credit pays (store_credit).
-  public var customerID: String?
-  /// The store tender's name and reference (other).
-  public var name: String?
-  public var reference: String?
-  /// What the terminal reported (card_present).
-  public var brand: String?
-  public var last4: String?
-  public var authCode: String?
+/// A payment asked for: one case per kind, each with only its own fields, so that a cash
+/// tender with a card, or a gift card payment without the card's number, cannot be built.
+/// `amount` nil: as much as the balance due (or the card's or the credit's balance) allows.
+public enum TenderRequest: Sendable, Equatable {
+  case cash(amount: Money)
+  case card(CardInput, amount: Money?)
+  /// A payment an external terminal approved: what it reported, never the card's number.
+  case cardPresent(amount: Money, brand: String, last4: String, authCode: String)
+  case giftCard(number: String, amount: Money?)
+  /// A customer's store credit.
+  case storeCredit(customerID: String, amount: Money?)
+  /// One of the store's own tenders (`tenders` in the store settings), by name.
+  case other(name: String, amount: Money, reference: String?)
 
-  public init(
-    type: TenderType, amount: Money?, card: CardInput? = nil, giftCard: String? = nil,
-    customerID: String? = nil, name: String? = nil, reference: String? = nil,
-    brand: String? = nil, last4: String? = nil, authCode: String? = nil
-  ) {
-    self.type = type
-    self.amount = amount
-    self.card = card
-    self.giftCard = giftCard
-    self.customerID = customerID
-    self.name = name
-    self.reference = reference
-    self.brand = brand
-    self.last4 = last4
-    self.authCode = authCode
+  /// The kind of tender.
+  public var type: TenderType {
+    switch self {
+    case .cash: .cash
+    case .card: .card
+    case .cardPresent: .cardPresent
+    case .giftCard: .giftCard
+    case .storeCredit: .storeCredit
+    case .other: .other
+    }
+  }
+
+  /// The amount asked for, when one is.
+  public var amount: Money? {
+    switch self {
+    case .cash(let amount), .cardPresent(let amount, _, _, _), .other(_, let amount, _): amount
+    case .card(_, let amount), .giftCard(_, let amount), .storeCredit(_, let amount): amount
+    }
+  }
+
+  /// The card keyed, for a card tender.
+  public var card: CardInput? {
+    if case .card(let card, _) = self { return card }
+    return nil
   }
 }
 

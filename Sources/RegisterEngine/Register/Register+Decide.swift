@@ -567,15 +567,8 @@ extension Register {
     let balance = totals.total - order.paid
     var events: [Event] = []
     let tender: Tender
-    switch request.type {
-    case .cash:
-      guard let amount = request.amount else {
-        throw RegisterError(
-          .badRequest, "a cash tender needs an amount, like \"amount\": \"20.00\"")
-      }
-      guard request.card == nil else {
-        throw RegisterError(.badRequest, "a cash tender takes no card")
-      }
+    switch request {
+    case .cash(let amount):
       let due = try cashDue(balance)
       try checkCashStep(amount, what: "a cash tender", due: due)
       guard amount.minorUnits > 0 || due == 0 else {
@@ -596,12 +589,7 @@ extension Register {
             cashRounding: due - balance, change: amount.minorUnits - due, context: context))
       }
       return events
-    case .card:
-      guard let card = request.card else {
-        throw RegisterError(
-          .badRequest,
-          "a card tender needs \"card\": {\"number\", \"exp_month\", \"exp_year\", \"cvv\"}")
-      }
+    case .card(let card, let requested):
       let summary: CardSummary
       do {
         summary = try CardValidator.validate(card, today: context.now.local)
@@ -612,16 +600,17 @@ extension Register {
       } catch {
         throw RegisterError(.invalidCard, "\(error)")
       }
-      let amount = try nonCashAmount(request.amount ?? money(balance), balance: balance, "a card")
+      let amount = try nonCashAmount(requested ?? money(balance), balance: balance, "a card")
       tender = Tender(type: .card, amount: money(amount), card: summary)
-    case .cardPresent:
-      tender = try cardPresentTender(request, balance: balance)
-    case .giftCard:
-      tender = try giftCardTender(request, balance: balance)
-    case .storeCredit:
-      tender = try storeCreditTender(request, balance: balance)
-    case .other:
-      tender = try storeTender(request, balance: balance)
+    case .cardPresent(let amount, let brand, let last4, let authCode):
+      tender = try cardPresentTender(
+        amount: amount, brand: brand, last4: last4, authCode: authCode, balance: balance)
+    case .giftCard(let number, let amount):
+      tender = try giftCardTender(number: number, amount: amount, balance: balance)
+    case .storeCredit(let customer, let amount):
+      tender = try storeCreditTender(customer: customer, amount: amount, balance: balance)
+    case .other(let name, let amount, let reference):
+      tender = try storeTender(name: name, amount: amount, reference: reference, balance: balance)
     }
     events.append(.tenderAdded(order: order.id, tender: tender))
     if tender.amount.minorUnits == balance {
@@ -675,12 +664,9 @@ extension Register {
       "gift cards cannot be bought with a gift card; pay for the gift cards another way")
   }
 
-  private func giftCardTender(_ request: TenderRequest, balance: Int64) throws(RegisterError)
-    -> Tender
+  private func giftCardTender(number text: String, amount: Money?, balance: Int64)
+    throws(RegisterError) -> Tender
   {
-    guard let text = request.giftCard else {
-      throw RegisterError(.badRequest, "a gift_card tender needs the card's \"number\"")
-    }
     if order.activeLines.contains(where: \.giftCard) { try refuseGiftCardForGiftCard() }
     guard let number = GiftCardNumber.normalized(text), let card = storedValue.giftCards[number]
     else {
@@ -688,33 +674,29 @@ extension Register {
       throw RegisterError(
         .giftCardNotFound, "no gift card has the number \(text); check the number on the card")
     }
-    let amount = try storedValueAmount(
-      request.amount, available: card.balance, balance: balance,
+    let taken = try storedValueAmount(
+      amount, available: card.balance, balance: balance,
       what: "gift card ****\(number.suffix(4))")
-    return Tender(type: .giftCard, amount: money(amount), giftCard: number)
+    return Tender(type: .giftCard, amount: money(taken), giftCard: number)
   }
 
-  private func storeCreditTender(_ request: TenderRequest, balance: Int64) throws(RegisterError)
-    -> Tender
+  private func storeCreditTender(customer: String, amount: Money?, balance: Int64)
+    throws(RegisterError) -> Tender
   {
-    guard let customer = request.customerID else {
-      throw RegisterError(.badRequest, "a store_credit tender needs the \"customer_id\"")
-    }
     guard customerBook.customer(customer) != nil else {
       throw RegisterError(.customerNotFound, "no customer \(customer)")
     }
-    let amount = try storedValueAmount(
-      request.amount, available: storedValue.storeCredit[customer] ?? 0, balance: balance,
+    let taken = try storedValueAmount(
+      amount, available: storedValue.storeCredit[customer] ?? 0, balance: balance,
       what: "the store credit of \(customer)")
-    return Tender(type: .storeCredit, amount: money(amount), customerID: customer)
+    return Tender(type: .storeCredit, amount: money(taken), customerID: customer)
   }
 
-  private func storeTender(_ request: TenderRequest, balance: Int64) throws(RegisterError)
-    -> Tender
+  private func storeTender(
+    name: String, amount requested: Money, reference: String?, balance: Int64
+  )
+    throws(RegisterError) -> Tender
   {
-    guard let name = request.name else {
-      throw RegisterError(.badRequest, "an other tender needs the store tender's \"name\"")
-    }
     guard store.tenders.contains(name) else {
       throw RegisterError(
         .unknownTender,
@@ -722,34 +704,28 @@ extension Register {
           ? "this store takes no store tenders (store setting \"tenders\")"
           : "this store's tenders are \(store.tenders.joined(separator: ", ")), not \"\(name)\"")
     }
-    guard let requested = request.amount else {
-      throw RegisterError(.badRequest, "a \(name) tender needs an amount")
-    }
     let amount = try nonCashAmount(requested, balance: balance, "a \(name)")
-    return Tender(type: .other, amount: money(amount), name: name, reference: request.reference)
+    return Tender(type: .other, amount: money(amount), name: name, reference: reference)
   }
 
   /// A payment an external terminal approved. Nothing in it may be a card number: the brand
   /// is one of the known names, last4 exactly four digits, the authorization code 1–12 letters
   /// and digits that do not look like a card number. No message repeats what was sent.
-  private func cardPresentTender(_ request: TenderRequest, balance: Int64) throws(RegisterError)
-    -> Tender
-  {
-    guard let requested = request.amount else {
-      throw RegisterError(.badRequest, "a card_present tender needs an amount")
-    }
+  private func cardPresentTender(
+    amount requested: Money, brand brandName: String, last4: String, authCode code: String,
+    balance: Int64
+  ) throws(RegisterError) -> Tender {
     let brands = CardBrand.allCases.map(\.rawValue).joined(separator: ", ")
-    guard let brandName = request.brand, let brand = CardBrand(rawValue: brandName.uppercased())
-    else {
+    guard let brand = CardBrand(rawValue: brandName.uppercased()) else {
       throw RegisterError(.invalidCard, "brand must be one of \(brands)")
     }
-    guard let last4 = request.last4, last4.unicodeScalars.count == 4,
+    guard last4.unicodeScalars.count == 4,
       last4.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) })
     else {
       throw RegisterError(
         .invalidCard, "last4 must be exactly the last 4 digits of the card (never the number)")
     }
-    guard let code = request.authCode, (1...12).contains(code.unicodeScalars.count),
+    guard (1...12).contains(code.unicodeScalars.count),
       code.unicodeScalars.allSatisfy({
         ("0"..."9").contains($0) || ("A"..."Z").contains($0) || ("a"..."z").contains($0)
       }),

@@ -163,10 +163,6 @@ extension Requests {
     public var amount: Money? { request.amount }
     public var card: CardInput? { request.card }
 
-    public init(type: TenderType, amount: Money?, card: CardInput? = nil) {
-      request = TenderRequest(type: type, amount: amount, card: card)
-    }
-
     public init(_ request: TenderRequest) { self.request = request }
 
     /// The members each type takes besides `type` and `amount`.
@@ -186,18 +182,62 @@ extension Requests {
       where fields.raw(member) != nil {
         throw RegisterError(.badRequest, "a \(typeName) tender takes no \(member)")
       }
-      var request = TenderRequest(type: type, amount: try fields.money("amount"))
-      if let value = fields.raw("card") {
-        request.card = try Self.decodeCard(value)
+      let amount = try fields.money("amount")
+      switch type {
+      case .cash:
+        guard let amount else {
+          throw RegisterError(
+            .badRequest, "a cash tender needs an amount, like \"amount\": \"20.00\"")
+        }
+        request = .cash(amount: amount)
+      case .card:
+        guard let value = fields.raw("card") else {
+          throw RegisterError(
+            .badRequest,
+            "a card tender needs \"card\": {\"number\", \"exp_month\", \"exp_year\", \"cvv\"}")
+        }
+        request = .card(try Self.decodeCard(value), amount: amount)
+      case .cardPresent:
+        guard let amount else {
+          throw RegisterError(.badRequest, "a card_present tender needs an amount")
+        }
+        let brand = try fields.optional("brand", as: String.self)
+        let last4 = try fields.optional("last4", as: String.self)
+        let authCode = try fields.optional("auth_code", as: String.self)
+        guard let brand else {
+          let brands = CardBrand.allCases.map(\.rawValue).joined(separator: ", ")
+          throw RegisterError(.invalidCard, "brand must be one of \(brands)")
+        }
+        guard let last4 else {
+          throw RegisterError(
+            .invalidCard, "last4 must be exactly the last 4 digits of the card (never the number)")
+        }
+        guard let authCode else {
+          throw RegisterError(
+            .invalidCard,
+            "auth_code must be the terminal's authorization code: 1 to 12 letters and digits")
+        }
+        request = .cardPresent(amount: amount, brand: brand, last4: last4, authCode: authCode)
+      case .giftCard:
+        guard let number = try fields.optional("number", as: String.self) else {
+          throw RegisterError(.badRequest, "a gift_card tender needs the card's \"number\"")
+        }
+        request = .giftCard(number: number, amount: amount)
+      case .storeCredit:
+        guard let customer = try fields.optional("customer_id", as: String.self) else {
+          throw RegisterError(.badRequest, "a store_credit tender needs the \"customer_id\"")
+        }
+        request = .storeCredit(customerID: customer, amount: amount)
+      case .other:
+        guard let name = try fields.optional("name", as: String.self) else {
+          throw RegisterError(.badRequest, "an other tender needs the store tender's \"name\"")
+        }
+        let reference = try fields.text("reference", required: false, maxLength: 40)
+        guard let amount else {
+          throw RegisterError(.badRequest, "a \(name) tender needs an amount")
+        }
+        request = .other(name: name, amount: amount, reference: reference)
       }
-      request.giftCard = try fields.optional("number", as: String.self)
-      request.customerID = try fields.optional("customer_id", as: String.self)
-      request.name = try fields.optional("name", as: String.self)
-      request.reference = try fields.text("reference", required: false, maxLength: 40)
-      request.brand = try fields.optional("brand", as: String.self)
-      request.last4 = try fields.optional("last4", as: String.self)
-      request.authCode = try fields.optional("auth_code", as: String.self)
-      self.request = request
     }
 
     public var command: Command { .tender(request) }
@@ -205,19 +245,22 @@ extension Requests {
     public func encode(to object: inout JSONObject) {
       object["type"] = .string(type.rawValue)
       if let amount { object["amount"] = .string(amount.decimalString) }
-      if let card {
+      switch request {
+      case .cash: break
+      case .card(let card, _):
         object["card"] = .object([
           "number": .string(card.number), "exp_month": .int(card.expiryMonth),
           "exp_year": .int(card.expiryYear), "cvv": .string(card.cvv),
         ])
-      }
-      let others: [(String, String?)] = [
-        ("number", request.giftCard), ("customer_id", request.customerID),
-        ("name", request.name), ("reference", request.reference), ("brand", request.brand),
-        ("last4", request.last4), ("auth_code", request.authCode),
-      ]
-      for (key, value) in others {
-        if let value { object[key] = .string(value) }
+      case .cardPresent(_, let brand, let last4, let authCode):
+        object["brand"] = .string(brand)
+        object["last4"] = .string(last4)
+        object["auth_code"] = .string(authCode)
+      case .giftCard(let number, _): object["number"] = .string(number)
+      case .storeCredit(let customer, _): object["customer_id"] = .string(customer)
+      case .other(let name, _, let reference):
+        object["name"] = .string(name)
+        if let reference { object["reference"] = .string(reference) }
       }
     }
 
