@@ -242,3 +242,47 @@ import Testing
     }
   }
 }
+
+/// The kinds a request declares (`variants`) are the ones its decoder reads: each kind with
+/// its required fields is taken and valid; without any one of them it is refused by both.
+@Suite struct RequestVariantTests {
+  @Test(arguments: Op.allCases.filter { !$0.requestType.variants.isEmpty })
+  func eachKindNeedsWhatItDeclares(_ op: Op) throws {
+    let declared = Dictionary(
+      uniqueKeysWithValues: op.requestType.fields.map { ($0.name, $0.type) })
+    for variant in op.requestType.variants {
+      var object = JSONObject()
+      object["op"] = .string(op.rawValue)
+      object[variant.field] = .string(variant.value)
+      for name in variant.required {
+        object[name] = Self.valid(name, declared[name] ?? .any)
+      }
+      let line = JSONValue.object(object).serialized
+      #expect(ProtocolSchemaTests.decode(line) == nil, "\(line)")
+      #expect(SchemaValidator.protocol.problems(.object(object), as: "request").isEmpty, "\(line)")
+      for name in variant.required {
+        var without = object
+        without[name] = nil
+        let short = JSONValue.object(without).serialized
+        #expect(ProtocolSchemaTests.decode(short) != nil, "\(short) was taken")
+        #expect(
+          !SchemaValidator.protocol.problems(.object(without), as: "request").isEmpty,
+          "the schema allows \(short)")
+      }
+    }
+  }
+
+  /// A value the decoder takes for the field `name`.
+  static func valid(_ name: String, _ type: WireType) -> JSONValue {
+    switch name {
+    case "card":
+      .object([
+        "number": .string("4242424242424242"), "exp_month": .int(12), "exp_year": .int(2030),
+        "cvv": .string("123"),
+      ])
+    case "last4": .string("4242")
+    case "brand": .string("VISA")
+    default: ProtocolSchemaTests.example(type)
+    }
+  }
+}

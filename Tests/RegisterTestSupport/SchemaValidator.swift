@@ -6,7 +6,8 @@ import Testing
 /// the schema promises an integrator.
 ///
 /// It knows the keywords the schema uses: `$ref` (into `#/$defs`), `type`, `properties`,
-/// `required`, `additionalProperties`, `items`, `maxItems`, `enum`, `const`, `anyOf`, `oneOf`,
+/// `required`, `additionalProperties`, `propertyNames`, `items`, `maxItems`, `enum`, `const`,
+/// `anyOf`, `oneOf`,
 /// `minimum`, `maximum`, `minLength`, `maxLength` and `pattern`. The end-to-end suite also
 /// checks with Python's `jsonschema`, an implementation of the whole standard.
 public struct SchemaValidator: Sendable {
@@ -137,6 +138,13 @@ public struct SchemaValidator: Sendable {
       if case .array(let required)? = rules["required"] {
         for case .string(let name) in required where object[name] == nil {
           found.append("\(path): \(name) is required")
+        }
+      }
+      if let names = rules["propertyNames"] {
+        for member in object.members {
+          var inner: [String] = []
+          check(.string(member.key), names, path: path, into: &inner)
+          if !inner.isEmpty { found.append("\(path): \(member.key) is not allowed here") }
         }
       }
       for member in object.members {

@@ -23,6 +23,13 @@ public protocol RequestBody: Sendable, Equatable {
   static var fields: [WireField] { get }
   /// The reply's `result` when the op succeeds.
   static var result: WireType { get }
+  /// For an op whose fields depend on a kind (a tender's `type`), each kind's: which of
+  /// `fields` it needs and which it may carry. Empty for every other op.
+  static var variants: [WireVariant] { get }
+}
+
+extension RequestBody {
+  public static var variants: [WireVariant] { [] }
 }
 
 /// A request body the daemon can read: the decoder takes the fields of a request whose op and

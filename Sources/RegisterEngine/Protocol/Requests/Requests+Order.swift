@@ -165,11 +165,23 @@ extension Requests {
 
     public init(_ request: TenderRequest) { self.request = request }
 
-    /// The members each type takes besides `type` and `amount`.
-    static let members: [TenderType: Set<String>] = [
-      .cash: [], .card: ["card"], .giftCard: ["number"], .storeCredit: ["customer_id"],
-      .other: ["name", "reference"], .cardPresent: ["brand", "last4", "auth_code"],
+    /// Each kind of tender: the fields it needs and the ones it may carry (`TenderRequest`'s
+    /// cases; the decoder refuses any other).
+    public static let variants: [WireVariant] = [
+      WireVariant("type", "cash", required: ["amount"]),
+      WireVariant("type", "card", required: ["card"], optional: ["amount"]),
+      WireVariant(
+        "type", "card_present", required: ["amount", "brand", "last4", "auth_code"]),
+      WireVariant("type", "gift_card", required: ["number"], optional: ["amount"]),
+      WireVariant("type", "store_credit", required: ["customer_id"], optional: ["amount"]),
+      WireVariant("type", "other", required: ["name", "amount"], optional: ["reference"]),
     ]
+
+    /// The members each type takes besides `type` and `amount`.
+    static let members: [TenderType: Set<String>] = variants.reduce(into: [:]) { table, kind in
+      guard let type = TenderType(rawValue: kind.value) else { return }
+      table[type] = Set(kind.required + kind.optional).subtracting(["amount"])
+    }
 
     init(from fields: inout RequestFields) throws(RegisterError) {
       let typeName = try fields.required("type", as: String.self)

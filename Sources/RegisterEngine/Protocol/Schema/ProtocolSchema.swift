@@ -33,9 +33,27 @@ public enum ProtocolSchema {
         .optional("expect_version", .integer(), "the order version this change is based on"),
         .optional("approve", .ref("approval"), "a manager's approval sent with the request"),
       ]
-      defs["request_\(op.rawValue)"] = WireType.objectSchema(
+      var request = WireType.objectSchema(
         envelope + type.fields + trailer, open: false,
         description: "\(type.summary) Sent by: \(op.access.who).")
+      if !type.variants.isEmpty, case .object(var object) = request {
+        // Each kind: its discriminator, the fields it needs, and no field of another kind.
+        let common = (envelope + trailer).map(\.name)
+        object["oneOf"] = .array(
+          type.variants.map { variant in
+            .object([
+              "properties": .object([variant.field: .object(["const": .string(variant.value)])]),
+              "required": .array(([variant.field] + variant.required).map(JSONValue.string)),
+              "propertyNames": .object([
+                "enum": .array(
+                  (common + [variant.field] + variant.required + variant.optional).map(
+                    JSONValue.string))
+              ]),
+            ])
+          })
+        request = .object(object)
+      }
+      defs["request_\(op.rawValue)"] = request
       requests.append(WireType.reference("request_\(op.rawValue)"))
       defs["reply_\(op.rawValue)"] = .object([
         "anyOf": .array([

@@ -71,6 +71,22 @@ public struct WireField: Sendable, Equatable {
   }
 }
 
+/// One kind of a request whose fields depend on its kind (a tender's `type`): the value of the
+/// field that names the kind, the fields that kind needs and the ones it may carry.
+public struct WireVariant: Sendable, Equatable {
+  public let field: String
+  public let value: String
+  public let required: [String]
+  public let optional: [String]
+
+  public init(_ field: String, _ value: String, required: [String], optional: [String] = []) {
+    self.field = field
+    self.value = value
+    self.required = required
+    self.optional = optional
+  }
+}
+
 extension WireType {
   /// The JSON Schema (2020-12) for this type; `$ref`s point into `#/$defs`.
   public var schema: JSONValue {
