@@ -138,7 +138,7 @@ import Testing
           object[field.name] = example(field.type)
         })
     case .map: .object(["x": .string("y")])
-    case .ref(let name): name == "card_entry" ? .object([:]) : .object([:])
+    case .ref: .object([:])
     case .anyOf(let types): types.first.map(example) ?? .null
     case .nullable(let type): example(type)
     case .any: .string("x")
