@@ -352,13 +352,13 @@ final class HistoryLane {
       throw HistoryError("registerd would not read the generated request \(line): \(error.error)")
     }
     var context = CommandContext(now: now, approval: request.approval)
-    if case .closeDay = request.command {
+    if request.body is Requests.CloseDay {
       // The Z report anchors the chain at the record before the close, as registerd does.
       try flush()
       let head = store.head
       if head.sequence > 0 { context.journalHead = head }
     }
-    switch register.decide(request.command, context: context) {
+    switch register.decide(request.body, context: context) {
     case .accepted(let events, let approvedBy):
       record(events, approvedBy: approvedBy)
       if pending.count >= Self.groupSize { try flush() }

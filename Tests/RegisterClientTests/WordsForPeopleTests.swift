@@ -131,14 +131,14 @@ import Testing
       throw UsageError("void is not confirmed")
     }
     #expect(question.contains("Void"))
-    #expect(typed.op == .void)
+    #expect(typed.op == Requests.Void.op)
     guard case .confirm = try CommandParser.parse(["close-day", "--counted-cash", "100"]) else {
       throw UsageError("close-day is not confirmed")
     }
     guard case .request(let sent, _) = try CommandParser.parse(["close-day", "--yes"]) else {
       throw UsageError("--yes still asks")
     }
-    #expect(sent.op == .closeDay)
+    #expect(sent.op == Requests.CloseDay.op)
     guard case .request = try CommandParser.parse(["void", "--yes", "--reason", "x"]) else {
       throw UsageError("--yes still asks")
     }

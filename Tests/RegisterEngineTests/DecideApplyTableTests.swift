@@ -5,7 +5,7 @@ import Testing
 @testable import RegisterEngine
 
 /// Table tests on `Register.decide` and `Register.apply` directly: a state built from events, a
-/// command, and the decision (events or a rejection with the events it still records).
+/// request, and the decision (events or a rejection with the events it still records).
 enum Fixture {
   static let catalog: Catalog = {
     do {
@@ -46,7 +46,7 @@ enum Fixture {
   static func usd(_ cents: Int64) -> Money { Money(minorUnits: cents, currency: .usd) }
 }
 
-/// One row of a decide table: the state, the command (with an approval, if any) and what
+/// One row of a decide table: the state, the request (with an approval, if any) and what
 /// `decide` must answer.
 struct DecideCase: Sendable, CustomTestStringConvertible {
   enum Outcome: Sendable {
@@ -56,7 +56,7 @@ struct DecideCase: Sendable, CustomTestStringConvertible {
 
   var name: String
   var state: @Sendable () -> Register
-  var command: Command
+  var request: any RequestBody
   var approval: Approval?
   var outcome: Outcome
 
@@ -67,46 +67,46 @@ struct DecideCase: Sendable, CustomTestStringConvertible {
   static let people: [DecideCase] = [
     DecideCase(
       name: "a wrong sign-in PIN is refused and counted",
-      state: { Fixture.staffed() }, command: .signIn(operatorID: "M1", pin: "9999"),
+      state: { Fixture.staffed() }, request: Requests.SignIn(operatorID: "M1", pin: "9999"),
       outcome: .rejected(.wrongPIN, recording: [.pinFailed(id: "M1")])),
     DecideCase(
       name: "a PIN of the wrong shape is refused and not counted",
-      state: { Fixture.staffed() }, command: .signIn(operatorID: "M1", pin: "12"),
+      state: { Fixture.staffed() }, request: Requests.SignIn(operatorID: "M1", pin: "12"),
       outcome: .rejected(.invalidPIN, recording: [])),
     DecideCase(
       name: "a right sign-in PIN signs in",
       state: { Fixture.staffed(managerFailures: 2) },
-      command: .signIn(operatorID: "M1", pin: "1234"),
+      request: Requests.SignIn(operatorID: "M1", pin: "1234"),
       outcome: .accepted([.signedIn(id: "M1")], approvedBy: nil)),
     DecideCase(
       name: "a wrong approval PIN is refused and counted",
-      state: { Fixture.staffedWithOrder() }, command: .void(reason: nil),
+      state: { Fixture.staffedWithOrder() }, request: Requests.Void(reason: nil),
       approval: Approval(operatorID: "M1", pin: "0000"),
       outcome: .rejected(.wrongPIN, recording: [.pinFailed(id: "M1")])),
     DecideCase(
       name: "an approval's reset survives a refusal for another reason",
-      state: { Fixture.staffed(managerFailures: 2) }, command: .void(reason: nil),
+      state: { Fixture.staffed(managerFailures: 2) }, request: Requests.Void(reason: nil),
       approval: Approval(operatorID: "M1", pin: "1234"),
       outcome: .rejected(.emptyOrder, recording: [.pinAccepted(id: "M1")])),
     DecideCase(
       name: "an approval with nothing to reset records nothing when refused",
-      state: { Fixture.staffed() }, command: .void(reason: nil),
+      state: { Fixture.staffed() }, request: Requests.Void(reason: nil),
       approval: Approval(operatorID: "M1", pin: "1234"),
       outcome: .rejected(.emptyOrder, recording: [])),
     DecideCase(
       name: "an accepted approval's reset comes before the change",
-      state: { Fixture.staffedWithOrder(managerFailures: 2) }, command: .void(reason: "x"),
+      state: { Fixture.staffedWithOrder(managerFailures: 2) }, request: Requests.Void(reason: "x"),
       approval: Approval(operatorID: "M1", pin: "1234"),
       outcome: .accepted(
         [.pinAccepted(id: "M1"), .orderVoided(order: 1, reason: "x", reversed: [])],
         approvedBy: "M1")),
     DecideCase(
       name: "a change that needs a manager is refused without one, recording nothing",
-      state: { Fixture.staffedWithOrder() }, command: .void(reason: nil),
+      state: { Fixture.staffedWithOrder() }, request: Requests.Void(reason: nil),
       outcome: .rejected(.approvalRequired, recording: [])),
     DecideCase(
       name: "a cashier's approval is refused",
-      state: { Fixture.staffedWithOrder() }, command: .void(reason: nil),
+      state: { Fixture.staffedWithOrder() }, request: Requests.Void(reason: nil),
       approval: Approval(operatorID: "C1", pin: "5678"),
       outcome: .rejected(.approvalRequired, recording: [])),
   ]
@@ -115,7 +115,7 @@ struct DecideCase: Sendable, CustomTestStringConvertible {
   func decide(_ row: DecideCase) {
     let register = row.state()
     let decision = register.decide(
-      row.command, context: CommandContext(now: testTime, approval: row.approval))
+      row.request, context: CommandContext(now: testTime, approval: row.approval))
     switch (decision, row.outcome) {
     case (.accepted(let events, let approvedBy), .accepted(let expected, let manager)):
       #expect(events == expected)
@@ -133,13 +133,13 @@ struct DecideCase: Sendable, CustomTestStringConvertible {
   @Test func aRejectionsEventsChangeTheStateWhenApplied() {
     var register = Fixture.staffed(managerFailures: 2)
     let wrong = register.decide(
-      .signIn(operatorID: "M1", pin: "9999"), context: CommandContext(now: testTime))
+      Requests.SignIn(operatorID: "M1", pin: "9999"), context: CommandContext(now: testTime))
     #expect(wrong.rejection?.code == .wrongPIN)
     for event in wrong.events { register.apply(event, at: testTime) }
     #expect(register.operators.first { $0.id == "M1" }?.failedAttempts == 3)
 
     let refused = register.decide(
-      .void(reason: nil),
+      Requests.Void(reason: nil),
       context: CommandContext(now: testTime, approval: Approval(operatorID: "M1", pin: "1234")))
     #expect(refused.rejection?.code == .emptyOrder)
     for event in refused.events { register.apply(event, at: testTime) }
@@ -301,7 +301,7 @@ struct ApplyCase: Sendable, CustomTestStringConvertible {
   }
 }
 
-/// No `default:` in the register's switches: each lists every event (or command) it does not
+/// No `default:` in the register's switches: each lists every event it does not
 /// act on, so a new one must be placed in each.
 @Suite struct ExhaustiveSwitchTests {
   @Test(arguments: ["Register", "Sale"])

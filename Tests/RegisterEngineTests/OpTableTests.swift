@@ -2,8 +2,8 @@ import Testing
 
 @testable import RegisterEngine
 
-/// The op table is declared once (`Op`): every op decodes to a command that names it back, and
-/// whether it mutates comes from that one table.
+/// Each op is declared once, by its request type, and listed once (`Requests.all`): every op
+/// decodes to a body of its type, and whether it mutates is what that type is.
 @Suite struct OpTableTests {
   /// One well-formed request per op (decoding only: whether the register would accept it is
   /// `decide`'s business).
@@ -60,16 +60,28 @@ import Testing
     #"{"op":"wishlist_to_order","customer_id":"C1","sku":"TEE"}"#,
   ]
 
-  @Test func everyOpHasASampleAndDecodesToACommandOfThatOp() throws {
+  @Test func everyOpHasASampleAndDecodesToABodyOfItsType() throws {
     var covered: Set<Op> = []
     for line in Self.samples {
       let request = try RequestDecoder.decode(Array(line.utf8), currency: .usd)
       let op = request.op
-      #expect(request.command.op == op, "\(line)")
-      #expect(request.command.isMutation == op.isMutation, "\(line)")
+      #expect(Op.named(op.rawValue) == op, "\(line)")
+      switch request.operation {
+      case .query(let body): #expect(!op.isMutation && type(of: body).op == op, "\(line)")
+      case .mutation(let body): #expect(op.isMutation && type(of: body).op == op, "\(line)")
+      }
       covered.insert(op)
     }
     #expect(covered == Set(Op.allCases), "a new op needs a sample here")
+  }
+
+  @Test func eachOpIsListedOnceUnderANameTheDecoderCanFind() {
+    let names = Op.allCases.map(\.rawValue)
+    #expect(Set(names).count == names.count)
+    for name in names {
+      #expect(name.utf8.count <= ShortTextTable<Int>.maximumLength, "\(name)")
+      #expect(OpTable.named(name) != nil, "\(name)")
+    }
   }
 
   @Test func helloListsExactlyTheOps() {

@@ -14,8 +14,8 @@ import Testing
       at: time)
   }
 
-  static func command(_ line: String, _ register: Register) throws -> Command {
-    try RequestDecoder.decode(Array(line.utf8), currency: register.store.currency).command
+  static func command(_ line: String, _ register: Register) throws -> any RequestBody {
+    try RequestDecoder.decode(Array(line.utf8), currency: register.store.currency).body
   }
 
   @Test("the totals decide computed are the ones apply takes, without totalling again")

@@ -195,11 +195,13 @@ private let extremeCases: [ExtremeCase] = {
     register.day.totals.paidIn = Int64.max - 100
     let context = CommandContext(now: testTime)
     #expect(throws: RegisterError.overflow("the day's totals")) {
-      try register.decide(.paidIn(usd(101), reason: "x"), context: context).accepted()
+      try register.decide(Requests.PaidIn(amount: usd(101), reason: "x"), context: context)
+        .accepted()
     }
     // Up to the limit is fine.
     #expect(
-      try register.decide(.paidIn(usd(100), reason: "x"), context: context).accepted().count == 1)
+      try register.decide(Requests.PaidIn(amount: usd(100), reason: "x"), context: context)
+        .accepted().count == 1)
   }
 
   @Test func applyLeavesTotalsAloneRatherThanWrap() throws {
@@ -225,7 +227,7 @@ private let extremeCases: [ExtremeCase] = {
     var register = lane.register
     register.day.totals.gross = Int64.max - 1000
     let context = CommandContext(now: testTime)
-    let tender = Command.tender(.cash(amount: usd(10_000)))
+    let tender = Requests.Tender(.cash(amount: usd(10_000)))
     #expect(throws: RegisterError.overflow("the day's totals")) {
       try register.decide(tender, context: context).accepted()
     }
@@ -236,7 +238,8 @@ private let extremeCases: [ExtremeCase] = {
     register.day.totals.float = Int64.max - 10
     let context = CommandContext(now: testTime)
     #expect(throws: RegisterError.overflow("the day's totals")) {
-      try register.decide(.paidIn(usd(11), reason: "x"), context: context).accepted()
+      try register.decide(Requests.PaidIn(amount: usd(11), reason: "x"), context: context)
+        .accepted()
     }
   }
 }

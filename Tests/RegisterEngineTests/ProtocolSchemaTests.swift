@@ -13,8 +13,8 @@ import Testing
   /// A request for every op, the fewest fields it needs.
   static var samples: [Op: String] {
     var samples = SetupTests.requests
-    samples[.hello] = #"{"op":"hello"}"#
-    samples[.setup] = #"{"op":"setup","manager":{"id":"ann","name":"Ann","pin":"1234"}}"#
+    samples[Requests.Hello.op] = #"{"op":"hello"}"#
+    samples[Requests.Setup.op] = #"{"op":"setup","manager":{"id":"ann","name":"Ann","pin":"1234"}}"#
     return samples
   }
 

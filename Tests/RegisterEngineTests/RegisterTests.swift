@@ -311,7 +311,7 @@ import Testing
     var register = lane.register
     let context = CommandContext(now: testTime)
     let events = try register.decide(
-      .add(sku: "TEE", quantity: 2, options: [:]), context: context
+      Requests.Add(sku: "TEE", quantity: 2), context: context
     ).accepted()
     #expect(events.count == 1)
     guard case .lineAdded(let orderID, let line) = events.first else {
@@ -328,10 +328,10 @@ import Testing
     #expect(register.totals.total == 3225)
 
     #expect(throws: RegisterError.self) {
-      try register.decide(.add(sku: "TEE", quantity: 2, options: [:]), context: context).accepted()
+      try register.decide(Requests.Add(sku: "TEE", quantity: 2), context: context).accepted()
     }
     let cash = TenderRequest.cash(amount: Money(minorUnits: 5000, currency: .usd))
-    let paid = try register.decide(.tender(cash), context: context).accepted()
+    let paid = try register.decide(Requests.Tender(cash), context: context).accepted()
     #expect(paid.count == 2)
     guard case .saleCompleted(_, let receipt, _, let change, _) = paid.last else {
       Issue.record("expected sale_completed, got \(paid)")

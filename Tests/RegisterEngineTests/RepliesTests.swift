@@ -31,17 +31,19 @@ import Testing
     let lane = try TestLane()
     let source = Source(lane.register)
     var replies = Replies(clock: lane.clock, journal: nil)
-    let empty = Self.text(try replies.query(.showOrder, from: source, register: &source.register))
+    let empty = Self.text(
+      try Requests.Order().answer(&replies, from: source, register: &source.register))
     #expect(empty == lane.register.orderJSON.serialized)
 
     try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
     source.register = lane.register
     #expect(
-      Self.text(try replies.query(.showOrder, from: source, register: &source.register)) == empty,
+      Self.text(try Requests.Order().answer(&replies, from: source, register: &source.register))
+        == empty,
       "the rendering stands until it is told the state changed")
     replies.stateChanged()
     let withJeans = Self.text(
-      try replies.query(.showOrder, from: source, register: &source.register))
+      try Requests.Order().answer(&replies, from: source, register: &source.register))
     #expect(withJeans == lane.register.orderJSON.serialized)
     #expect(withJeans != empty)
   }
@@ -51,20 +53,20 @@ import Testing
     let source = Source(lane.register)
     var replies = Replies(clock: lane.clock, journal: nil)
     let fine = try JSONParser.parse(
-      Self.text(try replies.query(.hello, from: source, register: &source.register)))
+      Self.text(try Requests.Hello().answer(&replies, from: source, register: &source.register)))
     #expect(fine["read_only"] == false)
     #expect(fine["journal"] == nil, "no journal, no write counters")
     #expect(fine["journal_seq"] == .int(lane.register.lastSequence))
     source.storageFailure = "disk full"
     let failed = try JSONParser.parse(
-      Self.text(try replies.query(.hello, from: source, register: &source.register)))
+      Self.text(try Requests.Hello().answer(&replies, from: source, register: &source.register)))
     #expect(failed["read_only"] == true)
 
     let storage = MemoryJournalStorage()
     let journal = Journal(storage: storage, lastSum: JournalRecord.genesis, lastSequence: 0)
     var journaled = Replies(clock: lane.clock, journal: journal)
     let counted = try JSONParser.parse(
-      Self.text(try journaled.query(.hello, from: source, register: &source.register)))
+      Self.text(try Requests.Hello().answer(&journaled, from: source, register: &source.register)))
     #expect(counted["journal"]?["fsyncs"] == .int(0))
   }
 
@@ -75,7 +77,7 @@ import Testing
     let replies = Replies(clock: lane.clock, journal: nil)
     let events: [Event] = [.pinAccepted(id: "7"), .customerAttached(order: 1, customerID: "C1")]
     let result = replies.result(
-      of: .signOut, events: events, outbox: nil, register: &source.register)
+      of: Requests.SignOut(), events: events, outbox: nil, register: &source.register)
     #expect(result == lane.register.orderJSON)
   }
 
@@ -85,11 +87,11 @@ import Testing
     let replies = Replies(clock: lane.clock, journal: nil)
     let event = Event.receiptEmailed(receipt: 3, to: "a@example.com", messageID: "m@lane")
     let without = replies.result(
-      of: .signOut, events: [event], outbox: nil, register: &source.register)
+      of: Requests.SignOut(), events: [event], outbox: nil, register: &source.register)
     #expect(without["emailed"]?["receipt"] == .int(3))
     #expect(without["emailed"]?["file"] == nil)
     let with = replies.result(
-      of: .signOut, events: [event], outbox: ReceiptOutbox(directory: "/o"),
+      of: Requests.SignOut(), events: [event], outbox: ReceiptOutbox(directory: "/o"),
       register: &source.register)
     #expect(
       with["emailed"]?["file"] == .string("/o/receipt-3-\(lane.register.lastSequence).eml"))

@@ -9,25 +9,26 @@ import Testing
 @Suite struct RolesTableTests {
   /// A request for each manager op that a manager may make on the test lane after `setUp`.
   static let managerRequests: [Op: String] = [
-    .void: #"{"op":"void","reason":"x"}"#,
-    .overridePrice: #"{"op":"override_price","line":1,"unit_price":"1.00","reason":"x"}"#,
-    .return: #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#,
-    .noSale: #"{"op":"no_sale","reason":"x"}"#,
-    .operatorAdd:
+    Requests.Void.op: #"{"op":"void","reason":"x"}"#,
+    Requests.OverridePrice.op:
+      #"{"op":"override_price","line":1,"unit_price":"1.00","reason":"x"}"#,
+    Requests.Return.op: #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#,
+    Requests.NoSale.op: #"{"op":"no_sale","reason":"x"}"#,
+    Requests.OperatorAdd.op:
       #"{"op":"operator_add","operator_id":"zed","name":"Z","role":"cashier","pin":"4321"}"#,
-    .operatorRemove: #"{"op":"operator_remove","operator_id":"bob"}"#,
-    .operatorUnlock: #"{"op":"operator_unlock","operator_id":"bob"}"#,
-    .productAdd:
+    Requests.OperatorRemove.op: #"{"op":"operator_remove","operator_id":"bob"}"#,
+    Requests.OperatorUnlock.op: #"{"op":"operator_unlock","operator_id":"bob"}"#,
+    Requests.ProductAdd.op:
       #"{"op":"product_add","product":{"sku":"NEW","name":"N","description":"","category":"C","price":"1.00"}}"#,
-    .productUpdate: #"{"op":"product_update","sku":"JEANS","changes":{"price":"0.01"}}"#,
-    .productRemove: #"{"op":"product_remove","sku":"HAT"}"#,
-    .stockAdjust: #"{"op":"stock_adjust","sku":"TEE","delta":1,"reason":"x"}"#,
-    .closeDay: #"{"op":"close_day"}"#,
+    Requests.ProductUpdate.op: #"{"op":"product_update","sku":"JEANS","changes":{"price":"0.01"}}"#,
+    Requests.ProductRemove.op: #"{"op":"product_remove","sku":"HAT"}"#,
+    Requests.StockAdjust.op: #"{"op":"stock_adjust","sku":"TEE","delta":1,"reason":"x"}"#,
+    Requests.CloseDay.op: #"{"op":"close_day"}"#,
   ]
 
   /// What is sent first (by whoever is signed in) so that the op's request can be made.
   static let before: [Op: [String]] = [
-    .closeDay: [#"{"op":"park"}"#]
+    Requests.CloseDay.op: [#"{"op":"park"}"#]
   ]
 
   static var managerOps: [Op] {

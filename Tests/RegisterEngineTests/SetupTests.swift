@@ -26,54 +26,62 @@ import Testing
 
   /// A request for every op, as a client would send it first thing.
   static let requests: [Op: String] = [
-    .catalog: #"{"op":"catalog"}"#, .catalogExport: #"{"op":"catalog_export"}"#,
-    .product: #"{"op":"product","sku":"TEE"}"#, .order: #"{"op":"order"}"#,
-    .receipt: #"{"op":"receipt"}"#, .add: #"{"op":"add","sku":"TEE"}"#,
-    .scan: #"{"op":"scan","code":"TEE"}"#, .remove: #"{"op":"remove","line":1}"#,
-    .setQty: #"{"op":"set_qty","line":1,"qty":2}"#,
-    .tender: #"{"op":"tender","type":"cash","amount":"1.00"}"#,
-    .void: #"{"op":"void","reason":"x"}"#,
-    .discount: #"{"op":"discount","percent":"10","reason":"x"}"#,
-    .overridePrice: #"{"op":"override_price","line":1,"unit_price":"1.00","reason":"x"}"#,
-    .voidLine: #"{"op":"void_line","line":1}"#, .park: #"{"op":"park"}"#,
-    .parked: #"{"op":"parked"}"#, .resume: #"{"op":"resume","order_id":1}"#,
-    .return: #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#,
-    .giftCardBalance: #"{"op":"gift_card_balance","number":"6036000000000001"}"#,
-    .subscribe: #"{"op":"subscribe"}"#,
-    .operatorAdd:
+    Requests.Catalog.op: #"{"op":"catalog"}"#,
+    Requests.CatalogExport.op: #"{"op":"catalog_export"}"#,
+    Requests.ProductLookup.op: #"{"op":"product","sku":"TEE"}"#,
+    Requests.Order.op: #"{"op":"order"}"#,
+    Requests.Receipt.op: #"{"op":"receipt"}"#, Requests.Add.op: #"{"op":"add","sku":"TEE"}"#,
+    Requests.Scan.op: #"{"op":"scan","code":"TEE"}"#,
+    Requests.Remove.op: #"{"op":"remove","line":1}"#,
+    Requests.SetQty.op: #"{"op":"set_qty","line":1,"qty":2}"#,
+    Requests.Tender.op: #"{"op":"tender","type":"cash","amount":"1.00"}"#,
+    Requests.Void.op: #"{"op":"void","reason":"x"}"#,
+    Requests.Discount.op: #"{"op":"discount","percent":"10","reason":"x"}"#,
+    Requests.OverridePrice.op:
+      #"{"op":"override_price","line":1,"unit_price":"1.00","reason":"x"}"#,
+    Requests.VoidLine.op: #"{"op":"void_line","line":1}"#, Requests.Park.op: #"{"op":"park"}"#,
+    Requests.Parked.op: #"{"op":"parked"}"#, Requests.Resume.op: #"{"op":"resume","order_id":1}"#,
+    Requests.Return.op: #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#,
+    Requests.GiftCardBalance.op: #"{"op":"gift_card_balance","number":"6036000000000001"}"#,
+    Requests.Subscribe.op: #"{"op":"subscribe"}"#,
+    Requests.OperatorAdd.op:
       #"{"op":"operator_add","operator_id":"eve","name":"E","role":"manager","pin":"1111"}"#,
-    .operatorList: #"{"op":"operator_list"}"#,
-    .operatorRemove: #"{"op":"operator_remove","operator_id":"eve"}"#,
-    .operatorSetPIN: #"{"op":"operator_set_pin","operator_id":"eve","pin":"2222"}"#,
-    .operatorUnlock: #"{"op":"operator_unlock","operator_id":"eve"}"#,
-    .signIn: #"{"op":"sign_in","operator":"eve","pin":"1111"}"#, .signOut: #"{"op":"sign_out"}"#,
-    .customerAdd: #"{"op":"customer_add","name":"C"}"#,
-    .customerFind: #"{"op":"customer_find","query":"C"}"#,
-    .attachCustomer: #"{"op":"attach_customer","customer_id":"C1"}"#,
-    .detachCustomer: #"{"op":"detach_customer"}"#,
-    .customerHistory: #"{"op":"customer_history","customer_id":"C1"}"#,
-    .wishlist: #"{"op":"wishlist","customer_id":"C1"}"#,
-    .wishlistAdd: #"{"op":"wishlist_add","customer_id":"C1","sku":"TEE"}"#,
-    .wishlistRemove: #"{"op":"wishlist_remove","customer_id":"C1","sku":"TEE"}"#,
-    .wishlistToOrder: #"{"op":"wishlist_to_order","customer_id":"C1","sku":"TEE"}"#,
-    .productAdd:
+    Requests.OperatorList.op: #"{"op":"operator_list"}"#,
+    Requests.OperatorRemove.op: #"{"op":"operator_remove","operator_id":"eve"}"#,
+    Requests.OperatorSetPIN.op: #"{"op":"operator_set_pin","operator_id":"eve","pin":"2222"}"#,
+    Requests.OperatorUnlock.op: #"{"op":"operator_unlock","operator_id":"eve"}"#,
+    Requests.SignIn.op: #"{"op":"sign_in","operator":"eve","pin":"1111"}"#,
+    Requests.SignOut.op: #"{"op":"sign_out"}"#,
+    Requests.CustomerAdd.op: #"{"op":"customer_add","name":"C"}"#,
+    Requests.CustomerFind.op: #"{"op":"customer_find","query":"C"}"#,
+    Requests.AttachCustomer.op: #"{"op":"attach_customer","customer_id":"C1"}"#,
+    Requests.DetachCustomer.op: #"{"op":"detach_customer"}"#,
+    Requests.CustomerHistory.op: #"{"op":"customer_history","customer_id":"C1"}"#,
+    Requests.Wishlist.op: #"{"op":"wishlist","customer_id":"C1"}"#,
+    Requests.WishlistAdd.op: #"{"op":"wishlist_add","customer_id":"C1","sku":"TEE"}"#,
+    Requests.WishlistRemove.op: #"{"op":"wishlist_remove","customer_id":"C1","sku":"TEE"}"#,
+    Requests.WishlistToOrder.op: #"{"op":"wishlist_to_order","customer_id":"C1","sku":"TEE"}"#,
+    Requests.ProductAdd.op:
       #"{"op":"product_add","product":{"sku":"NEW","name":"N","description":"","category":"C","price":"1.00"}}"#,
-    .productUpdate: #"{"op":"product_update","sku":"NEW","changes":{"price":"0.01"}}"#,
-    .productRemove: #"{"op":"product_remove","sku":"NEW"}"#,
-    .stockAdjust: #"{"op":"stock_adjust","sku":"NEW","delta":1,"reason":"x"}"#,
-    .setFloat: #"{"op":"float","amount":"100.00"}"#,
-    .paidIn: #"{"op":"paid_in","amount":"1.00","reason":"x"}"#,
-    .paidOut: #"{"op":"paid_out","amount":"1.00","reason":"x"}"#,
-    .noSale: #"{"op":"no_sale","reason":"x"}"#,
-    .emailReceipt: #"{"op":"email_receipt","receipt":1,"to":"a@b.example"}"#,
-    .print: #"{"op":"print"}"#, .report: #"{"op":"report"}"#, .closeDay: #"{"op":"close_day"}"#,
+    Requests.ProductUpdate.op: #"{"op":"product_update","sku":"NEW","changes":{"price":"0.01"}}"#,
+    Requests.ProductRemove.op: #"{"op":"product_remove","sku":"NEW"}"#,
+    Requests.StockAdjust.op: #"{"op":"stock_adjust","sku":"NEW","delta":1,"reason":"x"}"#,
+    Requests.SetFloat.op: #"{"op":"float","amount":"100.00"}"#,
+    Requests.PaidIn.op: #"{"op":"paid_in","amount":"1.00","reason":"x"}"#,
+    Requests.PaidOut.op: #"{"op":"paid_out","amount":"1.00","reason":"x"}"#,
+    Requests.NoSale.op: #"{"op":"no_sale","reason":"x"}"#,
+    Requests.EmailReceipt.op: #"{"op":"email_receipt","receipt":1,"to":"a@b.example"}"#,
+    Requests.Print.op: #"{"op":"print"}"#, Requests.Report.op: #"{"op":"report"}"#,
+    Requests.CloseDay.op: #"{"op":"close_day"}"#,
   ]
 
   @Test func everyOpButHelloAndSetupHasARequestHere() {
-    #expect(Set(Self.requests.keys) == Set(Op.allCases).subtracting([.hello, .setup]))
+    #expect(
+      Set(Self.requests.keys)
+        == Set(Op.allCases).subtracting([Requests.Hello.op, Requests.Setup.op]))
   }
 
-  @Test(arguments: Op.allCases.filter { $0 != .hello && $0 != .setup })
+  @Test(arguments: Op.allCases.filter { $0 != Requests.Hello.op && $0 != Requests.Setup.op })
   func aRegisterNotSetUpRefusesEveryOtherOp(_ op: Op) throws {
     let fresh = Fresh()
     let request = try #require(Self.requests[op])

@@ -1,60 +1,46 @@
-/// Every op of the protocol by its wire name. What each op is — its fields, whether it changes
-/// state, who may send it, its reply — is declared by its request type (`requestType`).
-public enum Op: String, CaseIterable, Sendable {
-  case hello
-  case catalog
-  case catalogExport = "catalog_export"
-  case product
-  case order
-  case receipt
-  case add
-  case scan
-  case remove
-  case setQty = "set_qty"
-  case tender
-  case void
-  case discount
-  case overridePrice = "override_price"
-  case voidLine = "void_line"
-  case park
-  case parked
-  case resume
-  case `return`
-  case giftCardBalance = "gift_card_balance"
-  case subscribe
-  case operatorAdd = "operator_add"
-  case operatorList = "operator_list"
-  case operatorRemove = "operator_remove"
-  case operatorSetPIN = "operator_set_pin"
-  case operatorUnlock = "operator_unlock"
-  case signIn = "sign_in"
-  case signOut = "sign_out"
-  case customerAdd = "customer_add"
-  case customerFind = "customer_find"
-  case attachCustomer = "attach_customer"
-  case detachCustomer = "detach_customer"
-  case customerHistory = "customer_history"
-  case wishlist
-  case wishlistAdd = "wishlist_add"
-  case wishlistRemove = "wishlist_remove"
-  case wishlistToOrder = "wishlist_to_order"
-  case productAdd = "product_add"
-  case productUpdate = "product_update"
-  case productRemove = "product_remove"
-  case stockAdjust = "stock_adjust"
-  case setFloat = "float"
-  case paidIn = "paid_in"
-  case paidOut = "paid_out"
-  case noSale = "no_sale"
-  case emailReceipt = "email_receipt"
-  case print
-  case report
-  case closeDay = "close_day"
-  case setup
+/// An op of the protocol. Each op is declared once, by its request type (`Requests.PaidIn`
+/// declares `paid_in`): its wire name, its fields, who may send it, and its entry into the
+/// register — a `Query` answered from the state as it is, or a `Mutation` decided into events.
+/// The ops there are are the request types the `Requests` files list (`Requests.all`).
+public struct Op: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+  /// The op's request type.
+  public let requestType: any RequestBody.Type
+
+  init(_ requestType: any RequestBody.Type) {
+    self.requestType = requestType
+  }
+
+  /// The op's name on the wire (`paid_in`).
+  public var rawValue: String { requestType.wireName }
+  public var description: String { rawValue }
+
+  public static func == (left: Op, right: Op) -> Bool {
+    left.rawValue == right.rawValue
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(rawValue)
+  }
+
+  /// Every op, in the order the `Requests` files list them.
+  public static var allCases: [Op] { Requests.all.map { Op($0) } }
 
   /// True when the op changes state (so it is journaled, needs durability and takes a key):
-  /// as its request type declares.
-  public var isMutation: Bool { requestType.changesState }
+  /// its request type is a `Mutation`.
+  public var isMutation: Bool { requestType is any Mutation.Type }
+
+  /// Who may send this op: declared with its request type (`access`), enforced in one place
+  /// (`Register.authorize`), tabulated in docs/PROTOCOL.md. Besides this, some requests of a
+  /// cashier's op need a manager for what they come to — a discount past the store's limit,
+  /// paying out more cash than the drawer holds (`Register+Rules`), setting another operator's
+  /// PIN (`Requests.OperatorSetPIN.access(signedIn:)`). `setup` is open only while the
+  /// register is not set up: `Register.decideSetup` refuses it after.
+  public var access: OpAccess { requestType.access }
+
+  /// The op named `name` on the wire.
+  public static func named(_ name: String) -> Op? {
+    OpTable.named(name).map { Op($0) }
+  }
 }
 
 /// Who may send an op on a register that has operators (one with none runs open).
@@ -69,22 +55,26 @@ public enum OpAccess: Equatable, Sendable {
   case manager(work: String)
 }
 
-extension Op {
-  /// Who may send this op: declared with its request type (`access`), enforced in one place
-  /// (`Register.authorize`), tabulated in docs/PROTOCOL.md. Besides this, some requests of a
-  /// cashier's op need a manager for what they come to — a discount past the store's limit,
-  /// paying out more cash than the drawer holds, setting another operator's PIN
-  /// (`Register+Rules`). `setup` is open only while the register is not set up:
-  /// `Register.decideSetup` refuses it after.
-  public var access: OpAccess { requestType.access }
+/// Every op by its wire name, for decoding: found from the name's bytes (`ShortTextTable`),
+/// without hashing a `String` as a dictionary would.
+enum OpTable {
+  private static let byName = ShortTextTable(Requests.all.map { ($0.wireName, $0) })
+
+  /// The request type of the op named `name`. A name too long for the table is no op's (none
+  /// is longer than the table's limit, which `OpTableTests` checks).
+  static func named(_ name: String) -> (any DecodableRequestBody.Type)? { byName.value(of: name) }
 }
 
-extension Op {
-  /// Every op by its wire name, for decoding: found from the name's bytes (`ShortTextTable`),
-  /// without hashing a `String` as a dictionary would, or comparing the name with each op's in
-  /// turn as the synthesized `init(rawValue:)` does.
-  private static let byName = ShortTextTable(cases: Op.self)
+/// A decoded request as the register takes it: a read, or a change.
+enum Operation: Sendable {
+  case query(any Query)
+  case mutation(any Mutation)
 
-  /// The op named `name` on the wire.
-  public static func named(_ name: String) -> Op? { byName.named(name) }
+  /// The request's typed body.
+  var body: any DecodableRequestBody {
+    switch self {
+    case .query(let query): query
+    case .mutation(let mutation): mutation
+    }
+  }
 }

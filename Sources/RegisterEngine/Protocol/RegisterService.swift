@@ -290,14 +290,18 @@ public final class RegisterService {
   private func execute(_ request: consuming Request, prepared: PreparedPINs) throws(RegisterError)
     -> ReplyResult
   {
-    if awaitsSetup, request.command.op != .hello, request.command.op != .setup {
+    if awaitsSetup, !(request.body is Requests.Hello), !(request.body is Requests.Setup) {
       throw RegisterError(
         .notSetUp,
         "this register is not set up yet: it needs \(register.setupNeeds.joined(separator: " and ")). Run `register-cli setup` on the lane machine (as the store's administrator); until then it answers only hello and setup"
       )
     }
-    guard request.command.isMutation else {
-      return try replies.query(request.command, from: self, register: &state)
+    let mutation: any Mutation
+    switch request.operation {
+    case .query(let query):
+      return try query.answer(&replies, from: self, register: &state)
+    case .mutation(let change):
+      mutation = change
     }
     // A repeated key gets the original reply and changes nothing — even after a restart.
     var fingerprint = ""
@@ -328,14 +332,14 @@ public final class RegisterService {
     let now = clock.now()
     var context = CommandContext(
       now: now, approval: request.approval, random: random, prepared: prepared)
-    if case .closeDay = request.command, let head = groups.journalHead() {
+    if mutation is Requests.CloseDay, let head = groups.journalHead() {
       // The Z report anchors the chain at the record before its own (a record cannot hold
       // its own sum); staged records not encoded yet are chained here as they will be.
       if head.sequence > 0 { context.journalHead = head }
     }
     let events: [Event]
     // `decide` reads the register where it lies (`state`), not through `register`.
-    let (decision, priced) = Self.decide(request.command, context: context, on: &state)
+    let (decision, priced) = Self.decide(mutation, context: context, on: &state)
     switch decision {
     case .accepted(let accepted, let approvedBy):
       events = accepted
@@ -351,8 +355,7 @@ public final class RegisterService {
     {
       return .encoded(encoded)
     }
-    let reply = replies.result(
-      of: request.command, events: events, outbox: outbox, register: &state)
+    let reply = replies.result(of: mutation, events: events, outbox: outbox, register: &state)
     if let key = request.key {
       let stored = KeyRecord(key: key, fingerprint: fingerprint, reply: reply)
       if groups.attachKey(stored) { register.remember(stored) }
@@ -365,9 +368,9 @@ public final class RegisterService {
   /// the compiler copies the whole register for the call (every part of it retained, then
   /// released); an `inout` parameter is exclusive, so the call reads it in place.
   private static func decide(
-    _ command: Command, context: CommandContext, on register: inout Register
+    _ request: any Mutation, context: CommandContext, on register: inout Register
   ) -> (decision: Decision, priced: PricedOrder?) {
-    register.decideAndPrice(command, context: context)
+    register.decideAndPrice(request, context: context)
   }
 
   /// Applies a request's events and queues them in the open group.

@@ -11,14 +11,15 @@ protocol ReplySource: AnyObject {
   var printerStatus: PrinterStatus? { get }
 }
 
-/// The protocol's answers, read from a register: the reply to each read-only command, and a
+/// The protocol's answers, read from a register: what the reads (`Query.answer`) share, and a
 /// mutation's result from the state after its events.
 ///
 /// The open order's view and `hello` are kept rendered between changes (`stateChanged()` drops
 /// them; `hello` also shows the journal's counters, compared each time): displays and lanes ask
 /// for them far more often than they change.
 struct Replies {
-  private let clock: any RegisterClock
+  /// The time replies are stamped with (an operator's lockout, the X report).
+  let clock: any RegisterClock
   /// For `hello`'s write counters.
   private let journal: Journal?
   /// The open order's view as `order` answers it, or nil when the state changed since.
@@ -47,128 +48,32 @@ struct Replies {
     renderedHello = nil
   }
 
-  /// The reply to a read-only command.
+  /// `hello`'s reply, rendered again only when what it shows changed.
   ///
-  /// The register is `inout` though nothing here changes it, as in `RegisterService.decide`:
-  /// read through the service (a class's property) each use copied the whole register (every
-  /// part retained, then released) — `hello` did it once a request; an `inout` parameter is
-  /// exclusive, so every read is in place.
-  mutating func query<Source: ReplySource>(
-    _ command: Command, from source: Source, register: inout Register
-  )
-    throws(RegisterError) -> ReplyResult
+  /// The register is `inout` (here and in every `Query.answer`) though nothing changes it, as
+  /// in `RegisterService.decide`: read through the service (a class's property) each use
+  /// copied the whole register (every part retained, then released) — `hello` did it once a
+  /// request; an `inout` parameter is exclusive, so every read is in place.
+  mutating func hello<Source: ReplySource>(from source: Source, register: inout Register)
+    -> ReplyResult
   {
-    switch command {
-    case .hello:
-      let counts = journal?.counts
-      let stamp = HelloStamp(
-        readOnly: source.storageFailure != nil, records: counts?.records ?? -1,
-        fsyncs: counts?.fsyncs ?? -1, lastSequence: counts?.lastSequence ?? -1,
-        printer: source.printerStatus, printJobs: register.printQueue.pending.count)
-      if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
-      let rendered = hello(from: source, register: &register)
-      renderedHello = (rendered, stamp)
-      return .encoded(rendered)
-    case .catalog(let limit, let afterSKU):
-      return .value(try register.catalogPage(limit: limit, afterSKU: afterSKU))
-    case .catalogExport:
-      // Every product: worked out from a copy (sharing the register's storage) of the state
-      // now, away from the loop when the daemon can.
-      let state = register
-      return .computed { .success(.object(["catalog": state.catalogDocument.json])) }
-    case .showOrder:
-      if let renderedOrder { return .encoded(renderedOrder) }
-      let rendered = register.orderJSON.serializedBytes
-      renderedOrder = rendered
-      return .encoded(rendered)
-    case .receipt(let number, let escpos):
-      guard let wanted = number ?? register.lastReceiptNumber else {
-        throw RegisterError(.receiptNotFound, "no sale has been completed yet")
-      }
-      let options = EscPosOptions(store: register.store)
-      if let sale = register.receipts[wanted] {
-        return .value(
-          Self.withBytes(
-            sale.receiptReply(reprint: true),
-            escpos ? ReceiptRenderer.escpos(sale, reprint: true, options: options) : nil))
-      }
-      if let refund = register.returns[wanted] {
-        return .value(
-          Self.withBytes(
-            refund.receiptReply(reprint: true),
-            escpos ? ReceiptRenderer.escpos(refund, reprint: true, options: options) : nil))
-      }
-      throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
-    case .listParked:
-      return .value(
-        .object(["parked": .array(register.parked.map { register.parkedJSON($0) })]))
-    case .operatorList:
-      return .value(register.operatorsJSON(at: clock.now()))
-    case .customerFind(let query, let limit):
-      // `matches` (how many there are in all) only when some were left out, so a reply that
-      // holds every match reads as it always has.
-      let found = register.findCustomers(query, limit: limit)
-      var reply = JSONObject()
-      reply["customers"] = .array(found.customers.map { register.customerJSON($0) })
-      if found.matches > found.customers.count { reply["matches"] = .int(found.matches) }
-      return .value(.object(reply))
-    case .giftCardBalance(let number):
-      return .value(try register.giftCardBalance(number))
-    case .product(let sku):
-      return .value(try register.productLookup(sku))
-    case .wishlist(let customerID):
-      return .value(try register.wishlistJSON(customerID))
-    case .customerHistory(let id):
-      // Every receipt of the customer, read from the archive files: as `catalogExport`.
-      let state = register
-      return .computed { Result { () throws(RegisterError) in try state.customerHistory(id) } }
-    case .subscribe(let topics, let after):
-      let last = register.lastSequence
-      let start = after ?? last
-      guard start <= last else {
-        throw RegisterError(.badRequest, "after \(start) is beyond the last event (\(last))")
-      }
-      return .subscribed(
-        Subscription(topics: topics, cursor: start),
-        .object([
-          "subscribed": true,
-          "topics": topics.map { .array($0.sorted().map(JSONValue.string)) } ?? .string("all"),
-          "after": .int(start),
-        ]))
-    case .report(.x, _, let escpos):
-      let report = DayReport(openDayOf: register, at: clock.now())
-      return .value(
-        Self.withBytes(
-          ReportRenderer.reply(report),
-          escpos
-            ? ReportRenderer.escpos(report, options: EscPosOptions(store: register.store))
-            : nil))
-    case .report(.z, let day, let escpos):
-      guard let number = day ?? register.closedDays.keys.max() else {
-        throw RegisterError(.dayNotFound, "no day has been closed yet")
-      }
-      guard let closed = register.closedDays[number] else {
-        throw RegisterError(
-          .dayNotFound,
-          "day \(number) has not been closed (the open day is \(register.day.number))")
-      }
-      let report = DayReport(closed: closed, reprint: true)
-      return .value(
-        Self.withBytes(
-          ReportRenderer.reply(report),
-          escpos
-            ? ReportRenderer.escpos(report, options: EscPosOptions(store: register.store))
-            : nil))
-    case .add, .scan, .remove, .setQuantity, .tender, .void, .discount, .overridePrice, .voidLine,
-      .park,
-      .resume, .returnItems, .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock,
-      .signIn, .signOut, .customerAdd, .attachCustomer, .detachCustomer, .productAdd,
-      .productUpdate, .productRemove,
-      .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
-      .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print, .setup:
-      // Not a read: changes go through decide and apply, never here.
-      return .value(register.orderJSON)
-    }
+    let counts = journal?.counts
+    let stamp = HelloStamp(
+      readOnly: source.storageFailure != nil, records: counts?.records ?? -1,
+      fsyncs: counts?.fsyncs ?? -1, lastSequence: counts?.lastSequence ?? -1,
+      printer: source.printerStatus, printJobs: register.printQueue.pending.count)
+    if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
+    let rendered = renderHello(from: source, register: &register)
+    renderedHello = (rendered, stamp)
+    return .encoded(rendered)
+  }
+
+  /// The open order's view, rendered again only after a change.
+  mutating func order(register: inout Register) -> ReplyResult {
+    if let renderedOrder { return .encoded(renderedOrder) }
+    let rendered = register.orderJSON.serializedBytes
+    renderedOrder = rendered
+    return .encoded(rendered)
   }
 
   /// A reply with the printer's bytes added as `escpos` (base64), when there are any.
@@ -180,8 +85,9 @@ struct Replies {
 
   /// `hello`'s result, written straight to bytes: it is the most frequent request there is
   /// (a display or a lane's health check asks it again and again).
-  private func hello<Source: ReplySource>(from source: Source, register: inout Register) -> [UInt8]
-  {
+  private func renderHello<Source: ReplySource>(
+    from source: Source, register: inout Register
+  ) -> [UInt8] {
     var object = JSONObjectWriter(capacity: 1024)
     object.int("protocol", 1)
     object.string("server", "registerd")
@@ -249,9 +155,9 @@ struct Replies {
   /// The reply to a mutation, from the state after its events: the first event that has a
   /// result of its own gives it; otherwise the open order.
   func result(
-    of command: Command, events: [Event], outbox: ReceiptOutbox?, register: inout Register
+    of request: any Mutation, events: [Event], outbox: ReceiptOutbox?, register: inout Register
   ) -> JSONValue {
-    if case .setup = command {
+    if request is Requests.Setup {
       // What the register has now, and what it still needs (setup may give one part at a time).
       let manager = register.operators.first { $0.role == .manager }
       return .object([

@@ -1,10 +1,10 @@
-/// One decoded request line: its envelope, its op's typed body and the command it means.
+/// One decoded request line: its envelope and its op's typed body.
 public struct Request: Sendable {
   public var envelope: RequestEnvelope
+  /// The op's typed body, as the register takes it: a read or a change.
+  let operation: Operation
   /// The op's fields, typed (`Requests.Add`, `Requests.Tender`, …).
-  public var body: any RequestBody
-  /// What the body asks for (`body.command`, worked out once).
-  public var command: Command
+  public var body: any RequestBody { operation.body }
   /// The request object as it arrived, kept for the fingerprint of a keyed request.
   let object: JSONObject
 
@@ -58,7 +58,7 @@ public struct RequestFailure: Error, Sendable {
 public enum RequestDecoder {
   /// The names of all ops, sorted, for error messages and `hello` (sorted once: `hello` is the
   /// most frequent request there is).
-  public static let opNames: [String] = Op.allCases.map(\.rawValue).sorted()
+  public static let opNames: [String] = Requests.all.map { $0.wireName }.sorted()
 
   /// Decodes one line (without its newline) against the store's currency.
   public static func decode(_ line: some Collection<UInt8>, currency: Currency)
@@ -98,28 +98,20 @@ public enum RequestDecoder {
       guard case .string(let op) = opValue else {
         throw RegisterError(.badRequest, "\"op\" must be a string, got \(opValue.typeName)")
       }
-      guard let known = Op.named(op) else {
+      guard let known = OpTable.named(op) else {
         throw RegisterError(
           .unknownOp, "there is no op \"\(op)\"; known ops: \(opNames.joined(separator: ", "))")
       }
       var fields = RequestFields(try JSONFields(value), currency: currency)
       _ = fields.raw("op")
       let envelope = try RequestEnvelope(from: &fields)
-      let (body, command) = try decodeBody(known.decodableType, from: &fields)
+      let operation = try known.operation(from: &fields)
       try fields.rejectUnknown()
-      return Request(envelope: envelope, body: body, command: command, object: object)
+      return Request(envelope: envelope, operation: operation, object: object)
     } catch let error as RegisterError {
       throw RequestFailure(id: id, error: error)
     } catch {
       throw RequestFailure(id: id, error: RegisterError(.badRequest, "\(error)"))
     }
-  }
-
-  /// Reads the body of a `Body` request and the command it means.
-  private static func decodeBody<Body: DecodableRequestBody>(
-    _ type: Body.Type, from fields: inout RequestFields
-  ) throws(RegisterError) -> (any RequestBody, Command) {
-    let body = try Body(from: &fields)
-    return (body, body.command)
   }
 }

@@ -1,19 +1,15 @@
-/// The typed body of one op's request: its fields, how they are read off the wire (with the
-/// protocol's error codes), how they are written, and the `Command` they mean.
+/// The typed body of one op's request: the op's one declaration. Its wire name, its fields,
+/// how they are read off the wire (with the protocol's error codes) and written, who may send
+/// it, and — as a `Query` or a `Mutation` — its entry into the register.
 ///
-/// There is one type per `Op` (`Op.requestType`, an exhaustive switch), all in `Requests`. The
-/// daemon decodes a line into one; a client (register-cli, the tests) builds one and encodes
-/// it, so no one writes a request's JSON by hand.
+/// There is one type per op, all in `Requests`, each listed once in its file's list of ops
+/// (`Requests.all`). The daemon decodes a line into one; a client (register-cli, the tests)
+/// builds one and encodes it, so no one writes a request's JSON by hand.
 public protocol RequestBody: Sendable, Equatable {
-  /// The op this body is sent as.
-  static var op: Op { get }
+  /// The op's name on the wire (`paid_in`).
+  static var wireName: String { get }
   /// Who may send it (`Register.authorize` enforces it).
   static var access: OpAccess { get }
-  /// True when it changes state: journaled, durable before its reply, and it takes an
-  /// idempotency key.
-  static var changesState: Bool { get }
-  /// The domain command the request asks for.
-  var command: Command { get }
   /// Writes this op's fields (not `op` and not the envelope) into a request object.
   func encode(to object: inout JSONObject)
   /// What the op does, in one line (the protocol schema's description of the request).
@@ -30,78 +26,72 @@ public protocol RequestBody: Sendable, Equatable {
 
 extension RequestBody {
   public static var variants: [WireVariant] { [] }
+  /// The op this body is sent as.
+  public static var op: Op { Op(Self.self) }
 }
 
 /// A request body the daemon can read: the decoder takes the fields of a request whose op and
 /// envelope have been read, and refuses bad ones with exactly the protocol's codes and messages.
-/// (Internal: the field reader is the engine's; clients only build and encode bodies.)
+/// (Internal, as are `Query` and `Mutation`: the field reader and the register's insides are
+/// the engine's; clients only build and encode bodies.)
 protocol DecodableRequestBody: RequestBody {
   init(from fields: inout RequestFields) throws(RegisterError)
+  /// Reads a request of this op as the register takes it (given by `Query` or `Mutation`:
+  /// every request type is exactly one of them).
+  static func operation(from fields: inout RequestFields) throws(RegisterError) -> Operation
+  /// Who may send this request, with `signedIn` signed in: the op's `access`, unless what the
+  /// request names changes it.
+  func access(signedIn: String?) -> OpAccess
+  /// The PINs in the request that deciding it hashes (prepared off the event loop first, see
+  /// `Register.pinWork`): none for most.
+  var pins: [PINUse] { get }
+}
+
+extension DecodableRequestBody {
+  func access(signedIn: String?) -> OpAccess { Self.access }
+  var pins: [PINUse] { [] }
+}
+
+/// A PIN a request carries: one to check against an operator's, or a new one to hash.
+enum PINUse {
+  case check(pin: String, operatorID: String)
+  case new(String)
+}
+
+/// A read: answered from the register as it stands, changing nothing.
+protocol Query: DecodableRequestBody {
+  /// The reply. The register is `inout` though nothing here changes it (see `Replies.hello`).
+  func answer<Source: ReplySource>(
+    _ replies: inout Replies, from source: Source, register: inout Register
+  ) throws(RegisterError) -> ReplyResult
+}
+
+extension Query {
+  static func operation(from fields: inout RequestFields) throws(RegisterError) -> Operation {
+    .query(try Self(from: &fields))
+  }
+}
+
+/// A change: decided into the events that carry it out (or refused), then applied, journaled
+/// and made durable before its reply. It takes an idempotency key.
+protocol Mutation: DecodableRequestBody {
+  /// The events that carry the request out on `register`, or a refusal. Events that stand
+  /// even if the request is refused (a wrong PIN counted) go to `standing`.
+  func decide(on register: Register, context: CommandContext, standing: inout [Event])
+    throws(RegisterError) -> [Event]
+}
+
+extension Mutation {
+  static func operation(from fields: inout RequestFields) throws(RegisterError) -> Operation {
+    .mutation(try Self(from: &fields))
+  }
 }
 
 /// The request types, one per op, named after the op (`Requests.PaidIn` is `paid_in`).
-public enum Requests {}
-
-extension Op {
-  /// The request type of this op: an exhaustive switch, so an op cannot be declared without
-  /// one.
-  var decodableType: any DecodableRequestBody.Type {
-    switch self {
-    case .hello: Requests.Hello.self
-    case .catalog: Requests.Catalog.self
-    case .catalogExport: Requests.CatalogExport.self
-    case .order: Requests.Order.self
-    case .receipt: Requests.Receipt.self
-    case .add: Requests.Add.self
-    case .scan: Requests.Scan.self
-    case .remove: Requests.Remove.self
-    case .setQty: Requests.SetQty.self
-    case .tender: Requests.Tender.self
-    case .void: Requests.Void.self
-    case .discount: Requests.Discount.self
-    case .overridePrice: Requests.OverridePrice.self
-    case .voidLine: Requests.VoidLine.self
-    case .park: Requests.Park.self
-    case .parked: Requests.Parked.self
-    case .resume: Requests.Resume.self
-    case .`return`: Requests.Return.self
-    case .giftCardBalance: Requests.GiftCardBalance.self
-    case .subscribe: Requests.Subscribe.self
-    case .operatorAdd: Requests.OperatorAdd.self
-    case .operatorList: Requests.OperatorList.self
-    case .operatorRemove: Requests.OperatorRemove.self
-    case .operatorSetPIN: Requests.OperatorSetPIN.self
-    case .operatorUnlock: Requests.OperatorUnlock.self
-    case .setup: Requests.Setup.self
-    case .signIn: Requests.SignIn.self
-    case .signOut: Requests.SignOut.self
-    case .customerAdd: Requests.CustomerAdd.self
-    case .customerFind: Requests.CustomerFind.self
-    case .attachCustomer: Requests.AttachCustomer.self
-    case .detachCustomer: Requests.DetachCustomer.self
-    case .customerHistory: Requests.CustomerHistory.self
-    case .product: Requests.ProductLookup.self
-    case .wishlist: Requests.Wishlist.self
-    case .wishlistAdd: Requests.WishlistAdd.self
-    case .wishlistRemove: Requests.WishlistRemove.self
-    case .wishlistToOrder: Requests.WishlistToOrder.self
-    case .productAdd: Requests.ProductAdd.self
-    case .productUpdate: Requests.ProductUpdate.self
-    case .productRemove: Requests.ProductRemove.self
-    case .stockAdjust: Requests.StockAdjust.self
-    case .setFloat: Requests.SetFloat.self
-    case .paidIn: Requests.PaidIn.self
-    case .paidOut: Requests.PaidOut.self
-    case .noSale: Requests.NoSale.self
-    case .emailReceipt: Requests.EmailReceipt.self
-    case .print: Requests.Print.self
-    case .report: Requests.Report.self
-    case .closeDay: Requests.CloseDay.self
-    }
-  }
-
-  /// The request type of this op.
-  public var requestType: any RequestBody.Type { decodableType }
+public enum Requests {
+  /// Every op, each file's in turn: adding an op is adding its type to its file's list.
+  static let all: [any DecodableRequestBody.Type] =
+    sessionOps + orderOps + receiptOps + catalogOps + peopleOps + dayOps
 }
 
 extension RequestBody {
@@ -168,7 +158,7 @@ public struct RequestEnvelope: Sendable, Equatable {
   public func object(for body: any RequestBody) -> JSONObject {
     var object = JSONObject()
     if id != .null { object["id"] = id }
-    object["op"] = .string(Swift.type(of: body).op.rawValue)
+    object["op"] = .string(Swift.type(of: body).wireName)
     body.encode(to: &object)
     if let key { object["key"] = .string(key) }
     if let expectVersion { object["expect_version"] = .int(expectVersion) }

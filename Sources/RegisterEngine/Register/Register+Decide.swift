@@ -22,21 +22,43 @@ extension Register {
   /// Validates `command` against the current state: the events that carry it out and the
   /// manager who approved it (when one had to), or a refusal with a stable code and the events
   /// that stand even so (a wrong PIN is counted). Never changes anything.
-  public func decide(_ command: Command, context: CommandContext) -> Decision {
-    decideAndPrice(command, context: context).decision
+  ///
+  /// A read (a `Query`) is only authorized: it has no events.
+  public func decide(_ request: any RequestBody, context: CommandContext) -> Decision {
+    decideAndPrice(request, context: context).decision
   }
 
   /// `decide`, and the open order with the totals it checked the events against, when `apply`
   /// may take those totals rather than compute them again (see `PricedOrder`).
-  public func decideAndPrice(_ command: Command, context: CommandContext) -> (
+  public func decideAndPrice(_ request: any RequestBody, context: CommandContext) -> (
+    decision: Decision, priced: PricedOrder?
+  ) {
+    if let mutation = request as? any Mutation {
+      return decideAndPrice(mutation, context: context)
+    }
+    guard let query = request as? any DecodableRequestBody else {
+      let error = RegisterError(.unknownOp, "\(Swift.type(of: request).wireName) is not an op")
+      return (.rejected(error, events: []), nil)
+    }
+    var standing: [Event] = []
+    do {
+      let approvedBy = try authorize(query, context: context, standing: &standing)
+      return (.accepted(events: standing, approvedBy: approvedBy), nil)
+    } catch {
+      return (.rejected(error, events: standing), nil)
+    }
+  }
+
+  /// `decideAndPrice` for a change.
+  func decideAndPrice(_ request: any Mutation, context: CommandContext) -> (
     decision: Decision, priced: PricedOrder?
   ) {
     // Events that stand whatever becomes of the request: a wrong PIN counted, and an
     // approval's right PIN resetting a count even if the request is then refused.
     var standing: [Event] = []
     do {
-      var approvedBy = try authorize(command, context: context, standing: &standing)
-      let events = try decideEvents(command, context: context, standing: &standing)
+      var approvedBy = try authorize(request, context: context, standing: &standing)
+      let events = try request.decide(on: self, context: context, standing: &standing)
       guard !events.isEmpty else {
         return (.accepted(events: standing, approvedBy: approvedBy), nil)
       }
@@ -45,7 +67,7 @@ extension Register {
       // Rules judged on the state after the change: the discount limit (whatever mix of line,
       // order discounts and overrides got there) and the cash in the drawer.
       if approvedBy == nil,
-        let rule = managerRule(for: command, events: events, orderAfter: after, drawer: drawer)
+        let rule = managerRule(events: events, orderAfter: after, drawer: drawer)
       {
         approvedBy = try approve(
           rule.reason, refusal: rule.refusal, context: context, standing: &standing)
@@ -65,119 +87,109 @@ extension Register {
     }
   }
 
-  private func decideEvents(
-    _ command: Command, context: CommandContext, standing: inout [Event]
-  ) throws(RegisterError) -> [Event] {
-    let events: [Event]
-    switch command {
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .report, .listParked, .subscribe,
-      .operatorList, .customerFind, .customerHistory, .giftCardBalance, .product, .wishlist:
-      return []
-    case .operatorAdd, .operatorRemove, .operatorSetPIN, .operatorUnlock, .signIn, .signOut,
-      .customerAdd, .attachCustomer, .detachCustomer, .wishlistAdd, .wishlistRemove, .setup:
-      events = try decidePeople(command, context: context, standing: &standing)
-    case .wishlistToOrder(let customerID, let sku):
-      try checkOnWishlist(customerID: customerID, sku: sku)
-      do {
-        events =
-          try decideAdd(sku: sku, quantity: 1, options: [:], amount: nil)
-          + [.wishlistRemoved(customerID: customerID, sku: sku, order: order.id)]
-      } catch {
-        throw RegisterError(
-          error.code, "\(message: error.errorMessage); it stays on \(id: customerID)'s wishlist",
-          data: error.data)
-      }
-    case .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
-      .noSale, .emailReceipt, .print:
-      events = try decideStore(command, context: context)
-    case .voidLine(let number):
-      _ = try activeLine(number)
-      events = [.lineVoided(order: order.id, line: number)]
-    case .park(let note):
-      guard !order.activeLines.isEmpty else {
-        throw RegisterError(.emptyOrder, "the order has nothing on it to park")
-      }
-      guard order.tenders.isEmpty else {
-        throw RegisterError(
-          .orderHasTenders, "an order with tenders cannot be parked; finish paying or void it")
-      }
-      guard parked.count < Self.maximumParked else {
-        throw RegisterError(
-          .parkedFull,
-          "\(parked.count) orders are parked, the most there may be; resume one and finish or void it first"
-        )
-      }
-      events = [.orderParked(order: order.id, note: note)]
-    case .resume(let orderID):
-      guard parked.contains(where: { $0.id == orderID }) else {
-        let ids = parked.map { String($0.id) }
-        throw RegisterError(
-          .orderNotFound,
-          "no parked order \(orderID)\(ids.isEmpty ? " (nothing is parked)" : " (parked: \(ids.joined(separator: ", ")))")"
-        )
-      }
-      guard order.lines.isEmpty && order.tenders.isEmpty else {
-        throw RegisterError(
-          .orderNotEmpty,
-          "order \(order.id) is open with items; park it (or finish or void it) before resuming another"
-        )
-      }
-      events = [.orderResumed(order: orderID, replacing: order.id)]
-    case .returnItems(let receipt, let lines, let reason, let refundTo):
-      events = [
-        try decideReturn(receipt: receipt, lines: lines, reason: reason, refundTo: refundTo)
-      ]
-    case .add(let sku, let quantity, let options, let amount):
-      events = try decideAdd(sku: sku, quantity: quantity, options: options, amount: amount)
-    case .scan(let code):
-      let (product, labelPrice) = try scannedItem(code)
-      // The store's choice (`scan_adds_to_line`): the same item scanned again is one more on
-      // the line it just made, when that line is plain (no options, price override or label
-      // price), as many tills do; otherwise each scan is a line.
-      if store.scanAddsToLine, labelPrice == nil,
-        let last = order.lines.last(where: { !$0.voided }), last.sku == product.sku,
-        last.options.isEmpty, !last.giftCard, last.override == nil,
-        last.unitPrice == product.unitPrice
-      {
-        events = try decideSetQuantity(line: last.line, quantity: last.quantity + 1)
-        break
-      }
-      events = try decideAdd(
-        sku: product.sku, quantity: 1, options: [:], amount: nil, labelPrice: labelPrice)
-    case .remove(let line):
-      _ = try activeLine(line)
-      events = [.lineRemoved(order: order.id, line: line)]
-    case .setQuantity(let line, let quantity):
-      events = try decideSetQuantity(line: line, quantity: quantity)
-    case .tender(let request):
-      events = try decideTender(request, context: context)
-    case .void(let reason):
-      guard !order.isEmpty || !order.lines.isEmpty else {
-        throw RegisterError(.emptyOrder, "the order is empty; there is nothing to void")
-      }
-      events = [.orderVoided(order: order.id, reason: reason, reversed: order.tenders)]
-    case .discount(let line, let value, let reason):
-      events = [try decideDiscount(line: line, value: value, reason: reason)]
-    case .overridePrice(let number, let price, let reason):
-      guard try !activeLine(number).giftCard else {
-        throw RegisterError(
-          .invalidAmount, "line \(number) is a gift card: its price is its value and cannot change")
-      }
-      events = [
-        .priceOverridden(
-          order: order.id, line: number, override: PriceOverride(unitPrice: price, reason: reason))
-      ]
-    case .closeDay(let counted):
-      guard order.isEmpty else {
-        throw RegisterError(
-          .orderNotEmpty,
-          "order \(order.id) is still open; complete, park or void it before closing the day")
-      }
-      events = [
-        .dayClosed(day: day.number, countedCash: counted, journalHead: context.journalHead)
-      ]
+  /// `wishlist_to_order`: one unit of a wishlist product onto the order, off the wishlist.
+  func decideWishlistToOrder(customerID: String, sku: String) throws(RegisterError) -> [Event] {
+    try checkOnWishlist(customerID: customerID, sku: sku)
+    do {
+      return try decideAdd(sku: sku, quantity: 1, options: [:], amount: nil)
+        + [.wishlistRemoved(customerID: customerID, sku: sku, order: order.id)]
+    } catch {
+      throw RegisterError(
+        error.code, "\(message: error.errorMessage); it stays on \(id: customerID)'s wishlist",
+        data: error.data)
     }
-    return events
+  }
+
+  func decideVoidLine(_ number: Int) throws(RegisterError) -> [Event] {
+    _ = try activeLine(number)
+    return [.lineVoided(order: order.id, line: number)]
+  }
+
+  func decidePark(note: String?) throws(RegisterError) -> [Event] {
+    guard !order.activeLines.isEmpty else {
+      throw RegisterError(.emptyOrder, "the order has nothing on it to park")
+    }
+    guard order.tenders.isEmpty else {
+      throw RegisterError(
+        .orderHasTenders, "an order with tenders cannot be parked; finish paying or void it")
+    }
+    guard parked.count < Self.maximumParked else {
+      throw RegisterError(
+        .parkedFull,
+        "\(parked.count) orders are parked, the most there may be; resume one and finish or void it first"
+      )
+    }
+    return [.orderParked(order: order.id, note: note)]
+  }
+
+  func decideResume(orderID: Int) throws(RegisterError) -> [Event] {
+    guard parked.contains(where: { $0.id == orderID }) else {
+      let ids = parked.map { String($0.id) }
+      throw RegisterError(
+        .orderNotFound,
+        "no parked order \(orderID)\(ids.isEmpty ? " (nothing is parked)" : " (parked: \(ids.joined(separator: ", ")))")"
+      )
+    }
+    guard order.lines.isEmpty && order.tenders.isEmpty else {
+      throw RegisterError(
+        .orderNotEmpty,
+        "order \(order.id) is open with items; park it (or finish or void it) before resuming another"
+      )
+    }
+    return [.orderResumed(order: orderID, replacing: order.id)]
+  }
+
+  /// `scan`: one unit of the product a scanner read.
+  func decideScan(code: String) throws(RegisterError) -> [Event] {
+    let (product, labelPrice) = try scannedItem(code)
+    // The store's choice (`scan_adds_to_line`): the same item scanned again is one more on
+    // the line it just made, when that line is plain (no options, price override or label
+    // price), as many tills do; otherwise each scan is a line.
+    if store.scanAddsToLine, labelPrice == nil,
+      let last = order.lines.last(where: { !$0.voided }), last.sku == product.sku,
+      last.options.isEmpty, !last.giftCard, last.override == nil,
+      last.unitPrice == product.unitPrice
+    {
+      return try decideSetQuantity(line: last.line, quantity: last.quantity + 1)
+    }
+    return try decideAdd(
+      sku: product.sku, quantity: 1, options: [:], amount: nil, labelPrice: labelPrice)
+  }
+
+  func decideRemove(line: Int) throws(RegisterError) -> [Event] {
+    _ = try activeLine(line)
+    return [.lineRemoved(order: order.id, line: line)]
+  }
+
+  func decideVoid(reason: String?) throws(RegisterError) -> [Event] {
+    guard !order.isEmpty || !order.lines.isEmpty else {
+      throw RegisterError(.emptyOrder, "the order is empty; there is nothing to void")
+    }
+    return [.orderVoided(order: order.id, reason: reason, reversed: order.tenders)]
+  }
+
+  func decideOverridePrice(line number: Int, unitPrice price: Money, reason: String)
+    throws(RegisterError) -> [Event]
+  {
+    guard try !activeLine(number).giftCard else {
+      throw RegisterError(
+        .invalidAmount, "line \(number) is a gift card: its price is its value and cannot change")
+    }
+    return [
+      .priceOverridden(
+        order: order.id, line: number, override: PriceOverride(unitPrice: price, reason: reason))
+    ]
+  }
+
+  func decideCloseDay(countedCash counted: Money?, context: CommandContext)
+    throws(RegisterError) -> [Event]
+  {
+    guard order.isEmpty else {
+      throw RegisterError(
+        .orderNotEmpty,
+        "order \(order.id) is still open; complete, park or void it before closing the day")
+    }
+    return [.dayClosed(day: day.number, countedCash: counted, journalHead: context.journalHead)]
   }
 
   /// The open order and its totals after a request's events, when they change them.
@@ -396,7 +408,7 @@ extension Register {
   }
 
   /// `labelPrice`: the price a price-embedded barcode carried, which is the unit price.
-  private func decideAdd(
+  func decideAdd(
     sku typed: String, quantity: Int64, options: [String: String], amount: Money?,
     labelPrice: Money? = nil
   ) throws(RegisterError) -> [Event] {
@@ -509,8 +521,7 @@ extension Register {
     return chosen
   }
 
-  private func decideSetQuantity(line number: Int, quantity: Int64) throws(RegisterError) -> [Event]
-  {
+  func decideSetQuantity(line number: Int, quantity: Int64) throws(RegisterError) -> [Event] {
     let line = try activeLine(number)
     try checkQuantity(quantity)
     if quantity > line.quantity {
@@ -529,7 +540,7 @@ extension Register {
     return [.quantitySet(order: order.id, line: number, quantity: quantity)]
   }
 
-  private func decideDiscount(
+  func decideDiscount(
     line number: Int?, value: DiscountValue?, reason: String
   ) throws(RegisterError) -> Event {
     if let number {
@@ -552,7 +563,7 @@ extension Register {
 
   // MARK: - Tender
 
-  private func decideTender(
+  func decideTender(
     _ request: TenderRequest, context: CommandContext
   ) throws(RegisterError) -> [Event] {
     guard !order.activeLines.isEmpty else {

@@ -23,17 +23,12 @@ extension Register {
   /// giving `approve: {operator, pin}` with the request. Events that stand even if the request
   /// is refused (an approval's PIN counted or reset) are added to `standing`.
   func authorize(
-    _ command: Command, context: CommandContext, standing: inout [Event]
+    _ request: any DecodableRequestBody, context: CommandContext, standing: inout [Event]
   ) throws(RegisterError) -> String? {
-    guard requiresSignIn else {
-      if case .operatorAdd(_, _, let role, _) = command, role != .manager {
-        throw RegisterError(
-          .forbidden, "the first operator must be a manager (role \"manager\")")
-      }
-      return nil
-    }
+    guard requiresSignIn else { return nil }
+    let access = request.access(signedIn: currentOperator?.id)
     if let current = currentOperator, staff.isIdle(at: context.now, store: store),
-      command.op.access != .open
+      access != .open
     {
       // Signed out for being idle, journaled even though the request is refused, so a replay
       // signs them out at the same record.
@@ -44,13 +39,11 @@ extension Register {
       )
     }
     let work: String
-    switch command.op.access {
+    switch access {
     case .open: return nil
     case .cashier:
-      guard let current = currentOperator else { throw notSignedIn() }
-      // The one cashier's op whose request can need a manager by what it names.
-      guard case .operatorSetPIN(let id, _) = command, id != current.id else { return nil }
-      work = "setting another operator's PIN"
+      guard currentOperator != nil else { throw notSignedIn() }
+      return nil
     case .manager(let named):
       guard currentOperator != nil else { throw notSignedIn() }
       work = named
@@ -159,157 +152,165 @@ extension Register {
     // needed: whether it is needed can change with the lines handled before this one (who is
     // signed in, the order's amounts), and guessing "not needed" wrongly would put the hash
     // back on the event loop. Hashing one for nothing costs only a worker's time.
-    if let approval = request.approval, requiresSignIn, request.command.isMutation {
+    if let approval = request.approval, requiresSignIn, case .mutation = request.operation {
       check(approval.pin, of: approval.operatorID, managerOnly: true)
     }
-    switch request.command {
-    case .signIn(let id, let pin): check(pin, of: id, managerOnly: false)
-    case .operatorAdd(_, _, _, let pin), .operatorSetPIN(_, let pin): fresh(pin)
-    case .setup(_, let manager): if let manager { fresh(manager.pin) }
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
-      .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
-      .returnItems, .subscribe, .report, .operatorList, .operatorRemove, .operatorUnlock, .signOut,
-      .customerAdd, .customerFind, .attachCustomer, .detachCustomer, .customerHistory,
-      .giftCardBalance, .productAdd,
-      .productUpdate,
-      .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut, .noSale, .emailReceipt, .closeDay,
-      .product, .wishlist, .wishlistAdd, .wishlistRemove, .wishlistToOrder, .print:
-      break
+    for use in request.operation.body.pins {
+      switch use {
+      case .check(let pin, let id): check(pin, of: id, managerOnly: false)
+      case .new(let pin): fresh(pin)
+      }
     }
     return work
   }
 
-  func decidePeople(
-    _ command: Command, context: CommandContext, standing: inout [Event]
+  func decideOperatorAdd(
+    id: String, name: String, role: OperatorRole, pin: String, context: CommandContext
   ) throws(RegisterError) -> [Event] {
-    switch command {
-    case .setup(let store, let manager):
-      return try decideSetup(store: store, manager: manager, context: context)
-    case .operatorAdd(let id, let name, let role, let pin):
-      try validateOperatorID(id)
-      guard !operators.contains(where: { $0.id == id }) else {
-        throw RegisterError(.operatorExists, "operator \"\(id: id)\" already exists")
-      }
-      guard operators.count < Self.maximumOperators else {
-        throw RegisterError(
-          .operatorsFull,
-          "there are \(operators.count) operators, the most there may be; remove one who has left first"
-        )
-      }
-      try PINHash.validate(pin)
-      let hash = context.prepared.newHash(
-        pin: pin, iterations: store.pinIterations, random: context.random)
-      return [.operatorAdded(Operator(id: id, name: name, role: role, pin: hash))]
-    case .operatorRemove(let id):
-      let person = try operatorNamed(id)
-      let managers = operators.filter { $0.role == .manager }
-      if person.role == .manager && managers.count == 1 && operators.count > 1 {
-        throw RegisterError(
-          .forbidden, "\(id: id) is the last manager; add another manager before removing them")
-      }
-      return [.operatorRemoved(id: id)]
-    case .operatorSetPIN(let id, let pin):
-      _ = try operatorNamed(id)
-      try PINHash.validate(pin)
-      let hash = context.prepared.newHash(
-        pin: pin, iterations: store.pinIterations, random: context.random)
-      return [.operatorPINSet(id: id, pin: hash)]
-    case .operatorUnlock(let id):
-      _ = try operatorNamed(id)
-      return [.operatorUnlocked(id: id)]
-    case .signIn(let id, let pin):
-      let person = try operatorNamed(id)
-      try checkPIN(pin, of: person, context: context, standing: &standing)
-      return [.signedIn(id: id)]
-    case .signOut:
-      guard let current = signedIn else {
-        throw RegisterError(.notSignedIn, "nobody is signed in")
-      }
-      return [.signedOut(id: current)]
-    case .customerAdd(let name, let email, let phone, let taxExempt):
-      guard customers.count < Self.maximumCustomers else {
-        throw RegisterError(
-          .customersFull,
-          "the register knows \(customers.count) customers, the most it may; keep further customers in the back office"
-        )
-      }
-      if let email {
-        try ContactValidation.validateEmail(email)
-        // One customer per address: a second card for the same person splits their history.
-        if let existing = customerBook.customer(withEmail: email) {
-          throw RegisterError(
-            .customerExists,
-            "customer \(existing.id) (\(existing.name)) already has the e-mail \(email); attach them instead"
-          )
-        }
-      }
-      if let phone { try ContactValidation.validatePhone(phone) }
-      return [
-        .customerAdded(
-          Customer(
-            id: "C\(nextCustomerNumber)", name: name, email: email, phone: phone,
-            taxExempt: taxExempt))
-      ]
-    case .attachCustomer(let id):
-      guard let customer = customerBook.customer(id) else {
-        throw RegisterError(.customerNotFound, "there is no customer \"\(id: id)\"")
-      }
-      let exemption = customer.taxExempt
-      if exemption != nil {
-        guard !store.tax.pricesIncludeTax else {
-          throw RegisterError(
-            .invalidCustomer,
-            "customer \(id: id) is tax-exempt, and this store's prices include tax; a tax-exempt sale needs prices without tax"
-          )
-        }
-        guard order.tenders.isEmpty else {
-          throw RegisterError(
-            .orderHasTenders,
-            "customer \(id: id) is tax-exempt, which would lower a total that payment has started on; attach them before taking payment, or void the order"
-          )
-        }
-      }
-      return [.customerAttached(order: order.id, customerID: id, taxExempt: exemption)]
-    case .detachCustomer:
-      guard order.customerID != nil else {
-        throw RegisterError(
-          .customerNotFound, "no customer is attached to order \(order.id); nothing to detach")
-      }
-      return [.customerDetached(order: order.id)]
-    case .wishlistAdd(let customerID, let typed):
-      let sku = catalogSKU(typed)
-      guard customerBook.customer(customerID) != nil else {
-        throw RegisterError(.customerNotFound, "there is no customer \"\(id: customerID)\"")
-      }
-      guard products[sku] != nil else {
-        throw RegisterError(
-          .unknownSKU, "no product has SKU \"\(id: sku)\"; the catalog op lists them",
-          data: .object(["sku": .string(sku)]))
-      }
-      let list = customerBook.wishlist(customerID)
-      guard !list.contains(sku) else {
-        throw RegisterError(
-          .alreadyOnWishlist, "\(id: sku) is already on \(id: customerID)'s wishlist")
-      }
-      guard list.count < CustomerBook.maximumWishlist else {
-        throw RegisterError(
-          .wishlistFull,
-          "\(id: customerID)'s wishlist holds \(list.count) products, the most it may; remove one first"
-        )
-      }
-      return [.wishlistAdded(customerID: customerID, sku: sku)]
-    case .wishlistRemove(let customerID, let sku):
-      try checkOnWishlist(customerID: customerID, sku: sku)
-      return [.wishlistRemoved(customerID: customerID, sku: sku)]
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
-      .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
-      .returnItems, .subscribe, .report, .operatorList, .customerFind, .customerHistory,
-      .giftCardBalance,
-      .productAdd, .productUpdate, .productRemove, .stockAdjust, .setFloat, .paidIn, .paidOut,
-      .noSale, .emailReceipt, .closeDay, .product, .wishlist, .wishlistToOrder, .print:
-      // Not a people command: decideEvents routes only those here.
-      return []
+    if !requiresSignIn, role != .manager {
+      throw RegisterError(.forbidden, "the first operator must be a manager (role \"manager\")")
     }
+    try validateOperatorID(id)
+    guard !operators.contains(where: { $0.id == id }) else {
+      throw RegisterError(.operatorExists, "operator \"\(id: id)\" already exists")
+    }
+    guard operators.count < Self.maximumOperators else {
+      throw RegisterError(
+        .operatorsFull,
+        "there are \(operators.count) operators, the most there may be; remove one who has left first"
+      )
+    }
+    try PINHash.validate(pin)
+    let hash = context.prepared.newHash(
+      pin: pin, iterations: store.pinIterations, random: context.random)
+    return [.operatorAdded(Operator(id: id, name: name, role: role, pin: hash))]
+  }
+
+  func decideOperatorRemove(id: String) throws(RegisterError) -> [Event] {
+    let person = try operatorNamed(id)
+    let managers = operators.filter { $0.role == .manager }
+    if person.role == .manager && managers.count == 1 && operators.count > 1 {
+      throw RegisterError(
+        .forbidden, "\(id: id) is the last manager; add another manager before removing them")
+    }
+    return [.operatorRemoved(id: id)]
+  }
+
+  func decideOperatorSetPIN(id: String, pin: String, context: CommandContext)
+    throws(RegisterError) -> [Event]
+  {
+    _ = try operatorNamed(id)
+    try PINHash.validate(pin)
+    let hash = context.prepared.newHash(
+      pin: pin, iterations: store.pinIterations, random: context.random)
+    return [.operatorPINSet(id: id, pin: hash)]
+  }
+
+  func decideOperatorUnlock(id: String) throws(RegisterError) -> [Event] {
+    _ = try operatorNamed(id)
+    return [.operatorUnlocked(id: id)]
+  }
+
+  func decideSignIn(id: String, pin: String, context: CommandContext, standing: inout [Event])
+    throws(RegisterError) -> [Event]
+  {
+    let person = try operatorNamed(id)
+    try checkPIN(pin, of: person, context: context, standing: &standing)
+    return [.signedIn(id: id)]
+  }
+
+  func decideSignOut() throws(RegisterError) -> [Event] {
+    guard let current = signedIn else {
+      throw RegisterError(.notSignedIn, "nobody is signed in")
+    }
+    return [.signedOut(id: current)]
+  }
+
+  func decideCustomerAdd(name: String, email: String?, phone: String?, taxExempt: String?)
+    throws(RegisterError) -> [Event]
+  {
+    guard customers.count < Self.maximumCustomers else {
+      throw RegisterError(
+        .customersFull,
+        "the register knows \(customers.count) customers, the most it may; keep further customers in the back office"
+      )
+    }
+    if let email {
+      try ContactValidation.validateEmail(email)
+      // One customer per address: a second card for the same person splits their history.
+      if let existing = customerBook.customer(withEmail: email) {
+        throw RegisterError(
+          .customerExists,
+          "customer \(existing.id) (\(existing.name)) already has the e-mail \(email); attach them instead"
+        )
+      }
+    }
+    if let phone { try ContactValidation.validatePhone(phone) }
+    return [
+      .customerAdded(
+        Customer(
+          id: "C\(nextCustomerNumber)", name: name, email: email, phone: phone,
+          taxExempt: taxExempt))
+    ]
+  }
+
+  func decideAttachCustomer(id: String) throws(RegisterError) -> [Event] {
+    guard let customer = customerBook.customer(id) else {
+      throw RegisterError(.customerNotFound, "there is no customer \"\(id: id)\"")
+    }
+    let exemption = customer.taxExempt
+    if exemption != nil {
+      guard !store.tax.pricesIncludeTax else {
+        throw RegisterError(
+          .invalidCustomer,
+          "customer \(id: id) is tax-exempt, and this store's prices include tax; a tax-exempt sale needs prices without tax"
+        )
+      }
+      guard order.tenders.isEmpty else {
+        throw RegisterError(
+          .orderHasTenders,
+          "customer \(id: id) is tax-exempt, which would lower a total that payment has started on; attach them before taking payment, or void the order"
+        )
+      }
+    }
+    return [.customerAttached(order: order.id, customerID: id, taxExempt: exemption)]
+  }
+
+  func decideDetachCustomer() throws(RegisterError) -> [Event] {
+    guard order.customerID != nil else {
+      throw RegisterError(
+        .customerNotFound, "no customer is attached to order \(order.id); nothing to detach")
+    }
+    return [.customerDetached(order: order.id)]
+  }
+
+  func decideWishlistAdd(customerID: String, sku typed: String) throws(RegisterError) -> [Event] {
+    let sku = catalogSKU(typed)
+    guard customerBook.customer(customerID) != nil else {
+      throw RegisterError(.customerNotFound, "there is no customer \"\(id: customerID)\"")
+    }
+    guard products[sku] != nil else {
+      throw RegisterError(
+        .unknownSKU, "no product has SKU \"\(id: sku)\"; the catalog op lists them",
+        data: .object(["sku": .string(sku)]))
+    }
+    let list = customerBook.wishlist(customerID)
+    guard !list.contains(sku) else {
+      throw RegisterError(
+        .alreadyOnWishlist, "\(id: sku) is already on \(id: customerID)'s wishlist")
+    }
+    guard list.count < CustomerBook.maximumWishlist else {
+      throw RegisterError(
+        .wishlistFull,
+        "\(id: customerID)'s wishlist holds \(list.count) products, the most it may; remove one first"
+      )
+    }
+    return [.wishlistAdded(customerID: customerID, sku: sku)]
+  }
+
+  func decideWishlistRemove(customerID: String, sku: String) throws(RegisterError) -> [Event] {
+    try checkOnWishlist(customerID: customerID, sku: sku)
+    return [.wishlistRemoved(customerID: customerID, sku: sku)]
   }
 
   /// Refuses unless `sku` is on the wishlist of customer `customerID` (who must exist).

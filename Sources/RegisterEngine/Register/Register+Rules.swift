@@ -6,13 +6,13 @@ extension Register {
     var refusal: ErrorCode
   }
 
-  /// The rule, judged on the state after `events`, that makes `command` need a manager, if any:
+  /// The rule, judged on the state after `events`, that makes a change need a manager, if any:
   /// cash paid out beyond what the drawer should hold, or a line discounted (its own discount,
   /// its share of the order discount and a lowered price together) beyond the store's
   /// `discount_approval_limit`.
-  func managerRule(
-    for command: Command, events: [Event], orderAfter after: OrderAfter?, drawer: DayTotals
-  ) -> ManagerRule? {
+  func managerRule(events: [Event], orderAfter after: OrderAfter?, drawer: DayTotals)
+    -> ManagerRule?
+  {
     if let reason = cashShortfall(events, drawer: drawer) {
       return ManagerRule(reason: reason, refusal: .insufficientCash)
     }

@@ -1,158 +1,171 @@
 extension Register {
-  /// Catalog edits, stock adjustments, the drawer and e-mailed receipts.
-  func decideStore(_ command: Command, context: CommandContext) throws(RegisterError) -> [Event] {
-    switch command {
-    case .productAdd(let json):
-      let product = try validatedProduct(json)
-      guard products[product.sku] == nil else {
-        throw RegisterError(
-          .productExists, "a product with SKU \"\(id: product.sku)\" exists; use product_update",
-          data: .object(["sku": .string(product.sku)]))
-      }
-      guard products.count < Self.maximumProducts else {
-        throw RegisterError(
-          .catalogFull,
-          "the catalog holds \(products.count) products, the most it may; remove products no longer sold first"
-        )
-      }
-      if case .success(let barcode) = Barcode.parse(product.sku),
-        let owner = products.product(barcode: barcode)
-      {
-        throw RegisterError(
-          .invalidProduct,
-          "the SKU \(id: product.sku) is a barcode of \"\(id: owner.sku)\"; a scan could mean either"
-        )
-      }
-      try checkBarcodesFree(product)
-      return [.productAdded(product)]
-    case .productUpdate(let typed, let changes):
-      let sku = catalogSKU(typed)
-      guard let existing = products[sku] else {
-        throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
-      }
-      guard case .object(var merged) = existing.json else { return [] }
-      for (key, value) in changes.members {
-        guard key != "sku" else {
-          throw RegisterError(
-            .invalidProduct, "the SKU of a product cannot change; add a new product")
-        }
-        merged[key] = value == .null ? nil : value
-      }
-      let product = try validatedProduct(.object(merged))
-      try checkBarcodesFree(product)
-      if let stock = product.stock, stock < reserved(sku: sku) {
-        throw RegisterError(
-          .outOfStock,
-          "stock \(stock) would be less than the \(reserved(sku: sku)) units open or parked orders hold"
-        )
-      }
-      return [.productUpdated(product)]
-    case .productRemove(let typed):
-      let sku = catalogSKU(typed)
-      guard products[sku] != nil else {
-        throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
-      }
-      return [.productRemoved(sku: sku)]
-    case .stockAdjust(let typed, let delta, let reason):
-      let sku = catalogSKU(typed)
-      guard let product = products[sku] else {
-        throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
-      }
-      guard let stock = product.stock else {
-        throw RegisterError(
-          .invalidProduct,
-          "\(id: sku) does not track stock; set its stock with product_update first",
-          data: .object(["sku": .string(sku), "stock_tracked": .bool(false)]))
-      }
-      let limit = IntegerRanges.maximumStock
-      // The decoder keeps delta within ±limit; checked here too, because a trap is never the
-      // answer to a number a client chose.
-      guard delta != 0, (-limit...limit).contains(delta) else {
-        throw RegisterError(
-          .invalidQuantity, "delta must be a whole number from -\(limit) to \(limit), not 0")
-      }
-      let (after, overflow) = stock.addingReportingOverflow(delta)
-      guard !overflow, after <= limit else {
-        throw RegisterError(
-          .invalidQuantity, "\(id: sku) has \(stock) in stock; it cannot go above \(limit)")
-      }
-      guard after >= 0 else {
-        throw RegisterError(.outOfStock, "\(id: sku) has \(stock) in stock; it cannot go below 0")
-      }
-      guard after >= reserved(sku: sku) else {
-        throw RegisterError(
-          .outOfStock,
-          "open or parked orders hold \(reserved(sku: sku)) of \(id: sku); stock cannot go below that"
-        )
-      }
-      return [.stockAdjusted(sku: sku, delta: delta, reason: reason)]
-    case .setFloat(let amount):
-      try checkCashStep(amount, what: "a float")
-      return [.floatSet(amount: amount)]
-    case .paidIn(let amount, let reason):
-      guard amount.minorUnits > 0 else {
-        throw RegisterError(.invalidAmount, "a paid-in amount must be more than 0")
-      }
-      try checkCashStep(amount, what: "a paid-in")
-      return [.paidIn(amount: amount, reason: reason)]
-    case .paidOut(let amount, let reason):
-      guard amount.minorUnits > 0 else {
-        throw RegisterError(.invalidAmount, "a paid-out amount must be more than 0")
-      }
-      try checkCashStep(amount, what: "a paid-out")
-      return [.paidOut(amount: amount, reason: reason)]
-    case .noSale(let reason):
-      return [.noSale(reason: reason)]
-    case .emailReceipt(let number, let to):
-      let customerID: String?
-      if let sale = receipts[number] {
-        customerID = sale.customer?.id
-      } else if let refund = returns[number] {
-        customerID = refund.customer?.id
-      } else {
-        throw RegisterError(.receiptNotFound, "there is no receipt \(number)")
-      }
-      let fallback = customerID.flatMap { customerBook.customer($0)?.email }
-      guard let address = to ?? fallback else {
-        throw RegisterError(
-          .invalidEmail, "receipt \(number) has no customer with an e-mail address; give \"to\"")
-      }
-      try ContactValidation.validateEmail(address)
-      let messageID = "receipt-\(number)-\(hexString(context.random(8)))@registerd"
-      return [.receiptEmailed(receipt: number, to: address, messageID: messageID)]
-    case .print(let wanted):
-      guard let printer = store.printer else {
-        throw RegisterError(
-          .noPrinter,
-          "the store has no receipt printer: set \"printer\" in the store settings or start registerd with --printer"
-        )
-      }
-      guard let number = wanted ?? lastReceiptNumber else {
-        throw RegisterError(.receiptNotFound, "no sale has been completed yet")
-      }
-      guard receipts[number] != nil || returns[number] != nil else {
-        throw RegisterError(.receiptNotFound, "there is no receipt \(number)")
-      }
-      guard printQueue.pending.count < PrintQueue.maximumPending else {
-        throw RegisterError(
-          .printQueueFull,
-          "\(printQueue.pending.count) jobs are waiting for the printer at \(printer); bring it back (power, paper, cable) and try again"
-        )
-      }
-      return [
-        .printQueued(
-          PrintJob(id: printQueue.nextJob, document: .receipt(number, reprint: true), drawer: false)
-        )
-      ]
-    case .hello, .catalog, .catalogExport, .showOrder, .receipt, .add, .scan, .remove, .setQuantity,
-      .tender, .void, .discount, .overridePrice, .voidLine, .park, .listParked, .resume,
-      .returnItems, .subscribe, .report, .operatorAdd, .operatorList, .operatorRemove,
-      .operatorSetPIN, .operatorUnlock, .signIn, .signOut, .customerAdd, .customerFind,
-      .attachCustomer, .detachCustomer, .customerHistory, .giftCardBalance, .closeDay, .product,
-      .wishlist, .wishlistAdd, .wishlistRemove, .wishlistToOrder, .setup:
-      // Not a store command: decideEvents routes only those here.
-      return []
+  // Catalog edits, stock adjustments, the drawer, e-mailed and printed receipts.
+
+  func decideProductAdd(_ json: JSONValue) throws(RegisterError) -> [Event] {
+    let product = try validatedProduct(json)
+    guard products[product.sku] == nil else {
+      throw RegisterError(
+        .productExists, "a product with SKU \"\(id: product.sku)\" exists; use product_update",
+        data: .object(["sku": .string(product.sku)]))
     }
+    guard products.count < Self.maximumProducts else {
+      throw RegisterError(
+        .catalogFull,
+        "the catalog holds \(products.count) products, the most it may; remove products no longer sold first"
+      )
+    }
+    if case .success(let barcode) = Barcode.parse(product.sku),
+      let owner = products.product(barcode: barcode)
+    {
+      throw RegisterError(
+        .invalidProduct,
+        "the SKU \(id: product.sku) is a barcode of \"\(id: owner.sku)\"; a scan could mean either"
+      )
+    }
+    try checkBarcodesFree(product)
+    return [.productAdded(product)]
+  }
+
+  func decideProductUpdate(sku typed: String, changes: JSONObject) throws(RegisterError) -> [Event]
+  {
+    let sku = catalogSKU(typed)
+    guard let existing = products[sku] else {
+      throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
+    }
+    guard case .object(var merged) = existing.json else { return [] }
+    for (key, value) in changes.members {
+      guard key != "sku" else {
+        throw RegisterError(
+          .invalidProduct, "the SKU of a product cannot change; add a new product")
+      }
+      merged[key] = value == .null ? nil : value
+    }
+    let product = try validatedProduct(.object(merged))
+    try checkBarcodesFree(product)
+    if let stock = product.stock, stock < reserved(sku: sku) {
+      throw RegisterError(
+        .outOfStock,
+        "stock \(stock) would be less than the \(reserved(sku: sku)) units open or parked orders hold"
+      )
+    }
+    return [.productUpdated(product)]
+  }
+
+  func decideProductRemove(sku typed: String) throws(RegisterError) -> [Event] {
+    let sku = catalogSKU(typed)
+    guard products[sku] != nil else {
+      throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
+    }
+    return [.productRemoved(sku: sku)]
+  }
+
+  func decideStockAdjust(sku typed: String, delta: Int64, reason: String) throws(RegisterError)
+    -> [Event]
+  {
+    let sku = catalogSKU(typed)
+    guard let product = products[sku] else {
+      throw RegisterError(.unknownSKU, "no product has SKU \"\(id: sku)\"")
+    }
+    guard let stock = product.stock else {
+      throw RegisterError(
+        .invalidProduct,
+        "\(id: sku) does not track stock; set its stock with product_update first",
+        data: .object(["sku": .string(sku), "stock_tracked": .bool(false)]))
+    }
+    let limit = IntegerRanges.maximumStock
+    // The decoder keeps delta within ±limit; checked here too, because a trap is never the
+    // answer to a number a client chose.
+    guard delta != 0, (-limit...limit).contains(delta) else {
+      throw RegisterError(
+        .invalidQuantity, "delta must be a whole number from -\(limit) to \(limit), not 0")
+    }
+    let (after, overflow) = stock.addingReportingOverflow(delta)
+    guard !overflow, after <= limit else {
+      throw RegisterError(
+        .invalidQuantity, "\(id: sku) has \(stock) in stock; it cannot go above \(limit)")
+    }
+    guard after >= 0 else {
+      throw RegisterError(.outOfStock, "\(id: sku) has \(stock) in stock; it cannot go below 0")
+    }
+    guard after >= reserved(sku: sku) else {
+      throw RegisterError(
+        .outOfStock,
+        "open or parked orders hold \(reserved(sku: sku)) of \(id: sku); stock cannot go below that"
+      )
+    }
+    return [.stockAdjusted(sku: sku, delta: delta, reason: reason)]
+  }
+
+  func decideSetFloat(_ amount: Money) throws(RegisterError) -> [Event] {
+    try checkCashStep(amount, what: "a float")
+    return [.floatSet(amount: amount)]
+  }
+
+  func decidePaidIn(_ amount: Money, reason: String) throws(RegisterError) -> [Event] {
+    guard amount.minorUnits > 0 else {
+      throw RegisterError(.invalidAmount, "a paid-in amount must be more than 0")
+    }
+    try checkCashStep(amount, what: "a paid-in")
+    return [.paidIn(amount: amount, reason: reason)]
+  }
+
+  func decidePaidOut(_ amount: Money, reason: String) throws(RegisterError) -> [Event] {
+    guard amount.minorUnits > 0 else {
+      throw RegisterError(.invalidAmount, "a paid-out amount must be more than 0")
+    }
+    try checkCashStep(amount, what: "a paid-out")
+    return [.paidOut(amount: amount, reason: reason)]
+  }
+
+  func decideNoSale(reason: String?) -> [Event] {
+    return [.noSale(reason: reason)]
+  }
+
+  func decideEmailReceipt(receipt number: Int, to: String?, context: CommandContext)
+    throws(RegisterError) -> [Event]
+  {
+    let customerID: String?
+    if let sale = receipts[number] {
+      customerID = sale.customer?.id
+    } else if let refund = returns[number] {
+      customerID = refund.customer?.id
+    } else {
+      throw RegisterError(.receiptNotFound, "there is no receipt \(number)")
+    }
+    let fallback = customerID.flatMap { customerBook.customer($0)?.email }
+    guard let address = to ?? fallback else {
+      throw RegisterError(
+        .invalidEmail, "receipt \(number) has no customer with an e-mail address; give \"to\"")
+    }
+    try ContactValidation.validateEmail(address)
+    let messageID = "receipt-\(number)-\(hexString(context.random(8)))@registerd"
+    return [.receiptEmailed(receipt: number, to: address, messageID: messageID)]
+  }
+
+  func decidePrint(receipt wanted: Int?) throws(RegisterError) -> [Event] {
+    guard let printer = store.printer else {
+      throw RegisterError(
+        .noPrinter,
+        "the store has no receipt printer: set \"printer\" in the store settings or start registerd with --printer"
+      )
+    }
+    guard let number = wanted ?? lastReceiptNumber else {
+      throw RegisterError(.receiptNotFound, "no sale has been completed yet")
+    }
+    guard receipts[number] != nil || returns[number] != nil else {
+      throw RegisterError(.receiptNotFound, "there is no receipt \(number)")
+    }
+    guard printQueue.pending.count < PrintQueue.maximumPending else {
+      throw RegisterError(
+        .printQueueFull,
+        "\(printQueue.pending.count) jobs are waiting for the printer at \(printer); bring it back (power, paper, cable) and try again"
+      )
+    }
+    return [
+      .printQueued(
+        PrintJob(id: printQueue.nextJob, document: .receipt(number, reprint: true), drawer: false)
+      )
+    ]
   }
 
   /// A product validated exactly as the catalog file's products are.

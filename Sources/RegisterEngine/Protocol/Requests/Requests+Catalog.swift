@@ -1,12 +1,18 @@
 // The catalog: reading it and changing its products and stock.
 
 extension Requests {
+  /// The ops this file declares (a part of `Requests.all`).
+  static let catalogOps: [any DecodableRequestBody.Type] = [
+    Catalog.self, CatalogExport.self, ProductLookup.self,
+    ProductAdd.self, ProductUpdate.self, ProductRemove.self,
+    StockAdjust.self,
+  ]
+
   /// `catalog`: the products for sale, in catalog order, a page at a time: at most `limit`
   /// (1–1000, default 1000), from the one after `afterSKU`.
-  public struct Catalog: RequestBody, DecodableRequestBody {
-    public static let op = Op.catalog
+  public struct Catalog: RequestBody, Query {
+    public static let wireName = "catalog"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public var limit: Int?
     public var afterSKU: String?
     public init(limit: Int? = nil, afterSKU: String? = nil) {
@@ -18,8 +24,12 @@ extension Requests {
       limit = try fields.optional("limit", as: Int.self)
       afterSKU = try fields.optional("after_sku", as: String.self)
     }
-    public var command: Command {
-      .catalog(limit: limit ?? Int(IntegerRanges.maximumPage), afterSKU: afterSKU)
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      .value(
+        try register.catalogPage(limit: limit ?? Int(IntegerRanges.maximumPage), afterSKU: afterSKU)
+      )
     }
     public func encode(to object: inout JSONObject) {
       if let limit { object["limit"] = .int(Int64(limit)) }
@@ -28,37 +38,45 @@ extension Requests {
   }
 
   /// `catalog_export`: the live catalog as a catalog file document.
-  public struct CatalogExport: RequestBody, DecodableRequestBody {
-    public static let op = Op.catalogExport
+  public struct CatalogExport: RequestBody, Query {
+    public static let wireName = "catalog_export"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
-    public var command: Command { .catalogExport }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      // Every product: worked out from a copy (sharing the register's storage) of the state
+      // now, away from the loop when the daemon can.
+      let state = register
+      return .computed { .success(.object(["catalog": state.catalogDocument.json])) }
+    }
     public func encode(to object: inout JSONObject) {}
   }
 
   /// `product`: one product, by SKU (or a barcode it carries), with its stock here and at the
   /// chain's other stores.
-  public struct ProductLookup: RequestBody, DecodableRequestBody {
-    public static let op = Op.product
+  public struct ProductLookup: RequestBody, Query {
+    public static let wireName = "product"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public var sku: String
     public init(sku: String) { self.sku = sku }
     init(from fields: inout RequestFields) throws(RegisterError) {
       sku = try fields.required("sku")
     }
-    public var command: Command { .product(sku: sku) }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      .value(try register.productLookup(sku))
+    }
     public func encode(to object: inout JSONObject) { object["sku"] = .string(sku) }
   }
 
   /// `product_add`: a product as the catalog file writes it (free-form here: the catalog
   /// validates it, with its own errors).
-  public struct ProductAdd: RequestBody, DecodableRequestBody {
-    public static let op = Op.productAdd
+  public struct ProductAdd: RequestBody, Mutation {
+    public static let wireName = "product_add"
     public static let access: OpAccess = .manager(work: "changing the catalog")
-    public static let changesState = true
     public var product: JSONValue
     public init(product: JSONValue) { self.product = product }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -67,15 +85,18 @@ extension Requests {
       }
       self.product = product
     }
-    public var command: Command { .productAdd(product) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideProductAdd(product)
+    }
     public func encode(to object: inout JSONObject) { object["product"] = product }
   }
 
   /// `product_update`: fields of a product to change (`null` removes an optional one).
-  public struct ProductUpdate: RequestBody, DecodableRequestBody {
-    public static let op = Op.productUpdate
+  public struct ProductUpdate: RequestBody, Mutation {
+    public static let wireName = "product_update"
     public static let access: OpAccess = .manager(work: "changing the catalog")
-    public static let changesState = true
     public var sku: String
     public var changes: JSONObject
 
@@ -94,7 +115,11 @@ extension Requests {
       self.changes = changes
     }
 
-    public var command: Command { .productUpdate(sku: sku, changes: changes) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideProductUpdate(sku: sku, changes: changes)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["sku"] = .string(sku)
@@ -103,24 +128,26 @@ extension Requests {
   }
 
   /// `product_remove`: a product leaves the catalog.
-  public struct ProductRemove: RequestBody, DecodableRequestBody {
-    public static let op = Op.productRemove
+  public struct ProductRemove: RequestBody, Mutation {
+    public static let wireName = "product_remove"
     public static let access: OpAccess = .manager(work: "changing the catalog")
-    public static let changesState = true
     public var sku: String
     public init(sku: String) { self.sku = sku }
     init(from fields: inout RequestFields) throws(RegisterError) {
       sku = try fields.required("sku")
     }
-    public var command: Command { .productRemove(sku: sku) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideProductRemove(sku: sku)
+    }
     public func encode(to object: inout JSONObject) { object["sku"] = .string(sku) }
   }
 
   /// `stock_adjust`: stock counted in or out, with the reason.
-  public struct StockAdjust: RequestBody, DecodableRequestBody {
-    public static let op = Op.stockAdjust
+  public struct StockAdjust: RequestBody, Mutation {
+    public static let wireName = "stock_adjust"
     public static let access: OpAccess = .manager(work: "adjusting stock")
-    public static let changesState = true
     public var sku: String
     public var delta: Int64
     public var reason: String
@@ -137,7 +164,11 @@ extension Requests {
       reason = try fields.text("reason", required: true) ?? ""
     }
 
-    public var command: Command { .stockAdjust(sku: sku, delta: delta, reason: reason) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideStockAdjust(sku: sku, delta: delta, reason: reason)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["sku"] = .string(sku)

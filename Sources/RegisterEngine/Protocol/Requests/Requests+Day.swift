@@ -1,11 +1,16 @@
 // The cash drawer and the business day: float, paid in and out, no sale, reports, closing.
 
 extension Requests {
+  /// The ops this file declares (a part of `Requests.all`).
+  static let dayOps: [any DecodableRequestBody.Type] = [
+    SetFloat.self, PaidIn.self, PaidOut.self,
+    NoSale.self, Report.self, CloseDay.self,
+  ]
+
   /// `float`: the cash in the drawer at the start of the day.
-  public struct SetFloat: RequestBody, DecodableRequestBody {
-    public static let op = Op.setFloat
+  public struct SetFloat: RequestBody, Mutation {
+    public static let wireName = "float"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var amount: Money
     public init(amount: Money) { self.amount = amount }
     init(from fields: inout RequestFields) throws(RegisterError) {
@@ -14,17 +19,20 @@ extension Requests {
       }
       self.amount = amount
     }
-    public var command: Command { .setFloat(amount) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideSetFloat(amount)
+    }
     public func encode(to object: inout JSONObject) {
       object["amount"] = .string(amount.decimalString)
     }
   }
 
   /// `paid_in`: cash put into the drawer, with the reason.
-  public struct PaidIn: RequestBody, DecodableRequestBody {
-    public static let op = Op.paidIn
+  public struct PaidIn: RequestBody, Mutation {
+    public static let wireName = "paid_in"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var amount: Money
     public var reason: String
 
@@ -37,7 +45,11 @@ extension Requests {
       (amount, reason) = try Requests.cashMovement(&fields)
     }
 
-    public var command: Command { .paidIn(amount, reason: reason) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decidePaidIn(amount, reason: reason)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["amount"] = .string(amount.decimalString)
@@ -46,10 +58,9 @@ extension Requests {
   }
 
   /// `paid_out`: cash taken out of the drawer, with the reason.
-  public struct PaidOut: RequestBody, DecodableRequestBody {
-    public static let op = Op.paidOut
+  public struct PaidOut: RequestBody, Mutation {
+    public static let wireName = "paid_out"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var amount: Money
     public var reason: String
 
@@ -62,7 +73,11 @@ extension Requests {
       (amount, reason) = try Requests.cashMovement(&fields)
     }
 
-    public var command: Command { .paidOut(amount, reason: reason) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decidePaidOut(amount, reason: reason)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["amount"] = .string(amount.decimalString)
@@ -81,16 +96,19 @@ extension Requests {
   }
 
   /// `no_sale`: the drawer opened without a sale.
-  public struct NoSale: RequestBody, DecodableRequestBody {
-    public static let op = Op.noSale
+  public struct NoSale: RequestBody, Mutation {
+    public static let wireName = "no_sale"
     public static let access: OpAccess = .manager(work: "opening the drawer without a sale")
-    public static let changesState = true
     public var reason: String?
     public init(reason: String? = nil) { self.reason = reason }
     init(from fields: inout RequestFields) throws(RegisterError) {
       reason = try fields.text("reason", required: false)
     }
-    public var command: Command { .noSale(reason: reason) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      register.decideNoSale(reason: reason)
+    }
     public func encode(to object: inout JSONObject) {
       if let reason { object["reason"] = .string(reason) }
     }
@@ -98,10 +116,9 @@ extension Requests {
 
   /// `report`: the X report of the open day, or the Z report of a closed one (the last one
   /// when `day` is nil).
-  public struct Report: RequestBody, DecodableRequestBody {
-    public static let op = Op.report
+  public struct Report: RequestBody, Query {
+    public static let wireName = "report"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public var kind: DayReport.Kind
     public var day: Int?
     /// Also the report as ESC/POS bytes (`escpos` in the reply, base64).
@@ -128,7 +145,36 @@ extension Requests {
       escpos = try fields.optional("escpos", as: Bool.self) ?? false
     }
 
-    public var command: Command { .report(kind, day: day, escpos: escpos) }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      switch kind {
+      case .x:
+        let report = DayReport(openDayOf: register, at: replies.clock.now())
+        return .value(
+          Replies.withBytes(
+            ReportRenderer.reply(report),
+            escpos
+              ? ReportRenderer.escpos(report, options: EscPosOptions(store: register.store))
+              : nil))
+      case .z:
+        guard let number = day ?? register.closedDays.keys.max() else {
+          throw RegisterError(.dayNotFound, "no day has been closed yet")
+        }
+        guard let closed = register.closedDays[number] else {
+          throw RegisterError(
+            .dayNotFound,
+            "day \(number) has not been closed (the open day is \(register.day.number))")
+        }
+        let report = DayReport(closed: closed, reprint: true)
+        return .value(
+          Replies.withBytes(
+            ReportRenderer.reply(report),
+            escpos
+              ? ReportRenderer.escpos(report, options: EscPosOptions(store: register.store))
+              : nil))
+      }
+    }
 
     public func encode(to object: inout JSONObject) {
       object["kind"] = .string(kind.rawValue)
@@ -138,10 +184,9 @@ extension Requests {
   }
 
   /// `close_day`: close the business day (Z report), with the cash counted in the drawer.
-  public struct CloseDay: RequestBody, DecodableRequestBody {
-    public static let op = Op.closeDay
+  public struct CloseDay: RequestBody, Mutation {
+    public static let wireName = "close_day"
     public static let access: OpAccess = .manager(work: "closing the day")
-    public static let changesState = true
     public var countedCash: Money?
     public init(countedCash: Money? = nil) { self.countedCash = countedCash }
 
@@ -158,7 +203,11 @@ extension Requests {
       }
     }
 
-    public var command: Command { .closeDay(countedCash: countedCash) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideCloseDay(countedCash: countedCash, context: context)
+    }
 
     public func encode(to object: inout JSONObject) {
       if let countedCash {

@@ -1,22 +1,32 @@
 // The current order: showing it, its lines, its payment, parking and resuming it.
 
 extension Requests {
+  /// The ops this file declares (a part of `Requests.all`).
+  static let orderOps: [any DecodableRequestBody.Type] = [
+    Order.self, Add.self, Scan.self, Remove.self,
+    SetQty.self, Tender.self, Void.self, Discount.self,
+    OverridePrice.self, VoidLine.self, Park.self,
+    Parked.self, Resume.self,
+  ]
+
   /// `order`: the current order.
-  public struct Order: RequestBody, DecodableRequestBody {
-    public static let op = Op.order
+  public struct Order: RequestBody, Query {
+    public static let wireName = "order"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
-    public var command: Command { .showOrder }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      replies.order(register: &register)
+    }
     public func encode(to object: inout JSONObject) {}
   }
 
   /// `add`: a product to the order.
-  public struct Add: RequestBody, DecodableRequestBody {
-    public static let op = Op.add
+  public struct Add: RequestBody, Mutation {
+    public static let wireName = "add"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var sku: String
     /// How many (nil: the wire's default, one).
     public var quantity: Int64?
@@ -55,8 +65,10 @@ extension Requests {
       amount = try fields.money("amount")
     }
 
-    public var command: Command {
-      .add(sku: sku, quantity: quantity ?? 1, options: options, amount: amount)
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideAdd(sku: sku, quantity: quantity ?? 1, options: options, amount: amount)
     }
 
     public func encode(to object: inout JSONObject) {
@@ -74,10 +86,9 @@ extension Requests {
   }
 
   /// `scan`: one unit of the product a scanner read (a barcode, or a SKU).
-  public struct Scan: RequestBody, DecodableRequestBody {
-    public static let op = Op.scan
+  public struct Scan: RequestBody, Mutation {
+    public static let wireName = "scan"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     /// The most characters a scanned code may have (a SKU is at most 64, a barcode 13).
     static let maximumLength = 64
     public var code: String
@@ -103,29 +114,35 @@ extension Requests {
       code.append(contentsOf: scalars)
       self.code = String(code)
     }
-    public var command: Command { .scan(code: code) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideScan(code: code)
+    }
     public func encode(to object: inout JSONObject) { object["code"] = .string(code) }
   }
 
   /// `remove`: a line off the order (before anything is paid).
-  public struct Remove: RequestBody, DecodableRequestBody {
-    public static let op = Op.remove
+  public struct Remove: RequestBody, Mutation {
+    public static let wireName = "remove"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var line: Int
     public init(line: Int) { self.line = line }
     init(from fields: inout RequestFields) throws(RegisterError) {
       line = try fields.required("line")
     }
-    public var command: Command { .remove(line: line) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideRemove(line: line)
+    }
     public func encode(to object: inout JSONObject) { object["line"] = .int(line) }
   }
 
   /// `set_qty`: a line's quantity.
-  public struct SetQty: RequestBody, DecodableRequestBody {
-    public static let op = Op.setQty
+  public struct SetQty: RequestBody, Mutation {
+    public static let wireName = "set_qty"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var line: Int
     public var quantity: Int64
 
@@ -142,7 +159,11 @@ extension Requests {
       self.quantity = quantity
     }
 
-    public var command: Command { .setQuantity(line: line, quantity: quantity) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideSetQuantity(line: line, quantity: quantity)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["line"] = .int(line)
@@ -153,10 +174,9 @@ extension Requests {
   /// `tender`: a payment — cash with an amount, a card with an optional one, a gift card
   /// (`number`), a customer's store credit (`customer_id`), a store tender (`name`,
   /// `reference`), or a payment an external terminal approved (`brand`, `last4`, `auth_code`).
-  public struct Tender: RequestBody, DecodableRequestBody {
-    public static let op = Op.tender
+  public struct Tender: RequestBody, Mutation {
+    public static let wireName = "tender"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var request: TenderRequest
 
     public var type: TenderType { request.type }
@@ -252,7 +272,11 @@ extension Requests {
       }
     }
 
-    public var command: Command { .tender(request) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideTender(request, context: context)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["type"] = .string(type.rawValue)
@@ -306,16 +330,19 @@ extension Requests {
   }
 
   /// `void`: abandon the order (handing back what was tendered).
-  public struct Void: RequestBody, DecodableRequestBody {
-    public static let op = Op.void
+  public struct Void: RequestBody, Mutation {
+    public static let wireName = "void"
     public static let access: OpAccess = .manager(work: "voiding an order")
-    public static let changesState = true
     public var reason: String?
     public init(reason: String? = nil) { self.reason = reason }
     init(from fields: inout RequestFields) throws(RegisterError) {
       reason = try fields.text("reason", required: false)
     }
-    public var command: Command { .void(reason: reason) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideVoid(reason: reason)
+    }
     public func encode(to object: inout JSONObject) {
       if let reason { object["reason"] = .string(reason) }
     }
@@ -323,10 +350,9 @@ extension Requests {
 
   /// `discount`: a discount on a line, or on the order when `line` is nil; a zero value
   /// removes it.
-  public struct Discount: RequestBody, DecodableRequestBody {
-    public static let op = Op.discount
+  public struct Discount: RequestBody, Mutation {
+    public static let wireName = "discount"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var line: Int?
     public var value: DiscountValue
     public var reason: String
@@ -353,13 +379,15 @@ extension Requests {
       }
     }
 
-    public var command: Command {
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
       let isZero =
         switch value {
         case .percent(let percent): percent == .zero
         case .amount(let amount): amount.isZero
         }
-      return .discount(line: line, value: isZero ? nil : value, reason: reason)
+      return [try register.decideDiscount(line: line, value: isZero ? nil : value, reason: reason)]
     }
 
     public func encode(to object: inout JSONObject) {
@@ -373,10 +401,9 @@ extension Requests {
   }
 
   /// `override_price`: a line's unit price, with the reason.
-  public struct OverridePrice: RequestBody, DecodableRequestBody {
-    public static let op = Op.overridePrice
+  public struct OverridePrice: RequestBody, Mutation {
+    public static let wireName = "override_price"
     public static let access: OpAccess = .manager(work: "a price override")
-    public static let changesState = true
     public var line: Int
     public var unitPrice: Money
     public var reason: String
@@ -396,7 +423,11 @@ extension Requests {
       reason = try fields.text("reason", required: true) ?? ""
     }
 
-    public var command: Command { .overridePrice(line: line, unitPrice: unitPrice, reason: reason) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideOverridePrice(line: line, unitPrice: unitPrice, reason: reason)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["line"] = .int(line)
@@ -406,57 +437,69 @@ extension Requests {
   }
 
   /// `void_line`: strike a line (it stays on the receipt, at zero).
-  public struct VoidLine: RequestBody, DecodableRequestBody {
-    public static let op = Op.voidLine
+  public struct VoidLine: RequestBody, Mutation {
+    public static let wireName = "void_line"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var line: Int
     public init(line: Int) { self.line = line }
     init(from fields: inout RequestFields) throws(RegisterError) {
       line = try fields.required("line")
     }
-    public var command: Command { .voidLine(line: line) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideVoidLine(line)
+    }
     public func encode(to object: inout JSONObject) { object["line"] = .int(line) }
   }
 
   /// `park`: put the order aside and open a new one.
-  public struct Park: RequestBody, DecodableRequestBody {
-    public static let op = Op.park
+  public struct Park: RequestBody, Mutation {
+    public static let wireName = "park"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var note: String?
     public init(note: String? = nil) { self.note = note }
     init(from fields: inout RequestFields) throws(RegisterError) {
       note = try fields.text("note", required: false)
     }
-    public var command: Command { .park(note: note) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decidePark(note: note)
+    }
     public func encode(to object: inout JSONObject) {
       if let note { object["note"] = .string(note) }
     }
   }
 
   /// `parked`: the parked orders.
-  public struct Parked: RequestBody, DecodableRequestBody {
-    public static let op = Op.parked
+  public struct Parked: RequestBody, Query {
+    public static let wireName = "parked"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
-    public var command: Command { .listParked }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      .value(.object(["parked": .array(register.parked.map { register.parkedJSON($0) })]))
+    }
     public func encode(to object: inout JSONObject) {}
   }
 
   /// `resume`: bring a parked order back.
-  public struct Resume: RequestBody, DecodableRequestBody {
-    public static let op = Op.resume
+  public struct Resume: RequestBody, Mutation {
+    public static let wireName = "resume"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var orderID: Int
     public init(orderID: Int) { self.orderID = orderID }
     init(from fields: inout RequestFields) throws(RegisterError) {
       orderID = try fields.required("order_id")
     }
-    public var command: Command { .resume(orderID: orderID) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideResume(orderID: orderID)
+    }
     public func encode(to object: inout JSONObject) { object["order_id"] = .int(orderID) }
   }
 }

@@ -1,6 +1,16 @@
 // Operators (who works the lane, signing in) and customers.
 
 extension Requests {
+  /// The ops this file declares (a part of `Requests.all`).
+  static let peopleOps: [any DecodableRequestBody.Type] = [
+    OperatorAdd.self, OperatorList.self, OperatorRemove.self,
+    OperatorSetPIN.self, OperatorUnlock.self, SignIn.self,
+    SignOut.self, CustomerAdd.self, CustomerFind.self,
+    AttachCustomer.self, DetachCustomer.self, CustomerHistory.self,
+    Wishlist.self, WishlistAdd.self, WishlistRemove.self,
+    WishlistToOrder.self, Setup.self,
+  ]
+
   /// The operator an operator_* op is about: `operator_id`, or `id` (which is then also the
   /// request id the reply echoes).
   static func operatorID(_ fields: inout RequestFields) throws(RegisterError) -> String {
@@ -25,10 +35,9 @@ extension Requests {
   }
 
   /// `operator_add`: a new cashier or manager with a PIN.
-  public struct OperatorAdd: RequestBody, DecodableRequestBody {
-    public static let op = Op.operatorAdd
+  public struct OperatorAdd: RequestBody, Mutation {
+    public static let wireName = "operator_add"
     public static let access: OpAccess = .manager(work: "managing operators")
-    public static let changesState = true
     public var operatorID: String
     public var name: String
     public var role: OperatorRole
@@ -52,7 +61,14 @@ extension Requests {
       pin = try Requests.pin(&fields)
     }
 
-    public var command: Command { .operatorAdd(id: operatorID, name: name, role: role, pin: pin) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideOperatorAdd(
+        id: operatorID, name: name, role: role, pin: pin, context: context)
+    }
+
+    var pins: [PINUse] { [.new(pin)] }
 
     public func encode(to object: inout JSONObject) {
       object["operator_id"] = .string(operatorID)
@@ -63,37 +79,42 @@ extension Requests {
   }
 
   /// `operator_list`: the operators and who is signed in.
-  public struct OperatorList: RequestBody, DecodableRequestBody {
-    public static let op = Op.operatorList
+  public struct OperatorList: RequestBody, Query {
+    public static let wireName = "operator_list"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
-    public var command: Command { .operatorList }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      .value(register.operatorsJSON(at: replies.clock.now()))
+    }
     public func encode(to object: inout JSONObject) {}
   }
 
   /// `operator_remove`: an operator leaves.
-  public struct OperatorRemove: RequestBody, DecodableRequestBody {
-    public static let op = Op.operatorRemove
+  public struct OperatorRemove: RequestBody, Mutation {
+    public static let wireName = "operator_remove"
     public static let access: OpAccess = .manager(work: "managing operators")
-    public static let changesState = true
     public var operatorID: String
     public init(operatorID: String) { self.operatorID = operatorID }
     init(from fields: inout RequestFields) throws(RegisterError) {
       operatorID = try Requests.operatorID(&fields)
     }
-    public var command: Command { .operatorRemove(id: operatorID) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideOperatorRemove(id: operatorID)
+    }
     public func encode(to object: inout JSONObject) {
       object["operator_id"] = .string(operatorID)
     }
   }
 
   /// `operator_set_pin`: a new PIN for an operator.
-  public struct OperatorSetPIN: RequestBody, DecodableRequestBody {
-    public static let op = Op.operatorSetPIN
+  public struct OperatorSetPIN: RequestBody, Mutation {
+    public static let wireName = "operator_set_pin"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var operatorID: String
     public var pin: String
 
@@ -107,7 +128,18 @@ extension Requests {
       pin = try Requests.pin(&fields)
     }
 
-    public var command: Command { .operatorSetPIN(id: operatorID, pin: pin) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideOperatorSetPIN(id: operatorID, pin: pin, context: context)
+    }
+
+    var pins: [PINUse] { [.new(pin)] }
+
+    /// A cashier's op for their own PIN; setting another operator's needs a manager.
+    func access(signedIn: String?) -> OpAccess {
+      operatorID == signedIn ? .cashier : .manager(work: "setting another operator's PIN")
+    }
 
     public func encode(to object: inout JSONObject) {
       object["operator_id"] = .string(operatorID)
@@ -116,26 +148,28 @@ extension Requests {
   }
 
   /// `operator_unlock`: lift a wrong-PIN lock.
-  public struct OperatorUnlock: RequestBody, DecodableRequestBody {
-    public static let op = Op.operatorUnlock
+  public struct OperatorUnlock: RequestBody, Mutation {
+    public static let wireName = "operator_unlock"
     public static let access: OpAccess = .manager(work: "managing operators")
-    public static let changesState = true
     public var operatorID: String
     public init(operatorID: String) { self.operatorID = operatorID }
     init(from fields: inout RequestFields) throws(RegisterError) {
       operatorID = try Requests.operatorID(&fields)
     }
-    public var command: Command { .operatorUnlock(id: operatorID) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideOperatorUnlock(id: operatorID)
+    }
     public func encode(to object: inout JSONObject) {
       object["operator_id"] = .string(operatorID)
     }
   }
 
   /// `sign_in`: an operator starts working the lane.
-  public struct SignIn: RequestBody, DecodableRequestBody {
-    public static let op = Op.signIn
+  public struct SignIn: RequestBody, Mutation {
+    public static let wireName = "sign_in"
     public static let access: OpAccess = .open
-    public static let changesState = true
     public var operatorID: String
     public var pin: String
 
@@ -149,7 +183,13 @@ extension Requests {
       pin = try Requests.pin(&fields)
     }
 
-    public var command: Command { .signIn(operatorID: operatorID, pin: pin) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideSignIn(id: operatorID, pin: pin, context: context, standing: &standing)
+    }
+
+    var pins: [PINUse] { [.check(pin: pin, operatorID: operatorID)] }
 
     public func encode(to object: inout JSONObject) {
       object["operator"] = .string(operatorID)
@@ -158,21 +198,23 @@ extension Requests {
   }
 
   /// `sign_out`: the operator signed in leaves the lane.
-  public struct SignOut: RequestBody, DecodableRequestBody {
-    public static let op = Op.signOut
+  public struct SignOut: RequestBody, Mutation {
+    public static let wireName = "sign_out"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
-    public var command: Command { .signOut }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideSignOut()
+    }
     public func encode(to object: inout JSONObject) {}
   }
 
   /// `customer_add`: a new customer.
-  public struct CustomerAdd: RequestBody, DecodableRequestBody {
-    public static let op = Op.customerAdd
+  public struct CustomerAdd: RequestBody, Mutation {
+    public static let wireName = "customer_add"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var name: String
     public var email: String?
     public var phone: String?
@@ -197,8 +239,10 @@ extension Requests {
       taxExempt = try fields.identifier("tax_exempt", required: false, maxLength: 40)
     }
 
-    public var command: Command {
-      .customerAdd(name: name, email: email, phone: phone, taxExempt: taxExempt)
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideCustomerAdd(name: name, email: email, phone: phone, taxExempt: taxExempt)
     }
 
     public func encode(to object: inout JSONObject) {
@@ -211,10 +255,9 @@ extension Requests {
 
   /// `customer_find`: customers by name, e-mail or phone, at most `limit` of them (1–1000,
   /// default 100).
-  public struct CustomerFind: RequestBody, DecodableRequestBody {
-    public static let op = Op.customerFind
+  public struct CustomerFind: RequestBody, Query {
+    public static let wireName = "customer_find"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public var query: String
     public var limit: Int?
     public init(query: String, limit: Int? = nil) {
@@ -226,8 +269,16 @@ extension Requests {
       // Out of its range (`IntegerRanges`) it is `bad_request`.
       limit = try fields.optional("limit", as: Int.self)
     }
-    public var command: Command {
-      .customerFind(query: query, limit: limit ?? CustomerBook.defaultFindLimit)
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      // `matches` (how many there are in all) only when some were left out, so a reply that
+      // holds every match reads as it always has.
+      let found = register.findCustomers(query, limit: limit ?? CustomerBook.defaultFindLimit)
+      var reply = JSONObject()
+      reply["customers"] = .array(found.customers.map { register.customerJSON($0) })
+      if found.matches > found.customers.count { reply["matches"] = .int(found.matches) }
+      return .value(.object(reply))
     }
     public func encode(to object: inout JSONObject) {
       object["query"] = .string(query)
@@ -236,69 +287,83 @@ extension Requests {
   }
 
   /// `attach_customer`: the customer the current order is for.
-  public struct AttachCustomer: RequestBody, DecodableRequestBody {
-    public static let op = Op.attachCustomer
+  public struct AttachCustomer: RequestBody, Mutation {
+    public static let wireName = "attach_customer"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var customerID: String
     public init(customerID: String) { self.customerID = customerID }
     init(from fields: inout RequestFields) throws(RegisterError) {
       customerID = try fields.required("customer_id")
     }
-    public var command: Command { .attachCustomer(customerID: customerID) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideAttachCustomer(id: customerID)
+    }
     public func encode(to object: inout JSONObject) {
       object["customer_id"] = .string(customerID)
     }
   }
 
   /// `detach_customer`: the customer taken off the open order.
-  public struct DetachCustomer: RequestBody, DecodableRequestBody {
-    public static let op = Op.detachCustomer
+  public struct DetachCustomer: RequestBody, Mutation {
+    public static let wireName = "detach_customer"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
-    public var command: Command { .detachCustomer }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideDetachCustomer()
+    }
     public func encode(to object: inout JSONObject) {}
   }
 
   /// `customer_history`: a customer's receipts and totals.
-  public struct CustomerHistory: RequestBody, DecodableRequestBody {
-    public static let op = Op.customerHistory
+  public struct CustomerHistory: RequestBody, Query {
+    public static let wireName = "customer_history"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public var customerID: String
     public init(customerID: String) { self.customerID = customerID }
     init(from fields: inout RequestFields) throws(RegisterError) {
       customerID = try fields.required("customer_id")
     }
-    public var command: Command { .customerHistory(customerID: customerID) }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      // Every receipt of the customer, read from the archive files: as `catalog_export`.
+      let state = register
+      let id = customerID
+      return .computed { Result { () throws(RegisterError) in try state.customerHistory(id) } }
+    }
     public func encode(to object: inout JSONObject) {
       object["customer_id"] = .string(customerID)
     }
   }
 
   /// `wishlist`: a customer's wishlist, with availability.
-  public struct Wishlist: RequestBody, DecodableRequestBody {
-    public static let op = Op.wishlist
+  public struct Wishlist: RequestBody, Query {
+    public static let wireName = "wishlist"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public var customerID: String
     public init(customerID: String) { self.customerID = customerID }
     init(from fields: inout RequestFields) throws(RegisterError) {
       customerID = try fields.required("customer_id")
     }
-    public var command: Command { .wishlist(customerID: customerID) }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      .value(try register.wishlistJSON(customerID))
+    }
     public func encode(to object: inout JSONObject) {
       object["customer_id"] = .string(customerID)
     }
   }
 
   /// `wishlist_add`: a product onto a customer's wishlist (in stock or not).
-  public struct WishlistAdd: WishlistEntryRequest {
-    public static let op = Op.wishlistAdd
+  public struct WishlistAdd: WishlistEntryRequest, Mutation {
+    public static let wireName = "wishlist_add"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var customerID: String
     public var sku: String
 
@@ -307,14 +372,17 @@ extension Requests {
       self.sku = sku
     }
 
-    public var command: Command { .wishlistAdd(customerID: customerID, sku: sku) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideWishlistAdd(customerID: customerID, sku: sku)
+    }
   }
 
   /// `wishlist_remove`: a product off a customer's wishlist.
-  public struct WishlistRemove: WishlistEntryRequest {
-    public static let op = Op.wishlistRemove
+  public struct WishlistRemove: WishlistEntryRequest, Mutation {
+    public static let wireName = "wishlist_remove"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var customerID: String
     public var sku: String
 
@@ -323,15 +391,18 @@ extension Requests {
       self.sku = sku
     }
 
-    public var command: Command { .wishlistRemove(customerID: customerID, sku: sku) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideWishlistRemove(customerID: customerID, sku: sku)
+    }
   }
 
   /// `wishlist_to_order`: one unit of a wishlist product onto the open order; it leaves the
   /// wishlist (and stays on it when it cannot be added).
-  public struct WishlistToOrder: WishlistEntryRequest {
-    public static let op = Op.wishlistToOrder
+  public struct WishlistToOrder: WishlistEntryRequest, Mutation {
+    public static let wireName = "wishlist_to_order"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var customerID: String
     public var sku: String
 
@@ -340,7 +411,11 @@ extension Requests {
       self.sku = sku
     }
 
-    public var command: Command { .wishlistToOrder(customerID: customerID, sku: sku) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideWishlistToOrder(customerID: customerID, sku: sku)
+    }
   }
 }
 
@@ -384,10 +459,9 @@ extension Requests {
   /// `setup`: the first run of an installed register — its store settings (`store`, shaped as
   /// a catalog file's `store` section) and its first manager (`manager`: `id`, `name`, `pin`).
   /// Either may be left out when the register already has it (a store file, a manager).
-  public struct Setup: RequestBody, DecodableRequestBody {
-    public static let op = Op.setup
+  public struct Setup: RequestBody, Mutation {
+    public static let wireName = "setup"
     public static let access: OpAccess = .open
-    public static let changesState = true
     public var store: JSONValue?
     public var manager: SetupManager?
 
@@ -415,7 +489,13 @@ extension Requests {
       }
     }
 
-    public var command: Command { .setup(store: store, manager: manager) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideSetup(store: store, manager: manager, context: context)
+    }
+
+    var pins: [PINUse] { manager.map { [.new($0.pin)] } ?? [] }
 
     public func encode(to object: inout JSONObject) {
       if let store { object["store"] = store }

@@ -1,12 +1,17 @@
 // Receipts: reprinting, returns against them, e-mailing them.
 
 extension Requests {
+  /// The ops this file declares (a part of `Requests.all`).
+  static let receiptOps: [any DecodableRequestBody.Type] = [
+    Receipt.self, Print.self, Return.self,
+    EmailReceipt.self, GiftCardBalance.self,
+  ]
+
   /// `receipt`: a receipt again (the last one when `number` is nil); with `escpos`, also as
   /// the bytes a receipt printer takes.
-  public struct Receipt: RequestBody, DecodableRequestBody {
-    public static let op = Op.receipt
+  public struct Receipt: RequestBody, Query {
+    public static let wireName = "receipt"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public var number: Int?
     public var escpos: Bool
     public init(number: Int? = nil, escpos: Bool = false) {
@@ -17,7 +22,27 @@ extension Requests {
       number = try fields.receiptNumber("number")
       escpos = try fields.optional("escpos", as: Bool.self) ?? false
     }
-    public var command: Command { .receipt(number: number, escpos: escpos) }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      guard let wanted = number ?? register.lastReceiptNumber else {
+        throw RegisterError(.receiptNotFound, "no sale has been completed yet")
+      }
+      let options = EscPosOptions(store: register.store)
+      if let sale = register.receipts[wanted] {
+        return .value(
+          Replies.withBytes(
+            sale.receiptReply(reprint: true),
+            escpos ? ReceiptRenderer.escpos(sale, reprint: true, options: options) : nil))
+      }
+      if let refund = register.returns[wanted] {
+        return .value(
+          Replies.withBytes(
+            refund.receiptReply(reprint: true),
+            escpos ? ReceiptRenderer.escpos(refund, reprint: true, options: options) : nil))
+      }
+      throw RegisterError(.receiptNotFound, "there is no receipt \(wanted)")
+    }
     public func encode(to object: inout JSONObject) {
       if let number { object["number"] = .int(number) }
       if escpos { object["escpos"] = .bool(true) }
@@ -26,26 +51,28 @@ extension Requests {
 
   /// `print`: a receipt printed again on the receipt printer (the last one when `receipt` is
   /// nil), queued after the jobs already waiting.
-  public struct Print: RequestBody, DecodableRequestBody {
-    public static let op = Op.print
+  public struct Print: RequestBody, Mutation {
+    public static let wireName = "print"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var receipt: Int?
     public init(receipt: Int? = nil) { self.receipt = receipt }
     init(from fields: inout RequestFields) throws(RegisterError) {
       receipt = try fields.receiptNumber("receipt")
     }
-    public var command: Command { .print(receipt: receipt) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decidePrint(receipt: receipt)
+    }
     public func encode(to object: inout JSONObject) {
       if let receipt { object["receipt"] = .int(receipt) }
     }
   }
 
   /// `return`: units of a receipt's lines brought back, refunded to the original tenders.
-  public struct Return: RequestBody, DecodableRequestBody {
-    public static let op = Op.`return`
+  public struct Return: RequestBody, Mutation {
+    public static let wireName = "return"
     public static let access: OpAccess = .manager(work: "a return")
-    public static let changesState = true
     public var receipt: Int
     public var lines: [ReturnRequestLine]
     public var reason: String
@@ -126,8 +153,13 @@ extension Requests {
       }
     }
 
-    public var command: Command {
-      .returnItems(receipt: receipt, lines: lines, reason: reason, refundTo: refundTo)
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      [
+        try register.decideReturn(
+          receipt: receipt, lines: lines, reason: reason, refundTo: refundTo)
+      ]
     }
 
     public func encode(to object: inout JSONObject) {
@@ -152,10 +184,9 @@ extension Requests {
 
   /// `email_receipt`: a receipt written to the outbox as an e-mail (to the customer's
   /// address when `to` is nil).
-  public struct EmailReceipt: RequestBody, DecodableRequestBody {
-    public static let op = Op.emailReceipt
+  public struct EmailReceipt: RequestBody, Mutation {
+    public static let wireName = "email_receipt"
     public static let access: OpAccess = .cashier
-    public static let changesState = true
     public var receipt: Int
     public var to: String?
 
@@ -172,7 +203,11 @@ extension Requests {
       to = try fields.optional("to")
     }
 
-    public var command: Command { .emailReceipt(receipt: receipt, to: to) }
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideEmailReceipt(receipt: receipt, to: to, context: context)
+    }
 
     public func encode(to object: inout JSONObject) {
       object["receipt"] = .int(receipt)
@@ -181,16 +216,19 @@ extension Requests {
   }
 
   /// `gift_card_balance`: what is left on a gift card, when it was issued and last used.
-  public struct GiftCardBalance: RequestBody, DecodableRequestBody {
-    public static let op = Op.giftCardBalance
+  public struct GiftCardBalance: RequestBody, Query {
+    public static let wireName = "gift_card_balance"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public var number: String
     public init(number: String) { self.number = number }
     init(from fields: inout RequestFields) throws(RegisterError) {
       number = try fields.required("number", as: String.self)
     }
-    public var command: Command { .giftCardBalance(number: number) }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      .value(try register.giftCardBalance(number))
+    }
     public func encode(to object: inout JSONObject) { object["number"] = .string(number) }
   }
 }

@@ -1,22 +1,29 @@
 // The connection itself: greeting the daemon and listening to its events.
 
 extension Requests {
+  /// The ops this file declares (a part of `Requests.all`).
+  static let sessionOps: [any DecodableRequestBody.Type] = [
+    Hello.self, Subscribe.self,
+  ]
+
   /// `hello`: who the daemon is and what it speaks.
-  public struct Hello: RequestBody, DecodableRequestBody {
-    public static let op = Op.hello
+  public struct Hello: RequestBody, Query {
+    public static let wireName = "hello"
     public static let access: OpAccess = .open
-    public static let changesState = false
     public init() {}
     init(from fields: inout RequestFields) throws(RegisterError) {}
-    public var command: Command { .hello }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      replies.hello(from: source, register: &register)
+    }
     public func encode(to object: inout JSONObject) {}
   }
 
   /// `subscribe`: turn the connection into a listener for live events.
-  public struct Subscribe: RequestBody, DecodableRequestBody {
-    public static let op = Op.subscribe
+  public struct Subscribe: RequestBody, Query {
+    public static let wireName = "subscribe"
     public static let access: OpAccess = .open
-    public static let changesState = false
     /// Topic names (groups or event types) as sent; nil: every event.
     public var topics: [String]?
     /// The last sequence number already seen: events after it are sent first.
@@ -45,7 +52,23 @@ extension Requests {
       if let after, after < 0 { throw RegisterError(.badRequest, "after must be 0 or more") }
     }
 
-    public var command: Command { .subscribe(topics: eventTypes, after: after) }
+    func answer<Source: ReplySource>(
+      _ replies: inout Replies, from source: Source, register: inout Register
+    ) throws(RegisterError) -> ReplyResult {
+      let last = register.lastSequence
+      let start = after ?? last
+      guard start <= last else {
+        throw RegisterError(.badRequest, "after \(start) is beyond the last event (\(last))")
+      }
+      return .subscribed(
+        Subscription(topics: eventTypes, cursor: start),
+        .object([
+          "subscribed": true,
+          "topics": eventTypes.map { .array($0.sorted().map(JSONValue.string)) }
+            ?? .string("all"),
+          "after": .int(start),
+        ]))
+    }
 
     public func encode(to object: inout JSONObject) {
       if let topics { object["topics"] = .array(topics.map(JSONValue.string)) }
