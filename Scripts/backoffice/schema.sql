@@ -75,6 +75,7 @@ CREATE TABLE IF NOT EXISTS z_reports (
   tax numeric NOT NULL, total numeric NOT NULL, returns_count integer NOT NULL,
   returns_total numeric NOT NULL, gift_cards_sold numeric NOT NULL,
   cash_expected numeric NOT NULL, counted_cash numeric, over_short numeric,
+  gift_cards_reloaded numeric,
   PRIMARY KEY (lane, seq)
 );
 
@@ -85,6 +86,9 @@ CREATE TABLE IF NOT EXISTS z_reports (
 ALTER TABLE sales ADD COLUMN IF NOT EXISTS promotions numeric;
 ALTER TABLE sales ADD COLUMN IF NOT EXISTS net numeric;
 ALTER TABLE z_reports ADD COLUMN IF NOT EXISTS promotions numeric;
+-- Gift card reloads came later: a day closed before them reloaded nothing.
+ALTER TABLE z_reports ADD COLUMN IF NOT EXISTS gift_cards_reloaded numeric;
+UPDATE z_reports SET gift_cards_reloaded = 0 WHERE gift_cards_reloaded IS NULL;
 UPDATE sales s
   SET net = (SELECT sum(l.net) FROM sale_lines l WHERE l.lane = s.lane AND l.seq = s.seq)
             - s.gift_cards

@@ -75,6 +75,10 @@ struct CommandHelp {
           ["gift-card", "giftcard"], "gift-card balance NUMBER",
           "a gift card's balance, when it was issued and\nlast used"),
         CommandHelp(
+          ["gift-card", "giftcard"], "gift-card reload NUMBER AMOUNT",
+          "load AMOUNT onto a gift card, as a line of the\norder (the card has it once the sale completes)"
+        ),
+        CommandHelp(
           ["discount"], "discount [LINE] (--percent P | --amount A) --reason TEXT",
           "discount a line, or the whole order without LINE\n(0 removes the discount)"),
         CommandHelp(

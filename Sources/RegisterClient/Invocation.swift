@@ -393,12 +393,19 @@ package enum CommandParser {
         Requests.Return(receipt: receipt, lines: lines, reason: reason, refundTo: refundTo),
         .receipt)
     case "gift-card", "giftcard":
-      let action = try arguments.positional("balance")
-      guard action == "balance" else {
-        throw UsageError("gift-card takes balance NUMBER, not \"\(action)\"")
+      let action = try arguments.positional("balance|reload")
+      switch action {
+      case "balance":
+        let number = try arguments.positional("NUMBER")
+        invocation = request(Requests.GiftCardBalance(number: number), .giftCard)
+      case "reload":
+        let number = try arguments.positional("NUMBER")
+        let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
+        invocation = request(Requests.GiftCardReload(number: number, amount: amount), .order)
+      default:
+        throw UsageError(
+          "gift-card takes balance NUMBER or reload NUMBER AMOUNT, not \"\(action)\"")
       }
-      let number = try arguments.positional("NUMBER")
-      invocation = request(Requests.GiftCardBalance(number: number), .giftCard)
     case "watch":
       let topics =
         try arguments.option("--topics").map {

@@ -19,6 +19,18 @@ import Testing
     try request(words)?.body as? Body
   }
 
+  @Test func aGiftCardReloadIsANumberAndAnAmount() throws {
+    let reload = try #require(
+      try body(["gift-card", "reload", "6001234567890128", "25"], as: Requests.GiftCardReload.self))
+    #expect(reload.number == "6001234567890128")
+    #expect(reload.amount.decimalString == "25")
+    #expect(usageError(["gift-card", "reload", "6001234567890128"]) != nil)
+    #expect(
+      usageError(["gift-card", "top-up", "6001234567890128", "5"])?.message.contains("reload")
+        == true)
+    #expect(try body(["gift-card", "balance", "6001"], as: Requests.GiftCardBalance.self) != nil)
+  }
+
   /// The usage error a command line gets.
   func usageError(_ words: [String]) -> UsageError? {
     do {

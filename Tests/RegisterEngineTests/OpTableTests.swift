@@ -53,6 +53,7 @@ import Testing
     #"{"op":"report","kind":"x"}"#,
     #"{"op":"close_day"}"#,
     #"{"op":"gift_card_balance","number":"6001234567890128"}"#,
+    #"{"op":"gift_card_reload","number":"6001234567890128","amount":"25.00"}"#,
     #"{"op":"product","sku":"TEE"}"#,
     #"{"op":"wishlist","customer_id":"C1"}"#,
     #"{"op":"wishlist_add","customer_id":"C1","sku":"TEE"}"#,

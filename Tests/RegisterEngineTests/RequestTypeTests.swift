@@ -68,6 +68,7 @@ import Testing
         refundTo: .storeCredit(customerID: nil)),
     ],
     [Requests.GiftCardBalance(number: "6001234567890128")],
+    [Requests.GiftCardReload(number: "6001234567890128", amount: usd(2_500))],
     [
       Requests.Subscribe(), Requests.Subscribe(topics: ["sale_completed"], after: 17),
     ],

@@ -43,6 +43,8 @@ import Testing
     Requests.Parked.op: #"{"op":"parked"}"#, Requests.Resume.op: #"{"op":"resume","order_id":1}"#,
     Requests.Return.op: #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#,
     Requests.GiftCardBalance.op: #"{"op":"gift_card_balance","number":"6036000000000001"}"#,
+    Requests.GiftCardReload.op:
+      #"{"op":"gift_card_reload","number":"6001234567890128","amount":"25.00"}"#,
     Requests.Subscribe.op: #"{"op":"subscribe"}"#,
     Requests.OperatorAdd.op:
       #"{"op":"operator_add","operator_id":"eve","name":"E","role":"manager","pin":"1111"}"#,

@@ -453,7 +453,8 @@ struct SnapshotCoverage {
   static let addedLater: Set<String> = [
     "gift_cards_sold", "gift_cards_sold_amount", "tax_exemption", "gift_card_count", "gift_cards",
     "others", "stored_value", "promotions", "promotion_discounts", "promotion_discount",
-    "wishlists", "print_queue", "operator_active_at", "line_refunds",
+    "wishlists", "print_queue", "operator_active_at", "line_refunds", "gift_cards_reloaded",
+    "gift_cards_reloaded_amount",
   ]
 
   /// A snapshot an older registerd wrote (without the members added since) still loads, to the

@@ -52,7 +52,7 @@ public enum BackOfficeTable: String, CaseIterable, Sendable {
       [
         "lane", "seq", "day", "opened_at", "closed_at", "sales_count", "items_sold", "gross",
         "discounts", "promotions", "net_sales", "tax", "total", "returns_count", "returns_total",
-        "gift_cards_sold", "cash_expected", "counted_cash", "over_short",
+        "gift_cards_sold", "cash_expected", "counted_cash", "over_short", "gift_cards_reloaded",
       ]
     }
   }
@@ -165,6 +165,7 @@ public struct BackOfficeExporter: Sendable {
             money(totals.giftCardsSoldAmount), money(totals.expectedCash),
             counted.map(money) ?? .null,
             counted.map { money(Checked.saturatingSubtract($0, totals.expectedCash)) } ?? .null,
+            money(totals.giftCardsReloadedAmount),
           ])
       ]
     case .storeConfigured, .catalogLoaded, .lineAdded, .lineRemoved, .quantitySet, .tenderAdded,

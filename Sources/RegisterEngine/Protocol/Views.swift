@@ -81,6 +81,7 @@ extension Register {
       "net": totals.map { money($0.net) },
       "voided": line.voided ? .bool(true) : nil,
       "gift_card": line.giftCard ? .bool(true) : nil,
+      "reloads": line.reloads.map { .string(GiftCardNumber.masked($0)) },
     ])
   }
 

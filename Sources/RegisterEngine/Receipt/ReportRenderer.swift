@@ -104,6 +104,10 @@ public enum ReportRenderer {
     // Gift cards are money held for customers, not sales: on their own lines, outside the
     // sales totals above (their redemptions are also among the tenders below).
     out.columns("Gift cards sold (\(totals.giftCardsSold))", money(totals.giftCardsSoldAmount))
+    if totals.giftCardsReloaded > 0 {
+      out.columns(
+        "Gift cards reloaded (\(totals.giftCardsReloaded))", money(totals.giftCardsReloadedAmount))
+    }
     let redeemed = totals.giftCardsRedeemed
     out.columns("Gift cards redeemed (\(redeemed.count))", money(redeemed.amount))
     if totals.overrides > 0 {
@@ -216,6 +220,12 @@ public enum ReportRenderer {
         "sold": .object([
           "count": .int(totals.giftCardsSold), "amount": money(totals.giftCardsSoldAmount),
         ]),
+        "reloaded": totals.giftCardsReloaded == 0
+          ? nil
+          : .object([
+            "count": .int(totals.giftCardsReloaded),
+            "amount": money(totals.giftCardsReloadedAmount),
+          ]),
         "redeemed": .object([
           "count": .int(totals.giftCardsRedeemed.count),
           "amount": money(totals.giftCardsRedeemed.amount),

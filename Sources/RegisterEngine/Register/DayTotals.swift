@@ -45,6 +45,9 @@ public struct DayTotals: Sendable, Equatable {
   /// Gift cards sold (a liability, not in the sales figures above): how many, and their value.
   public var giftCardsSold: Int64 = 0
   public var giftCardsSoldAmount: Int64 = 0
+  /// Gift cards reloaded (`gift_card_reload`, also money held): how many loads, and their value.
+  public var giftCardsReloaded: Int64 = 0
+  public var giftCardsReloadedAmount: Int64 = 0
   /// What promotions saved on the day's sales, in all and by promotion (its id, how many
   /// times it applied, what it saved), in first-seen order.
   public var promotionDiscounts: Int64 = 0
@@ -188,8 +191,19 @@ public struct DayTotals: Sendable, Equatable {
     tax = try Checked.add(tax, sale.totals.tax)
     // The sales total leaves out the gift cards sold: they are reported on their own line.
     total = try Checked.add(total, try Checked.subtract(sale.totals.total, sale.totals.giftCards))
-    giftCardsSold = try Checked.add(giftCardsSold, sale.totals.giftCardCount)
-    giftCardsSoldAmount = try Checked.add(giftCardsSoldAmount, sale.totals.giftCards)
+    var reloads: Int64 = 0
+    var reloaded: Int64 = 0
+    for line in sale.order.activeLines where line.reloads != nil {
+      reloads = try Checked.add(reloads, line.quantity)
+      reloaded = try Checked.add(
+        reloaded, try Checked.multiply(line.chargedUnitPrice.minorUnits, line.quantity))
+    }
+    giftCardsSold = try Checked.add(
+      giftCardsSold, try Checked.subtract(sale.totals.giftCardCount, reloads))
+    giftCardsSoldAmount = try Checked.add(
+      giftCardsSoldAmount, try Checked.subtract(sale.totals.giftCards, reloaded))
+    giftCardsReloaded = try Checked.add(giftCardsReloaded, reloads)
+    giftCardsReloadedAmount = try Checked.add(giftCardsReloadedAmount, reloaded)
     cashRounding = try Checked.add(cashRounding, sale.cashRounding.minorUnits)
     for tender in sale.order.tenders {
       try Self.add(tenderKey(tender), amount: tender.amount.minorUnits, to: &tenders)

@@ -650,6 +650,7 @@ extension OrderLine {
       "discount": discount?.json,
       "voided": voided ? .bool(true) : nil,
       "gift_card": giftCard ? .bool(true) : nil,
+      "reloads": reloads.map(JSONValue.string),
     ])
   }
 
@@ -691,11 +692,16 @@ extension OrderLine {
     }
     let voided = try fields.optional("voided", as: Bool.self) ?? false
     let giftCard = try fields.optional("gift_card", as: Bool.self) ?? false
+    let reloads = try fields.optional("reloads", as: String.self)
+    if let reloads, !giftCard || !GiftCardNumber.isWellFormed(reloads) {
+      throw JSONShapeError(
+        path: fields.pathOf("reloads"), message: "is a gift card number, on a gift card line")
+    }
     try fields.rejectUnknown()
     self.init(
       line: line, sku: sku, name: name, quantity: quantity, unitPrice: unitPrice,
       regularPrice: regularPrice, taxClass: taxClass, taxRate: taxRate, options: options,
-      override: override, discount: discount, voided: voided, giftCard: giftCard)
+      override: override, discount: discount, voided: voided, giftCard: giftCard, reloads: reloads)
   }
 }
 

@@ -524,6 +524,10 @@ extension Register {
   func decideSetQuantity(line number: Int, quantity: Int64) throws(RegisterError) -> [Event] {
     let line = try activeLine(number)
     try checkQuantity(quantity)
+    guard line.reloads == nil || quantity == 1 else {
+      throw RegisterError(
+        .invalidQuantity, "line \(number) reloads one gift card: its quantity is 1")
+    }
     if quantity > line.quantity {
       try checkStock(sku: line.sku, adding: quantity, excludingLine: number)
       if line.giftCard { try checkGiftCardCount(adding: quantity - line.quantity) }
@@ -762,7 +766,7 @@ extension Register {
   {
     var issued: [IssuedGiftCard] = []
     var taken: Set<String> = []
-    for line in order.activeLines where line.giftCard {
+    for line in order.activeLines where line.giftCard && line.reloads == nil {
       for _ in 0..<max(0, line.quantity) {
         var number: String?
         for _ in 0..<16 {
@@ -815,6 +819,43 @@ extension Register {
     }
     return amount.minorUnits
   }
+
+  /// `gift_card_reload`: value loaded onto a gift card already issued, as a line of the sale
+  /// (money held for the customer, like a gift card sold: not discounted, not taxed). The card
+  /// takes the value when the sale completes; the amount is bounded as an open-amount card's.
+  func decideGiftCardReload(number text: String, amount: Money) throws(RegisterError) -> [Event] {
+    if order.tenders.contains(where: { $0.type == .giftCard }) { try refuseGiftCardForGiftCard() }
+    guard let number = GiftCardNumber.normalized(text), let card = storedValue.giftCards[number]
+    else {
+      throw RegisterError(
+        .giftCardNotFound, "no gift card has the number \(text); check the number on the card")
+    }
+    let range = Product.openAmountRange(store.currency)
+    guard range.contains(amount.minorUnits) else {
+      throw RegisterError(
+        .invalidAmount,
+        "a gift card is loaded with \(money(range.lowerBound).decimalString) to \(money(range.upperBound).decimalString), not \(amount.decimalString)"
+      )
+    }
+    try checkGiftCardCount(adding: 1)
+    // What the card will hold once this order's reloads of it are loaded must stay countable.
+    var balance = card.balance
+    for line in order.activeLines where line.reloads == number {
+      balance = balance.addingReportingOverflow(line.chargedUnitPrice.minorUnits).partialValue
+    }
+    guard !balance.addingReportingOverflow(amount.minorUnits).overflow else {
+      throw RegisterError.overflow("the gift card's balance")
+    }
+    let line = OrderLine(
+      line: order.nextLine, sku: Self.giftCardReloadSKU,
+      name: "Gift card reload \(GiftCardNumber.masked(number))", quantity: 1,
+      unitPrice: amount, regularPrice: amount, taxClass: store.tax.defaultClass, taxRate: .zero,
+      giftCard: true, reloads: number)
+    return [.lineAdded(order: order.id, line: line)]
+  }
+
+  /// The SKU a reload line carries: it is no product of the catalog.
+  public static let giftCardReloadSKU = "GIFT-CARD-RELOAD"
 
   /// Refuses more gift cards on the order than `maximumGiftCardsPerOrder`.
   func checkGiftCardCount(adding quantity: Int64) throws(RegisterError) {

@@ -2,7 +2,7 @@
 ///
 /// A gift-card or store-credit tender takes its amount off the balance when it is added to
 /// the open order (so the same balance cannot pay twice), a void of the order puts it back,
-/// a sale issues the gift cards it sold, and a return refunded to a gift card or to store
+/// a sale issues the gift cards it sold and loads the ones it reloaded, and a return refunded to a gift card or to store
 /// credit adds to it.
 public struct StoredValue: Sendable, Equatable {
   /// Every gift card issued, by number.
@@ -33,6 +33,14 @@ public struct StoredValue: Sendable, Equatable {
           number: card.number, issuedAmount: card.amount.minorUnits,
           balance: card.amount.minorUnits, receipt: sale.receiptNumber, issuedDay: sale.day,
           issuedAt: time)
+      }
+      // Reloads: the value goes onto the card when the sale that took payment for it completes.
+      for line in sale.order.activeLines {
+        guard let number = line.reloads, var card = giftCards[number] else { continue }
+        let amount = Checked.saturatingMultiply(line.chargedUnitPrice.minorUnits, line.quantity)
+        card.balance = Checked.saturatingAdd(card.balance, amount)
+        card.lastUsedAt = time
+        giftCards[number] = card
       }
     case .returnCompleted:
       guard let refund else { return }

@@ -32,12 +32,15 @@ public struct OrderLine: Sendable, Equatable {
   /// The line sells gift cards (one per unit, loaded with the unit price): not merchandise,
   /// so not in the subtotal, not discounted and not taxed.
   public var giftCard: Bool
+  /// For a gift-card line that loads value onto a card already issued (`gift_card_reload`),
+  /// that card's number; nil for a line that sells new cards. A reload line is one unit.
+  public var reloads: String?
 
   public init(
     line: Int, sku: String, name: String, quantity: Int64, unitPrice: Money,
     regularPrice: Money, taxClass: String, taxRate: Percent, options: [ChosenOption] = [],
     override: PriceOverride? = nil, discount: Discount? = nil, voided: Bool = false,
-    giftCard: Bool = false
+    giftCard: Bool = false, reloads: String? = nil
   ) {
     self.line = line
     self.sku = sku
@@ -52,6 +55,7 @@ public struct OrderLine: Sendable, Equatable {
     self.discount = discount
     self.voided = voided
     self.giftCard = giftCard
+    self.reloads = reloads
   }
 
   /// The unit price that counts: the override when there is one.

@@ -128,6 +128,8 @@ extension DayTotals {
       "last_receipt": lastReceipt.snapshot { .int($0) },
       "gift_cards_sold": .int(giftCardsSold),
       "gift_cards_sold_amount": .int(giftCardsSoldAmount),
+      "gift_cards_reloaded": .int(giftCardsReloaded),
+      "gift_cards_reloaded_amount": .int(giftCardsReloadedAmount),
       "promotion_discounts": .int(promotionDiscounts),
       "promotions": .array(promotions.map(\.snapshotValue)),
     ])
@@ -183,6 +185,12 @@ extension DayTotals {
     }
     giftCardsSoldAmount = try fields.addedLater("gift_cards_sold_amount", absent: 0) {
       fields throws(JSONShapeError) in try fields.int64("gift_cards_sold_amount", in: amount)
+    }
+    giftCardsReloaded = try fields.addedLater("gift_cards_reloaded", absent: 0) {
+      fields throws(JSONShapeError) in try fields.int64("gift_cards_reloaded", in: count)
+    }
+    giftCardsReloadedAmount = try fields.addedLater("gift_cards_reloaded_amount", absent: 0) {
+      fields throws(JSONShapeError) in try fields.int64("gift_cards_reloaded_amount", in: amount)
     }
     promotionDiscounts = try fields.addedLater("promotion_discounts", absent: 0) {
       fields throws(JSONShapeError) in try fields.int64("promotion_discounts", in: amount)

@@ -6,7 +6,7 @@ extension Requests {
     Order.self, Add.self, Scan.self, Remove.self,
     SetQty.self, Tender.self, Void.self, Discount.self,
     OverridePrice.self, VoidLine.self, Park.self,
-    Parked.self, Resume.self,
+    Parked.self, Resume.self, GiftCardReload.self,
   ]
 
   /// `order`: the current order.
@@ -502,6 +502,38 @@ extension Requests {
     }
     public func encode(to object: inout JSONObject) { object["order_id"] = .int(orderID) }
   }
+
+  /// `gift_card_reload`: value loaded onto a gift card already issued, as a line of the order.
+  public struct GiftCardReload: RequestBody, Mutation {
+    public static let wireName = "gift_card_reload"
+    public static let access: OpAccess = .cashier
+    public var number: String
+    public var amount: Money
+
+    public init(number: String, amount: Money) {
+      self.number = number
+      self.amount = amount
+    }
+
+    init(from fields: inout RequestFields) throws(RegisterError) {
+      number = try fields.required("number", as: String.self)
+      guard let amount = try fields.money("amount") else {
+        throw RegisterError(.badRequest, "amount is required, like \"25.00\"")
+      }
+      self.amount = amount
+    }
+
+    func decide(on register: Register, context: CommandContext, standing: inout [Event])
+      throws(RegisterError) -> [Event]
+    {
+      try register.decideGiftCardReload(number: number, amount: amount)
+    }
+
+    public func encode(to object: inout JSONObject) {
+      object["number"] = .string(number)
+      object["amount"] = .string(amount.decimalString)
+    }
+  }
 }
 
 // What each op of the order says on the wire.
@@ -509,6 +541,16 @@ extension Requests {
 extension Requests.Order {
   public static let summary = "The open order."
   public static let fields: [WireField] = []
+  public static let result = WireType.ref("order")
+}
+
+extension Requests.GiftCardReload {
+  public static let summary =
+    "Loads value onto a gift card already issued, as a line of the order; the card takes it when the sale completes."
+  public static let fields: [WireField] = [
+    .required("number", .string(maxLength: 64), "the gift card's number"),
+    .required("amount", .money, "what to load, within the open-amount gift card limits"),
+  ]
   public static let result = WireType.ref("order")
 }
 

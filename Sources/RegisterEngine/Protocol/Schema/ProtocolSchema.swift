@@ -190,7 +190,8 @@ public enum ProtocolSchema {
           .optional("promotion_discount", .money, "the line's share of promotions"),
           .optional("net", .money, "the amount after discounts and promotions"),
           .optional("voided", .constant(.bool(true)), "voided after payment began"),
-          .optional("gift_card", .constant(.bool(true)), "a gift card sold"),
+          .optional("gift_card", .constant(.bool(true)), "a gift card sold or reloaded"),
+          .optional("reloads", .text, "the gift card a reload loads, masked"),
         ], open: true)
     ),
     (
