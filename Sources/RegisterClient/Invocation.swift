@@ -159,7 +159,7 @@ package enum CommandParser {
   }
 
   /// A receipt number as typed or scanned off the receipt's barcode ("42", "R42").
-  private static func receiptNumber(_ text: String, name: String) throws(UsageError) -> Int {
+  static func receiptNumber(_ text: String, name: String) throws(UsageError) -> Int {
     guard let number = ReceiptCode.number(in: text) else {
       throw UsageError(
         "\(name) must be a receipt number like 42 (or R42 as scanned), not \"\(text)\"")
@@ -171,339 +171,9 @@ package enum CommandParser {
     _ name: String, _ arguments: ArgumentList
   ) throws(UsageError) -> Invocation {
     var arguments = arguments
-    var invocation: Invocation
-    switch name {
-    case "help", "-h", "--help":
-      if arguments.flag("--man") {
-        try arguments.finish()
-        return .manual
-      }
-      let topic = arguments.optionalPositional()
-      try arguments.finish()
-      if let topic, CommandHelp.entries(for: topic).isEmpty {
-        throw unknownCommand(topic)
-      }
-      return .help(command: topic)
-    case "--version", "version":
-      try arguments.finish()
-      return .version
-    case "schema":
-      try arguments.finish()
-      return .schema
-    case "completion":
-      let shell = try arguments.positional("bash|zsh")
-      try arguments.finish()
-      guard let known = Shell(rawValue: shell) else {
-        throw UsageError("completion takes bash or zsh, got \"\(shell)\"")
-      }
-      return .completion(known)
-    case "-", "batch":
-      let keepGoing = arguments.flag("--keep-going")
-      try arguments.finish()
-      return .batch(keepGoing: keepGoing)
-    case "hello", "status":
-      invocation = request(Requests.Hello(), .hello)
-    case "catalog", "products":
-      switch arguments.optionalPositional() {
-      case nil:
-        let limit = try arguments.option("--limit").map { text throws(UsageError) in
-          try integer(text, name: "--limit", as: Int.self)
-        }
-        let after = try arguments.option("--after")
-        let category = try arguments.option("--category")
-        invocation = request(
-          Requests.Catalog(limit: limit, afterSKU: after),
-          category.map(OutputStyle.catalogCategory) ?? .catalog)
-      case "export":
-        let directory = try arguments.option("--data-dir")
-        invocation = .exportCatalog(dataDirectory: directory, to: try arguments.option("--to"))
-      case let other?:
-        throw UsageError("catalog takes no argument but export, not \"\(other)\"")
-      }
-    case "show", "order":
-      invocation = request(Requests.Order(), .order)
-    case "add":
-      var add = Requests.Add(sku: try arguments.positional("SKU"))
-      if let quantity = arguments.optionalPositional() {
-        add.quantity = try integer(quantity, name: "QTY")
-      }
-      add.amount = try arguments.option("--amount").map { arguments.money($0, path: "amount") }
-      while let option = try arguments.option("--option") {
-        guard let equals = option.firstIndex(of: "=") else {
-          throw UsageError("--option takes GROUP=CHOICE, like --option frame=oak")
-        }
-        add.options[String(option[..<equals])] = String(option[option.index(after: equals)...])
-      }
-      invocation = request(add, .order)
-    case "scan":
-      guard let code = arguments.optionalPositional() else {
-        try arguments.finish()
-        return .scanning
-      }
-      invocation = request(Requests.Scan(code: code), .scanned)
-    case "remove", "rm":
-      let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
-      invocation = request(Requests.Remove(line: line), .order)
-    case "qty", "set-qty":
-      let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
-      let quantity = try integer(try arguments.positional("QTY"), name: "QTY")
-      invocation = request(Requests.SetQty(line: line, quantity: quantity), .order)
-    case "tender", "pay":
-      switch try tender(&arguments) {
-      case .cash(let cash): invocation = request(cash, .orderOrReceipt)
-      case .card(let card): invocation = .cardTender(card)
-      }
-    case "void":
-      let typed = TypedRequest(Requests.Void(reason: try arguments.option("--reason")))
-      invocation =
-        arguments.flag("--yes")
-        ? .request(typed, .order)
-        : .confirm(question: "Void the open order and everything on it?", typed, .order)
-    case "print":
-      let number = try arguments.optionalPositional().map { text throws(UsageError) in
-        try receiptNumber(text, name: "NUMBER")
-      }
-      invocation = request(Requests.Print(receipt: number), .printQueued)
-    case "receipt", "reprint":
-      let number = try arguments.optionalPositional().map { text throws(UsageError) in
-        try receiptNumber(text, name: "NUMBER")
-      }
-      if let address = try arguments.option("--email") {
-        guard let number else {
-          throw UsageError("receipt --email needs the receipt NUMBER")
-        }
-        invocation = request(Requests.EmailReceipt(receipt: number, to: address), .emailQueued)
-      } else if arguments.flag("--escpos") {
-        invocation = request(Requests.Receipt(number: number, escpos: true), .escpos)
-      } else {
-        invocation = request(Requests.Receipt(number: number), .receipt)
-      }
-    case "discount":
-      let line = try arguments.optionalPositional().map { text throws(UsageError) in
-        try integer(text, name: "LINE", as: Int.self)
-      }
-      let percent = try arguments.option("--percent")
-      let amount = try arguments.option("--amount")
-      let value: DiscountValue
-      switch (percent, amount) {
-      case (let percent?, nil): value = .percent(arguments.percent(percent, path: "percent"))
-      case (nil, let amount?): value = .amount(arguments.money(amount, path: "amount"))
-      default: throw UsageError("discount needs --percent P or --amount A (0 removes it)")
-      }
-      guard let reason = try arguments.option("--reason") else {
-        throw UsageError("discount needs --reason TEXT")
-      }
-      invocation = request(Requests.Discount(line: line, value: value, reason: reason), .order)
-    case "override", "override-price":
-      let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
-      let price = arguments.money(try arguments.positional("PRICE"), path: "unit_price")
-      guard let reason = try arguments.option("--reason") else {
-        throw UsageError("override needs --reason TEXT")
-      }
-      invocation = request(
-        Requests.OverridePrice(line: line, unitPrice: price, reason: reason), .order)
-    case "operator":
-      invocation = try operatorCommand(&arguments)
-    case "sign-in", "signin", "login":
-      let id = try arguments.positional("OPERATOR")
-      invocation = try pinRequest(
-        .signIn(operatorID: id), given: arguments.option("--pin"),
-        style: .message("Signed in as \(id)."))
-    case "setup":
-      invocation = .setup(
-        SetupAnswers(
-          storeName: try arguments.option("--store-name"),
-          taxRate: try arguments.option("--tax-rate"),
-          currency: try arguments.option("--currency"),
-          managerID: try arguments.option("--manager"),
-          managerName: try arguments.option("--manager-name")))
-    case "sign-out", "signout", "logout":
-      invocation = request(Requests.SignOut(), .message("Signed out."))
-    case "customer":
-      invocation = try customerCommand(&arguments)
-    case "product":
-      invocation = try productCommand(&arguments)
-    case "wishlist":
-      invocation = try wishlistCommand(&arguments)
-    case "stock":
-      let action = try arguments.positional("adjust")
-      guard action == "adjust" else {
-        throw UsageError("stock takes: adjust SKU DELTA --reason TEXT")
-      }
-      let sku = try arguments.positional("SKU")
-      let delta = try integer(try arguments.positional("DELTA"), name: "DELTA")
-      guard let reason = try arguments.option("--reason") else {
-        throw UsageError("stock adjust needs --reason TEXT")
-      }
-      invocation = request(Requests.StockAdjust(sku: sku, delta: delta, reason: reason), .product)
-    case "float":
-      let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
-      invocation = request(Requests.SetFloat(amount: amount), .drawer)
-    case "paid-in", "paid-out":
-      let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
-      guard let reason = try arguments.option("--reason") else {
-        throw UsageError("\(name) needs --reason TEXT")
-      }
-      invocation = request(
-        name == "paid-in"
-          ? Requests.PaidIn(amount: amount, reason: reason)
-          : Requests.PaidOut(amount: amount, reason: reason),
-        .drawer)
-    case "no-sale":
-      invocation = request(Requests.NoSale(reason: try arguments.option("--reason")), .drawer)
-    case "email":
-      let receipt = try receiptNumber(try arguments.positional("RECEIPT"), name: "RECEIPT")
-      invocation = request(
-        Requests.EmailReceipt(receipt: receipt, to: try arguments.option("--to")), .emailQueued)
-    case "void-line", "void_line":
-      let line = try integer(try arguments.positional("LINE"), name: "LINE", as: Int.self)
-      invocation = request(Requests.VoidLine(line: line), .order)
-    case "park":
-      invocation = request(Requests.Park(note: try arguments.option("--note")), .order)
-    case "parked":
-      invocation = request(Requests.Parked(), .parked)
-    case "resume":
-      let order = try integer(try arguments.positional("ORDER"), name: "ORDER", as: Int.self)
-      invocation = request(Requests.Resume(orderID: order), .order)
-    case "return", "refund":
-      let receipt = try receiptNumber(try arguments.positional("RECEIPT"), name: "RECEIPT")
-      guard let reason = try arguments.option("--reason") else {
-        throw UsageError("return needs --reason TEXT")
-      }
-      let toStoreCredit = arguments.flag("--to-store-credit")
-      let toCash = arguments.flag("--to-cash")
-      let customer = try arguments.option("--customer")
-      var lines: [ReturnRequestLine] = []
-      while let item = arguments.optionalPositional() {
-        lines.append(try returnItem(item))
-      }
-      guard !lines.isEmpty else {
-        throw UsageError("return needs at least one ITEM[:QTY] (a SKU, a barcode or a LINE)")
-      }
-      let refundTo: RefundDestination
-      switch (toStoreCredit, toCash) {
-      case (true, true): throw UsageError("--to-store-credit and --to-cash: choose one")
-      case (true, false): refundTo = .storeCredit(customerID: customer)
-      case (false, _) where customer != nil:
-        throw UsageError("--customer goes with --to-store-credit")
-      case (false, true): refundTo = .cash
-      case (false, false): refundTo = .tenders
-      }
-      invocation = request(
-        Requests.Return(receipt: receipt, lines: lines, reason: reason, refundTo: refundTo),
-        .receipt)
-    case "gift-card", "giftcard":
-      let action = try arguments.positional("balance|reload")
-      switch action {
-      case "balance":
-        let number = try arguments.positional("NUMBER")
-        invocation = request(Requests.GiftCardBalance(number: number), .giftCard)
-      case "reload":
-        let number = try arguments.positional("NUMBER")
-        let amount = arguments.money(try arguments.positional("AMOUNT"), path: "amount")
-        invocation = request(Requests.GiftCardReload(number: number, amount: amount), .order)
-      default:
-        throw UsageError(
-          "gift-card takes balance NUMBER or reload NUMBER AMOUNT, not \"\(action)\"")
-      }
-    case "watch":
-      let topics =
-        try arguments.option("--topics").map {
-          $0.split(separator: ",").map(String.init)
-        } ?? ["order", "sale", "day"]
-      let count = try arguments.option("--count").map { text throws(UsageError) in
-        let value: Int = try integer(text, name: "--count", as: Int.self)
-        guard value > 0 else {
-          throw UsageError("--count must be 1 or more (how many events to show), got \(value)")
-        }
-        return value
-      }
-      invocation = .watch(topics: topics, count: count)
-    case "report":
-      let kindName = arguments.optionalPositional() ?? "x"
-      guard let kind = DayReport.Kind(rawValue: kindName) else {
-        throw UsageError("report takes x or z, got \"\(kindName)\"")
-      }
-      let day = try arguments.option("--day").map { text throws(UsageError) in
-        try integer(text, name: "--day", as: Int.self)
-      }
-      if kind == .x, day != nil {
-        throw UsageError("an X report is always of the open day; use register-cli report z --day N")
-      }
-      let escpos = arguments.flag("--escpos")
-      invocation = request(
-        Requests.Report(kind: kind, day: day, escpos: escpos), escpos ? .escpos : .report)
-    case "close-day", "close_day":
-      let counted = try arguments.option("--counted-cash").map {
-        arguments.money($0, path: "--counted-cash")
-      }
-      let typed = TypedRequest(Requests.CloseDay(countedCash: counted))
-      invocation =
-        arguments.flag("--yes")
-        ? .request(typed, .report)
-        : .confirm(
-          question: "Close the business day (print the Z report; the day cannot be reopened)?",
-          typed, .report)
-    case "verify":
-      let directory = try arguments.option("--data-dir")
-      var anchors: [JournalHead] = []
-      while let text = try arguments.option("--anchor") {
-        guard let anchor = JournalHead(anchor: text) else {
-          throw UsageError(
-            "--anchor takes SEQ:SUM, a record's sequence number and its 64-hex-digit sum as the Z report prints them, got \"\(text)\""
-          )
-        }
-        anchors.append(anchor)
-      }
-      var archives: [String] = []
-      while let archive = try arguments.option("--archive") { archives.append(archive) }
-      let key = try arguments.option("--journal-key")
-      invocation = .local(
-        .verify(
-          dataDirectory: directory, anchors: anchors, archives: archives, journalKey: key,
-          events: arguments.flag("--events")))
-    case "backup":
-      let directory = try arguments.option("--data-dir")
-      let copy = arguments.flag("--copy")
-      guard let target = try arguments.option("--to"), !target.isEmpty else {
-        throw UsageError("backup needs --to DIR, a new (or empty) directory")
-      }
-      invocation = .local(.backup(dataDirectory: directory, to: target, copy: copy))
-    case "archive":
-      let directory = try arguments.option("--data-dir")
-      guard let dayText = try arguments.option("--before-day") else {
-        throw UsageError("archive needs --before-day N: segments of days before N are moved")
-      }
-      guard let day = Int(dayText), day > 0 else {
-        throw UsageError("--before-day must be a day number, got \"\(dayText)\"")
-      }
-      guard let target = try arguments.option("--to"), !target.isEmpty else {
-        throw UsageError("archive needs --to DIR, where the old segments go")
-      }
-      invocation = .local(.archive(dataDirectory: directory, beforeDay: day, to: target))
-    case "export":
-      invocation = .local(.export(try exportOptions(&arguments)))
-    case "replay":
-      let directory = try arguments.option("--data-dir")
-      let day = try arguments.option("--day").map { text throws(UsageError) in
-        guard let value = Int(text), value > 0 else {
-          throw UsageError("--day must be a day number")
-        }
-        return value
-      }
-      let receipt = try arguments.option("--receipt").map { text throws(UsageError) in
-        guard let value = Int(text), value > 0 else {
-          throw UsageError("--receipt must be a receipt number")
-        }
-        return value
-      }
-      invocation = .local(
-        .replay(
-          dataDirectory: directory, day: day, receipt: receipt,
-          fromJournal: arguments.flag("--from-journal")))
-    default:
-      throw unknownCommand(name)
-    }
+    // The command's own declaration reads its arguments (`CommandHelp.sections`).
+    guard let parse = CommandHelp.parser(for: name) else { throw unknownCommand(name) }
+    var invocation = try parse(name, &arguments)
     if let text = try arguments.option("--approve") {
       invocation = try approved(invocation, text)
     }
@@ -515,7 +185,7 @@ package enum CommandParser {
 
   /// `invocation` with the approval `--approve` gave: `MANAGER`, whose PIN is then read at run
   /// time, or the old `MANAGER:PIN`.
-  private static func approved(_ invocation: Invocation, _ text: String) throws(UsageError)
+  static func approved(_ invocation: Invocation, _ text: String) throws(UsageError)
     -> Invocation
   {
     let manager: String
@@ -562,7 +232,7 @@ package enum CommandParser {
     return ReturnRequestLine(code: name, quantity: quantity)
   }
 
-  private static func approving(_ request: PINRequest, _ manager: String, _ pin: String?)
+  static func approving(_ request: PINRequest, _ manager: String, _ pin: String?)
     -> PINRequest
   {
     var request = request
@@ -576,7 +246,7 @@ package enum CommandParser {
   }
 
   /// A request whose body carries a PIN: the one `--pin` gave (the old form), or one to read.
-  private static func pinRequest(_ body: PINBody, given pin: String?, style: OutputStyle)
+  static func pinRequest(_ body: PINBody, given pin: String?, style: OutputStyle)
     -> Invocation
   {
     .pinRequest(
@@ -596,7 +266,7 @@ package enum CommandParser {
     return UsageError("unknown command \"\(name)\"")
   }
 
-  private static func operatorCommand(_ arguments: inout ArgumentList) throws(UsageError)
+  static func operatorCommand(_ arguments: inout ArgumentList) throws(UsageError)
     -> Invocation
   {
     let action = try arguments.positional("add|list|remove|set-pin|unlock")
@@ -634,7 +304,7 @@ package enum CommandParser {
     }
   }
 
-  private static func customerCommand(_ arguments: inout ArgumentList) throws(UsageError)
+  static func customerCommand(_ arguments: inout ArgumentList) throws(UsageError)
     -> Invocation
   {
     let action = try arguments.positional("add|find|attach|detach|history")
@@ -674,7 +344,7 @@ package enum CommandParser {
     ("--tax-class", "tax_class", false), ("--image", "image", false),
   ]
 
-  private static func productCommand(_ arguments: inout ArgumentList) throws(UsageError)
+  static func productCommand(_ arguments: inout ArgumentList) throws(UsageError)
     -> Invocation
   {
     let action = try arguments.positional("SKU|show|add|update|remove")
@@ -727,7 +397,7 @@ package enum CommandParser {
     }
   }
 
-  private static func exportOptions(_ arguments: inout ArgumentList) throws(UsageError)
+  static func exportOptions(_ arguments: inout ArgumentList) throws(UsageError)
     -> ExportOptions
   {
     let directory = try arguments.option("--data-dir")
@@ -762,7 +432,7 @@ package enum CommandParser {
       format: format, lane: lane, directory: to, table: table)
   }
 
-  private static func wishlistCommand(_ arguments: inout ArgumentList) throws(UsageError)
+  static func wishlistCommand(_ arguments: inout ArgumentList) throws(UsageError)
     -> Invocation
   {
     let first = try arguments.positional("CUSTOMER_ID|add|remove|to-order")
@@ -805,12 +475,12 @@ package enum CommandParser {
 
   /// A tender as typed: cash is a request as it stands; a card may still need its number,
   /// CVV and expiry read at run time.
-  private enum TypedTender {
+  enum TypedTender {
     case cash(Requests.Tender)
     case card(CardTender)
   }
 
-  private static func tender(_ arguments: inout ArgumentList) throws(UsageError)
+  static func tender(_ arguments: inout ArgumentList) throws(UsageError)
     -> TypedTender
   {
     let type = try arguments.positional("cash|card|gift-card|store-credit|other|card-present")

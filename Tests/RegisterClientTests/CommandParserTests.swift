@@ -1,6 +1,7 @@
-import RegisterClient
 import RegisterEngine
 import Testing
+
+@testable import RegisterClient
 
 /// register-cli's argument parsing, tested directly: the words of a command line in, the
 /// request (or the usage error) out — no daemon, no process.
@@ -17,6 +18,23 @@ import Testing
   /// The request body a command line builds, as `Body`.
   func body<Body: RequestBody>(_ words: [String], as type: Body.Type) throws -> Body? {
     try request(words)?.body as? Body
+  }
+
+  /// Each command is declared once: every command word has exactly one entry that reads its
+  /// arguments, and every word the parser takes has its usage in the help.
+  @Test func eachCommandWordHasOneParserAndItsHelp() throws {
+    let entries = CommandHelp.sections.flatMap(\.commands)
+    var parsers: [String: Int] = [:]
+    for entry in entries where entry.parse != nil {
+      for name in entry.names { parsers[name, default: 0] += 1 }
+    }
+    #expect(parsers.values.allSatisfy { $0 == 1 }, "\(parsers.filter { $0.value > 1 })")
+    for name in Set(entries.flatMap(\.names)) where !name.hasPrefix("-") {
+      #expect(parsers[name] == 1, "\(name) has no parser")
+      #expect(CommandHelp.usage(of: name) != nil)
+    }
+    #expect(CommandHelp.parser(for: "--help") != nil && CommandHelp.parser(for: "-h") != nil)
+    #expect(CommandHelp.parser(for: "refnud") == nil)
   }
 
   @Test func aGiftCardReloadIsANumberAndAnAmount() throws {

@@ -45,7 +45,7 @@ public struct DayTotals: Sendable, Equatable {
   /// Gift cards sold (a liability, not in the sales figures above): how many, and their value.
   public var giftCardsSold: Int64 = 0
   public var giftCardsSoldAmount: Int64 = 0
-  /// Gift cards reloaded (`gift_card_reload`, also money held): how many loads, and their value.
+  /// Gift cards reloaded (also money held): how many loads, and their value.
   public var giftCardsReloaded: Int64 = 0
   public var giftCardsReloadedAmount: Int64 = 0
   /// What promotions saved on the day's sales, in all and by promotion (its id, how many

@@ -32,7 +32,7 @@ public struct OrderLine: Sendable, Equatable {
   /// The line sells gift cards (one per unit, loaded with the unit price): not merchandise,
   /// so not in the subtotal, not discounted and not taxed.
   public var giftCard: Bool
-  /// For a gift-card line that loads value onto a card already issued (`gift_card_reload`),
+  /// For a gift-card line that loads value onto a card already issued (a reload),
   /// that card's number; nil for a line that sells new cards. A reload line is one unit.
   public var reloads: String?
 
