@@ -60,6 +60,9 @@ let package = Package(
       name: "RegisterEngineTests",
       dependencies: ["RegisterEngine", "CSHA256", "RegisterServer", "RegisterTestSupport"],
       exclude: ["Golden"]),
+    .testTarget(
+      name: "RegisterServerTests",
+      dependencies: ["RegisterServer", "RegisterEngine", "RegisterTestSupport"]),
     .testTarget(name: "RegisterClientTests", dependencies: ["RegisterClient", "RegisterEngine"]),
     .testTarget(
       name: "EndToEndTests",

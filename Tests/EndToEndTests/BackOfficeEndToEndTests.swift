@@ -129,7 +129,8 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
 
 /// `register-cli export` and the PostgreSQL feeder: every lane's facts loaded exactly once.
 @Suite(.serialized) struct BackOfficeEndToEndTests {
-  @Test(.requires(.python3)) func ndjsonAndCSVCarryTheSameFactsAndCSVReadsBackInPython() throws {
+  @Test(.tags(.outsideProgram), .requires(.python3))
+  func ndjsonAndCSVCarryTheSameFactsAndCSVReadsBackInPython() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
     try ringUpADay(daemon, sales: 4)
@@ -193,7 +194,7 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
     #expect(try runCLI(["export", "--after", "-1"]).status == 2)
   }
 
-  @Test(.requires(.initdb, .pgCtl, .psql))
+  @Test(.tags(.outsideProgram), .requires(.initdb, .pgCtl, .psql))
   func twoLanesLoadIntoPostgresExactlyOnceUnderAKilledFeeder() throws {
     let postgres = try TemporaryPostgres()
     defer { postgres.stop() }
@@ -290,7 +291,7 @@ func ringUpADay(_ daemon: Daemon, sales: Int) throws {
                    IS NOT TRUE)
     """
 
-  @Test(.requires(.initdb, .pgCtl, .psql))
+  @Test(.tags(.outsideProgram), .requires(.initdb, .pgCtl, .psql))
   func aDatabaseFromBeforePromotionsWereExportedGetsThemInPlace() throws {
     let postgres = try TemporaryPostgres()
     defer { postgres.stop() }

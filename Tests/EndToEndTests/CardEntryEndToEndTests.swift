@@ -182,7 +182,7 @@ private func onTerminal(_ command: String) throws -> (
   return (process, input.fileHandleForWriting, output.fileHandleForReading)
 }
 
-@Suite("The card typed at a terminal", .serialized, .requires(.script))
+@Suite("The card typed at a terminal", .serialized, .tags(.outsideProgram), .requires(.script))
 struct CardAtTerminalTests {
   @Test("the number and CVV are not echoed, and the echo is back on afterwards")
   func noEcho() throws {

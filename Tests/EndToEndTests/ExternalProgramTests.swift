@@ -57,11 +57,15 @@ struct ExternalProgramTests {
     #expect(present.isInstalled)
     #expect(try present.located().lastPathComponent == "sh")
 
-    let skipped: ConditionTrait = .requires(present, missing)
+    let skipped: ConditionTrait = .requiring([present, missing], needAll: false)
     #expect(try await skipped.evaluate() == false)
     #expect(skipped.comments.map(\.rawValue) == [missing.missingMessage])
-    let runs: ConditionTrait = .requires(present)
+    let runs: ConditionTrait = .requiring([present], needAll: false)
     #expect(try await runs.evaluate() == true)
+    // Where every program must be there (CI), a missing one is not skipped: the test runs and
+    // fails on it, so a machine without it cannot pass by skipping.
+    let needed: ConditionTrait = .requiring([present, missing], needAll: true)
+    #expect(try await needed.evaluate() == true)
   }
 
   /// The base system's programs, which every machine that builds Swift has; anything else a

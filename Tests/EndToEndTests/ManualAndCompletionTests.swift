@@ -33,7 +33,7 @@ struct ManualAndCompletionTests {
 
   @Test(
     "both pages render under groff -man -ww without a warning, and under man -l",
-    .requires(.groff, .man))
+    .tags(.outsideProgram), .requires(.groff, .man))
   func pagesRenderCleanly() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -117,7 +117,8 @@ struct ManualAndCompletionTests {
     }
   }
 
-  @Test("completion scripts pass bash -n and zsh -n", .requires(.bash, .zsh))
+  @Test(
+    "completion scripts pass bash -n and zsh -n", .tags(.outsideProgram), .requires(.bash, .zsh))
   func completionScriptsParse() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -136,7 +137,8 @@ struct ManualAndCompletionTests {
   }
 
   @Test(
-    "bash completes command words, their words and flags from the table", .requires(.bash),
+    "bash completes command words, their words and flags from the table", .tags(.outsideProgram),
+    .requires(.bash),
     arguments: [
       (["register-cli", "te"], ["tender"]),
       (
@@ -174,7 +176,7 @@ struct ManualAndCompletionTests {
 
   @Test(
     "zsh completes from the same table (compsys stood in for by stubs that print)",
-    .requires(.zsh),
+    .tags(.outsideProgram), .requires(.zsh),
     arguments: [
       (["register-cli", "te"], ["tender"]),
       (

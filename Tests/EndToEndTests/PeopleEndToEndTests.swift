@@ -337,7 +337,7 @@ struct PeopleEndToEndTests {
 
   @Test(
     "customers, and an e-mailed receipt that Python's email package parses strictly",
-    .requires(.python3))
+    .tags(.outsideProgram), .requires(.python3))
   func customersAndEmail() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }

@@ -42,7 +42,7 @@ struct SchemaEndToEndTests {
     """
 
   @Test(
-    .requires(.python3),
+    .tags(.outsideProgram), .requires(.python3),
     .enabled(if: python != nil, "Python's jsonschema is not installed (python3-jsonschema)"))
   func aDayOfEveryOpValidatesInPython() throws {
     let daemon = try Daemon()

@@ -161,7 +161,8 @@ struct StorageFaultEndToEndTests {
 
   @Test(
     "a fault at any call of a close of day and its snapshot loses no acknowledged record",
-    .requires(.strace), .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    .tags(.outsideProgram), .requires(.strace),
+    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
     arguments: daemonFaults)
   func faultAtEveryCall(fault: Strace.Fault) throws {
     var reached = 0
@@ -233,7 +234,8 @@ struct StorageFaultEndToEndTests {
 
   @Test(
     "a fault at any call of a backup leaves a whole backup or none, and the lane as it was",
-    .requires(.strace), .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    .tags(.outsideProgram), .requires(.strace),
+    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
     arguments: backupFaults)
   func backupFaultAtEveryCall(fault: Strace.Fault) throws {
     let daemon = try Daemon()
@@ -308,7 +310,8 @@ struct StorageFaultEndToEndTests {
 
   @Test(
     "a fault at any call of an archive leaves a lane that verifies and starts with every record",
-    .requires(.strace), .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
+    .tags(.outsideProgram), .requires(.strace),
+    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)),
     arguments: archiveFaults)
   func archiveFaultAtEveryCall(fault: Strace.Fault) throws {
     let daemon = try Daemon()

@@ -151,7 +151,7 @@ func journalStream(of path: String) -> String {
 struct SystemdEndToEndTests {
   @Test(
     "under systemd-socket-activate registerd serves on the passed socket and neither binds nor removes a path",
-    .requires(.systemdSocketActivate))
+    .tags(.outsideProgram), .requires(.systemdSocketActivate))
   func socketActivation() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -185,7 +185,7 @@ struct SystemdEndToEndTests {
 
   @Test(
     "a passed descriptor that is not a listening Unix stream socket is refused, clearly",
-    .requires(.python3))
+    .tags(.outsideProgram), .requires(.python3))
   func badPassedDescriptor() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -316,7 +316,7 @@ struct SystemdEndToEndTests {
 
   @Test(
     "READY=1 under socket activation, then the passed socket answers",
-    .requires(.systemdSocketActivate))
+    .tags(.outsideProgram), .requires(.systemdSocketActivate))
   func readyUnderSocketActivation() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }
@@ -338,7 +338,7 @@ struct SystemdEndToEndTests {
 
   @Test(
     "systemd-analyze verify passes on contrib/systemd's units (with @SBINDIR@ made the build directory), with nothing to say",
-    .requires(.systemdAnalyze))
+    .tags(.outsideProgram), .requires(.systemdAnalyze))
   func unitsVerify() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanup() }

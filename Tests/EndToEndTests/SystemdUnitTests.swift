@@ -181,7 +181,7 @@ struct SystemdUnitTests {
 
   @Test(
     "systemd-analyze verify passes on the unit with each drop-in, with nothing to say",
-    .requires(.systemdAnalyze),
+    .tags(.outsideProgram), .requires(.systemdAnalyze),
     arguments: ["registerd-network-printer.conf", "registerd-usb-printer.conf"])
   func dropInsVerify(name: String) throws {
     let directory = try installedUnits(dropIns: [name])
@@ -219,7 +219,7 @@ struct SystemdUnitTests {
 
   @Test(
     "systemd's own reading: no network without the drop-in, the network with it",
-    .requires(.systemdAnalyze))
+    .tags(.outsideProgram), .requires(.systemdAnalyze))
   func networkAsSystemdSeesIt() throws {
     let alone = try security(dropIns: [])
     #expect(alone["PrivateNetwork="] == true, "\(alone)")

@@ -1,4 +1,5 @@
 import Foundation
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine

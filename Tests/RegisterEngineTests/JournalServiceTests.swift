@@ -1,5 +1,6 @@
 import Foundation
 import RegisterServer
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine

@@ -5,41 +5,6 @@ import Testing
 
 @testable import RegisterEngine
 
-/// Journal storage in memory: counts the appends (one per group commit), records what it was
-/// asked to truncate to, and can be told to fail an append the way a full disk does.
-final class MemoryJournalStorage: JournalStorage {
-  var bytes: [UInt8] = []
-  private(set) var appendCalls = 0
-  private(set) var truncations: [Int] = []
-  /// The 1-based number of the append call that fails; every later call fails too.
-  var failingAppend: Int?
-
-  var length: Int { bytes.count }
-
-  func appendDurably(_ new: [UInt8]) throws(SystemError) {
-    appendCalls += 1
-    if let failingAppend, appendCalls >= failingAppend {
-      // A full disk takes part of the write, then refuses the rest.
-      bytes.append(contentsOf: new.prefix(new.count / 2))
-      throw SystemError("write", path: "memory journal", code: ENOSPC)
-    }
-    bytes.append(contentsOf: new)
-  }
-
-  func truncate(to length: Int) throws(SystemError) {
-    truncations.append(length)
-    guard length <= bytes.count else { throw SystemError("ftruncate", code: EINVAL) }
-    bytes.removeSubrange(length...)
-  }
-
-  /// Files that followed from durable groups, kept in memory.
-  private(set) var files: [FileEffect] = []
-
-  func write(_ effect: FileEffect) throws(SystemError) {
-    files.append(effect)
-  }
-}
-
 /// A register on `testCatalogJSON` behind the protocol, journaling into memory, started the
 /// way registerd starts on an empty data directory: the start-up events are journaled first.
 struct JournalLane {
@@ -147,12 +112,4 @@ func replacing(
   var result = bytes
   result.replaceSubrange(range, with: line)
   return result
-}
-
-/// A new empty directory under the system's temporary directory.
-func makeTemporaryDirectory() throws -> String {
-  let url = FileManager.default.temporaryDirectory
-    .appendingPathComponent("register-journal-tests-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url.path
 }

@@ -1,3 +1,4 @@
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine

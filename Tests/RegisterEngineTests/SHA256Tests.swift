@@ -150,7 +150,7 @@ import Testing
 
   /// Every length from 0 to 200 bytes: every padding case (55, 56, 63, 64, 65, 119, 120 …),
   /// one to four blocks, against the system's `sha256sum`.
-  @Test(.requires(.sha256sum), arguments: 0...200)
+  @Test(.tags(.outsideProgram), .requires(.sha256sum), arguments: 0...200)
   func agreesWithSha256sum(length: Int) throws {
     let bytes = testMessage(length: length)
     let expected = try systemDigest(of: bytes)

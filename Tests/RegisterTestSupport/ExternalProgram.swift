@@ -112,13 +112,34 @@ extension ExternalProgram {
   }
 }
 
+extension Tag {
+  /// A test that runs a program from outside the package (`ExternalProgram`): it is skipped,
+  /// with a message naming the Debian package, where the program is missing — except under
+  /// `REGISTER_TESTS_NEED_ALL_PROGRAMS=1` (set by .ci/run), where it runs and fails.
+  @Tag public static var outsideProgram: Self
+}
+
 extension Trait where Self == ConditionTrait {
   /// Runs the test only where every one of `programs` is installed; otherwise skips it with a
-  /// message naming each one missing and its package.
+  /// message naming each one missing and its package. Where the environment says every
+  /// program must be there (`REGISTER_TESTS_NEED_ALL_PROGRAMS=1`, as in CI), nothing is
+  /// skipped: a missing program fails the test instead of hiding it.
   public static func requires(
     _ programs: ExternalProgram..., sourceLocation: SourceLocation = #_sourceLocation
   ) -> Self {
-    let missing = programs.filter { !$0.isInstalled }
+    requiring(
+      programs,
+      needAll: ProcessInfo.processInfo.environment["REGISTER_TESTS_NEED_ALL_PROGRAMS"] == "1",
+      sourceLocation: sourceLocation)
+  }
+
+  /// `requires`, with whether every program must be there (`needAll`: nothing is skipped)
+  /// given rather than read from the environment.
+  public static func requiring(
+    _ programs: [ExternalProgram], needAll: Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) -> Self {
+    let missing = needAll ? [] : programs.filter { !$0.isInstalled }
     return .enabled(
       if: missing.isEmpty, Comment(rawValue: missing.map(\.missingMessage).joined(separator: "; ")),
       sourceLocation: sourceLocation)

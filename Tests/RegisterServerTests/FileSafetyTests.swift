@@ -1,5 +1,6 @@
 import Foundation
 import RegisterServer
+import RegisterTestSupport
 import Testing
 
 @testable import RegisterEngine
@@ -51,7 +52,9 @@ import Testing
     #expect(throws: SystemError.self) { try FileJournalStorage(segment: segment) }
     #expect(throws: SystemError.self) { try FileIO.read(path, followingSymlinks: false) }
     #expect(throws: RecoveryError.self) {
-      try JournalFiles.recover(directory: directory, now: testTime)
+      try JournalFiles.recover(
+        directory: directory,
+        now: Timestamp(epochMilliseconds: 1_773_601_385_000, utcOffsetSeconds: -18_000))
     }
     #expect(try String(contentsOfFile: victim, encoding: .utf8) == "victim\n")
   }
@@ -170,12 +173,4 @@ import Testing
     #expect((FileIO.unsafeDirectoryReason(directory, what: "it") == nil) == safe)
     #expect(FileIO.unsafeDirectoryReason(directory + "/missing", what: "it") == nil)
   }
-}
-
-/// A new, empty directory under /tmp for a test (named `PREFIX-` and 8 random hex digits); the
-/// test removes it.
-func makeTemporaryDirectory(prefix: String) throws -> String {
-  let path = "/tmp/\(prefix)-\(UUID().uuidString.prefix(8))"
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-  return path
 }
