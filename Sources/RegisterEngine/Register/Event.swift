@@ -80,51 +80,6 @@ public enum Event: Sendable, Equatable {
   /// The event's type name, as journaled and sent to subscribers.
   public var type: String { eventType.rawValue }
 
-  /// The event's type (one table: `EventType`).
-  public var eventType: EventType {
-    switch self {
-    case .storeConfigured: .storeConfigured
-    case .catalogLoaded: .catalogLoaded
-    case .lineAdded: .lineAdded
-    case .lineRemoved: .lineRemoved
-    case .quantitySet: .quantitySet
-    case .tenderAdded: .tenderAdded
-    case .discountSet: .discountSet
-    case .priceOverridden: .priceOverridden
-    case .saleCompleted: .saleCompleted
-    case .lineVoided: .lineVoided
-    case .orderVoided: .orderVoided
-    case .orderParked: .orderParked
-    case .orderResumed: .orderResumed
-    case .returnCompleted: .returnCompleted
-    case .operatorAdded: .operatorAdded
-    case .operatorRemoved: .operatorRemoved
-    case .operatorPINSet: .operatorPINSet
-    case .operatorUnlocked: .operatorUnlocked
-    case .pinFailed: .pinFailed
-    case .pinAccepted: .pinAccepted
-    case .signedIn: .signedIn
-    case .signedOut: .signedOut
-    case .customerAdded: .customerAdded
-    case .customerAttached: .customerAttached
-    case .customerDetached: .customerDetached
-    case .wishlistAdded: .wishlistAdded
-    case .wishlistRemoved: .wishlistRemoved
-    case .productAdded: .productAdded
-    case .productUpdated: .productUpdated
-    case .productRemoved: .productRemoved
-    case .stockAdjusted: .stockAdjusted
-    case .floatSet: .floatSet
-    case .paidIn: .paidIn
-    case .paidOut: .paidOut
-    case .noSale: .noSale
-    case .receiptEmailed: .receiptEmailed
-    case .dayClosed: .dayClosed
-    case .printQueued: .printQueued
-    case .printDone: .printDone
-    }
-  }
-
   /// True for an event that changes what orders are priced with rather than an order itself:
   /// the store's tax settings, the promotions, or a product's category (which decides the
   /// promotions its lines take part in). Lines keep the price they were added at, so a
