@@ -20,13 +20,6 @@ struct BackupEndToEndTests {
   }
 
   /// Waits until the daemon's log holds `text` (snapshots are written on a thread of their own).
-  func waitForLog(_ daemon: Daemon, _ text: String, count: Int = 1) -> Bool {
-    for _ in 0..<200 {
-      if daemon.log.components(separatedBy: text).count > count { return true }
-      usleep(25_000)
-    }
-    return false
-  }
 
   /// Rings `days` days of `sales` sales each, closing each day (each close seals the day's
   /// segment and writes a snapshot), then one more sale on the open day.
@@ -37,7 +30,7 @@ struct BackupEndToEndTests {
         #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
       }
       #expect(try daemon.cli(["close-day"]).status == 0)
-      #expect(waitForLog(daemon, "snapshot of record", count: day), "\(daemon.log)")
+      #expect(daemon.waitForLog("snapshot of record", count: day), "\(daemon.log)")
     }
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
@@ -57,7 +50,7 @@ struct BackupEndToEndTests {
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
     #expect(try daemon.cli(["close-day"]).status == 0)
-    #expect(waitForLog(daemon, "snapshot of record"))
+    #expect(daemon.waitForLog("snapshot of record"))
 
     let stop = Flag()
     let sold = Counter()
@@ -209,7 +202,7 @@ struct BackupEndToEndTests {
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
     #expect(try daemon.cli(["close-day"]).status == 0)
-    #expect(waitForLog(daemon, "snapshot of record"))
+    #expect(daemon.waitForLog("snapshot of record"))
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
     let scratch = try TemporaryDirectory()
     defer { scratch.cleanup() }

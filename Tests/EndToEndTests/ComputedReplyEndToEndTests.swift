@@ -166,10 +166,7 @@ import Testing
     #expect(before.status == 0, "\(before.stderr)")
     #expect(try JSONParser.parse(before.stdout)["result"]?["receipts"]?.arrayValue?.count == 2)
     #expect(try daemon.cli(["close-day"]).status == 0)
-    for _ in 0..<100 where !daemon.log.contains("receipts of day(s) 1 archived") {
-      usleep(50_000)
-    }
-    #expect(daemon.log.contains("receipts of day(s) 1 archived"), "\(daemon.log)")
+    #expect(daemon.waitForLog("receipts of day(s) 1 archived"), "\(daemon.log)")
     #expect(try daemon.cli(["customer", "history", "C1", "--json"]).stdout == before.stdout)
     let unknown = try daemon.cli(["customer", "history", "C9"])
     #expect(unknown.status != 0)

@@ -421,12 +421,11 @@ struct ConnectionEndToEndTests {
       atPath: daemon.dataDirectory + "/outbox")
     #expect(outbox.contains { $0.hasSuffix(".eml") }, "\(outbox)")
     // The snapshot is written after the close is durable, on another thread.
+    let directory = daemon.dataDirectory + "/snapshots"
     var snapshots: [String] = []
-    for _ in 0..<100 where snapshots.isEmpty {
-      snapshots =
-        (try? FileManager.default.contentsOfDirectory(atPath: daemon.dataDirectory + "/snapshots"))
-        ?? []
-      if snapshots.isEmpty { usleep(50_000) }
+    _ = FileChanges.wait(for: directory, within: 5) {
+      snapshots = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+      return !snapshots.isEmpty
     }
     #expect(!snapshots.isEmpty, "\(daemon.log)")
     let segments = try FileManager.default.contentsOfDirectory(

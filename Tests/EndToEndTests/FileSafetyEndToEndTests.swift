@@ -168,8 +168,7 @@ struct FileSafetyEndToEndTests {
     for kind in PlantedCatalog.allCases {
       let reason = try plantCatalog(kind, at: daemon.catalogPath)
       kill(daemon.process.processIdentifier, SIGHUP)
-      let deadline = Date().addingTimeInterval(5)
-      while !daemon.log.contains(reason) && Date() < deadline { usleep(20_000) }
+      _ = daemon.waitForLog(reason, within: 5)
       #expect(
         daemon.log.contains(
           "SIGHUP: not reloading, keeping the current catalog: \(daemon.catalogPath): cannot read the catalog"
@@ -188,17 +187,11 @@ struct FileSafetyEndToEndTests {
     try FileManager.default.removeItem(atPath: daemon.catalogPath)
     try original.write(to: URL(fileURLWithPath: daemon.catalogPath))
     kill(daemon.process.processIdentifier, SIGHUP)
-    let deadline = Date().addingTimeInterval(5)
-    while !daemon.log.contains("has no changes") && Date() < deadline { usleep(20_000) }
+    _ = daemon.waitForLog("has no changes", within: 5)
     #expect(daemon.log.contains("SIGHUP: \(daemon.catalogPath) has no changes"), "\(daemon.log)")
   }
 
   /// Waits until the daemon's log holds `text`.
-  private func waitForLog(_ daemon: Daemon, _ text: String) -> Bool {
-    let deadline = Date().addingTimeInterval(10)
-    while !daemon.log.contains(text) && Date() < deadline { usleep(20_000) }
-    return daemon.log.contains(text)
-  }
 
   @Test(
     "a link planted as snapshots/ or receipts/ while running: a close of day writes nothing through it",
@@ -219,7 +212,7 @@ struct FileSafetyEndToEndTests {
     let printed = try daemon.cli(["receipt", "1"])
     #expect(printed.status == 0)
     #expect(try daemon.cli(["close-day"]).status == 0)
-    #expect(waitForLog(daemon, "could not write a snapshot"), "\(daemon.log)")
+    #expect(daemon.waitForLog("could not write a snapshot"), "\(daemon.log)")
     #expect(daemon.log.contains("\(link): is a symbolic link"), "\(daemon.log)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
     // Still serving, and still taking changes.
@@ -248,7 +241,7 @@ struct FileSafetyEndToEndTests {
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
     #expect(try daemon.cli(["close-day"]).status == 0)
-    #expect(waitForLog(daemon, "snapshot of record"), "\(daemon.log)")
+    #expect(daemon.waitForLog("snapshot of record"), "\(daemon.log)")
     #expect(daemon.stop() == 0)
     // The directory moved out and a link to it left in its place.
     let path = daemon.dataDirectory + "/" + name

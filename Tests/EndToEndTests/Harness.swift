@@ -197,6 +197,20 @@ final class Daemon: @unchecked Sendable {
     (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
   }
 
+  /// Waits until the daemon's log holds `text` at least `count` times, woken by each write to
+  /// the log (inotify) rather than polling; false when `seconds` pass first.
+  func waitForLog(_ text: String, count: Int = 1, within seconds: Double = 10) -> Bool {
+    waitForLogs([text], count: count, within: seconds)
+  }
+
+  /// Waits until the daemon's log holds any of `texts` at least `count` times in all.
+  func waitForLogs(_ texts: [String], count: Int = 1, within seconds: Double = 10) -> Bool {
+    FileChanges.wait(for: stderrFile.path, within: seconds) {
+      let log = log
+      return texts.reduce(0) { $0 + log.components(separatedBy: $1).count - 1 } >= count
+    }
+  }
+
   /// SIGTERM and wait; returns the exit status. A daemon that does not stop within ten
   /// seconds is killed and reported as status -1 (so a test can never hang here).
   @discardableResult

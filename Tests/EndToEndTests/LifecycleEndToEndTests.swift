@@ -257,11 +257,7 @@ struct LifecycleEndToEndTests {
     watch.standardError = Pipe()
     try watch.run()
     // Wait until the display has subscribed, so it sees every change that follows.
-    let subscribed = Date().addingTimeInterval(15)
-    while !daemon.log.contains("subscribed to live events") && Date() < subscribed {
-      usleep(20_000)
-    }
-    #expect(daemon.log.contains("subscribed to live events"))
+    #expect(daemon.waitForLog("subscribed to live events", within: 15))
     #expect(try daemon.cli(["add", "CAP-BSB"]).status == 0)
     #expect(try daemon.cli(["add", "TOTE-CNV"]).status == 0)
     #expect(try daemon.cli(["qty", "2", "3"]).status == 0)

@@ -162,8 +162,7 @@ struct LogEndToEndTests {
     let closed = try client.send(#"{"op":"close_day"}"#)
     #expect(closed.isOK, "\(closed.serialized)")
     kill(daemon.process.processIdentifier, SIGHUP)
-    let deadline = Date().addingTimeInterval(10)
-    while !daemon.log.contains("SIGHUP") && Date() < deadline { usleep(20_000) }
+    _ = daemon.waitForLog("SIGHUP")
     #expect(daemon.stop() == 0)
     let log = daemon.log
     #expect(log.contains("info: day 1 closed: 1 sale(s), net sales 22.00 USD"), "\(log)")

@@ -155,13 +155,6 @@ struct RepricingEndToEndTests {
   }
 
   /// Waits up to ten seconds for the daemon's log to hold `text` `count` times.
-  func waitForLog(_ daemon: Daemon, _ text: String, count: Int = 1) -> Bool {
-    let deadline = Date().addingTimeInterval(10)
-    while daemon.log.components(separatedBy: text).count - 1 < count && Date() < deadline {
-      usleep(50_000)
-    }
-    return daemon.log.components(separatedBy: text).count - 1 >= count
-  }
 
   @Test(
     "SIGHUP and a restart with a cheaper catalog leave a part-paid order as it is; the import follows its sale"
@@ -186,7 +179,7 @@ struct RepricingEndToEndTests {
     try promotionCatalog.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
     kill(daemon.process.processIdentifier, SIGHUP)
     let waiting = "wait for order 1, which payment has started on"
-    #expect(waitForLog(daemon, "SIGHUP: the changes in"), "\(daemon.log)")
+    #expect(daemon.waitForLog("SIGHUP: the changes in"), "\(daemon.log)")
     #expect(daemon.log.contains(waiting), "\(daemon.log)")
     #expect(try order()?["total"] == "30.10")
     #expect(try order()?["paid"] == "20.00")
@@ -195,7 +188,7 @@ struct RepricingEndToEndTests {
     // A restart in the middle of it: the start-up import waits the same way.
     #expect(daemon.stop() == 0)
     try daemon.start()
-    #expect(waitForLog(daemon, "start-up: the changes in"), "\(daemon.log)")
+    #expect(daemon.waitForLog("start-up: the changes in"), "\(daemon.log)")
     #expect(try order()?["total"] == "30.10")
     #expect(try !promotionIDs().contains("ACC-ANY-2"))
 
@@ -204,7 +197,7 @@ struct RepricingEndToEndTests {
     #expect(paid.status == 0, "\(paid.stderr)")
     let sale = try JSONParser.parse(paid.stdout)["result"]?["receipt"]?["receipt"]
     #expect(sale?["total"] == "30.10", "\(paid.stdout)")
-    #expect(waitForLog(daemon, "(it had waited for the order being paid to be finished)"))
+    #expect(daemon.waitForLog("(it had waited for the order being paid to be finished)"))
     #expect(try promotionIDs().contains("ACC-ANY-2"))
     #expect(try daemon.cli(["add", "BELT"]).status == 0)
     #expect(try daemon.cli(["add", "CAP"]).status == 0)

@@ -6,13 +6,6 @@ import Testing
 @Suite("Snapshots: written at a close of day, started from, receipts archived", .serialized)
 struct SnapshotEndToEndTests {
   /// Waits until the daemon's log holds `text` (a snapshot is written on a thread of its own).
-  func waitForLog(_ daemon: Daemon, _ text: String) -> Bool {
-    for _ in 0..<100 {
-      if daemon.log.contains(text) { return true }
-      usleep(50_000)
-    }
-    return false
-  }
 
   @Test("close-day writes a snapshot and archives the day's receipts; a restart starts from it")
   func closeDaySnapshotAndRestart() throws {
@@ -24,7 +17,7 @@ struct SnapshotEndToEndTests {
     let printed = try daemon.cli(["receipt", "1"])
     #expect(printed.status == 0)
     #expect(try daemon.cli(["close-day"]).status == 0)
-    #expect(waitForLog(daemon, "snapshot of record"), "\(daemon.log)")
+    #expect(daemon.waitForLog("snapshot of record"), "\(daemon.log)")
     #expect(daemon.log.contains("receipts of day(s) 1 archived"))
     let snapshots = SnapshotFiles.list(in: daemon.dataDirectory)
     #expect(snapshots.map(\.day) == [2])
@@ -61,7 +54,7 @@ struct SnapshotEndToEndTests {
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
     #expect(try daemon.cli(["close-day"]).status == 0)
-    #expect(waitForLog(daemon, "snapshot of record"))
+    #expect(daemon.waitForLog("snapshot of record"))
     #expect(daemon.stop() == 0)
     #expect(try runCLI(["verify", "--data-dir", daemon.dataDirectory]).status == 0)
     // The close cut off the end of its segment: the chain left is whole, but acknowledged
@@ -86,7 +79,7 @@ struct SnapshotEndToEndTests {
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
     #expect(try daemon.cli(["close-day"]).status == 0)
-    #expect(waitForLog(daemon, "snapshot of record"))
+    #expect(daemon.waitForLog("snapshot of record"))
     #expect(daemon.stop() == 0)
     let snapshot = try #require(SnapshotFiles.list(in: daemon.dataDirectory).first)
     let bytes = try Data(contentsOf: URL(fileURLWithPath: snapshot.path))

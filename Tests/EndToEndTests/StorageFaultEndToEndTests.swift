@@ -149,14 +149,7 @@ struct StorageFaultEndToEndTests {
 
   /// Waits (a second at most) until the log tells of `count` snapshots, written or failed.
   func waitForSnapshots(_ daemon: Daemon, count: Int) {
-    for _ in 0..<50 {
-      let log = daemon.log
-      let done =
-        log.components(separatedBy: "snapshot of record").count - 1
-        + log.components(separatedBy: "could not write a snapshot").count - 1
-      if done >= count { return }
-      usleep(20_000)
-    }
+    _ = daemon.waitForLogs(["snapshot of record", "could not write a snapshot"], count: count)
   }
 
   @Test(
