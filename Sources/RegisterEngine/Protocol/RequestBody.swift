@@ -91,7 +91,7 @@ extension Mutation {
 public enum Requests {
   /// Every op, each file's in turn: adding an op is adding its type to its file's list.
   static let all: [any DecodableRequestBody.Type] =
-    sessionOps + orderOps + tenderOps + receiptOps + catalogOps + peopleOps + dayOps
+    sessionOps + orderOps + tenderOps + receiptOps + catalogOps + peopleOps + customerOps + dayOps
 }
 
 extension RequestBody {
