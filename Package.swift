@@ -39,7 +39,7 @@ let package = Package(
       swiftSettings: releaseSettings),
     // The client: the line connection, and register-cli's command table, parsing and output.
     .target(
-      name: "RegisterClient", dependencies: ["RegisterEngine", "RegisterServer"],
+      name: "RegisterClient", dependencies: ["RegisterEngine", "RegisterServer", "CPlatform"],
       swiftSettings: releaseSettings),
     .executableTarget(
       name: "registerd", dependencies: ["RegisterEngine", "RegisterServer"],

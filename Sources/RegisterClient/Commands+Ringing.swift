@@ -5,6 +5,12 @@ extension CommandHelp {
   /// and help, and (on its first entry) how its arguments are read.
   static let ringingUp: [CommandHelp] = [
     CommandHelp(
+      ["lane"], "lane",
+      "the cashier's full-screen lane: scan or type codes,\nkeys for quantity, voids, discounts, customers,\nparking, tender, returns and reports; live with\nthe other terminals; reconnects (h: the keys)",
+      parse: { (name: String, arguments: inout ArgumentList) throws(UsageError) -> Invocation in
+        .lane
+      }),
+    CommandHelp(
       ["catalog", "products"], "catalog [--category C] [--limit N] [--after SKU]",
       "list products, prices and stock (1000 at a time\nunless --limit says; --after the last one shown\nfor the next)",
       parse: { (name: String, arguments: inout ArgumentList) throws(UsageError) -> Invocation in

@@ -117,6 +117,8 @@ package enum Invocation: Equatable {
   /// A request that cannot be taken back (voiding the order, closing the day): at a terminal
   /// the person is asked `question` first; in a script, or with `--yes`, it is sent.
   case confirm(question: String, TypedRequest, OutputStyle)
+  /// The cashier's full-screen lane.
+  case lane
   /// Follow the order live (the customer display).
   case watch(topics: [String], count: Int?)
   /// The full help, or one command's.

@@ -37,6 +37,9 @@ public final class RegisterConnection {
     }
   }
 
+  /// The socket's descriptor, to wait on with others (`poll`).
+  public var descriptor: Int32 { connection.fd }
+
   /// Waits up to `milliseconds` for a line (or the connection's end) to read; false when the
   /// time ran out.
   public func waitForInput(milliseconds: Int32) -> Bool {

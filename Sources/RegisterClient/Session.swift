@@ -120,6 +120,10 @@ final class Session {
         }
       }
       return run(.request(typed, style))
+    case .lane:
+      // NO_COLOR (no-color.org): set and not empty, no colours; bold and reverse stay.
+      let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
+      return Lane(socketPath: socketPath, colors: !noColor).run()
     case .watch(let topics, let count):
       return Watch(socketPath: socketPath, json: json, topics: topics, count: count).run()
     case .refused(let error):

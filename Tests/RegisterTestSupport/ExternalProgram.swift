@@ -82,6 +82,9 @@ extension ExternalProgram {
   public static let python3 = ExternalProgram("python3", package: "python3")
   /// Gives register-cli a terminal of its own (util-linux's script(1)).
   public static let script = ExternalProgram("script", package: "bsdutils")
+  /// Runs the lane screen in a terminal of a given size, types into it and reads the screen
+  /// back (`send-keys`, `capture-pane`), as a person at the lane would.
+  public static let tmux = ExternalProgram("tmux", package: "tmux")
   /// The reference SHA-256.
   public static let sha256sum = ExternalProgram("sha256sum", package: "coreutils")
   /// Makes registerd's system calls fail on purpose (`-e inject=`).

@@ -1,0 +1,301 @@
+import Foundation
+import RegisterEngine
+import RegisterTestSupport
+import Testing
+
+/// `register-cli lane`, the cashier's screen, driven under tmux as a cashier drives it: keys
+/// typed, the screen read back and held to what a cashier must see, row by row.
+@Suite(.serialized, .tags(.outsideProgram), .requires(.tmux))
+struct LaneScreenTests {
+  /// The lane on `daemon`'s socket in a terminal of its own.
+  func lane(
+    _ daemon: Daemon, width: Int = 80, height: Int = 24, environment: [String: String] = [:]
+  )
+    throws -> TmuxScreen
+  {
+    let screen = try TmuxScreen(
+      [Binaries.registerCLI.path, "--socket", daemon.socketPath, "lane"], width: width,
+      height: height, environment: environment)
+    try screen.waitFor("online")
+    return screen
+  }
+
+  /// The README's split-tender sale, rung up by scanning: two shirts scanned with a quantity,
+  /// the belt scanned, the framed print typed and its options picked, then taken off again;
+  /// part in cash, the rest on a card typed at the lane (never shown).
+  @Test func theReadmeSaleRungUpByScanning() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type("2*2001234000215\r2001234001199\r")
+    try screen.waitFor("Leather Belt, M")
+    try screen.type("PRINT-ART\r")
+    try screen.waitFor("PRINT-ART: size")
+    try screen.type("2")
+    try screen.waitFor("PRINT-ART: frame")
+    try screen.type("3")
+    var rows = try screen.waitFor("Fine Art Photo Print")
+    #expect(
+      rows[2] == "  1      2  Oxford Button-Down Shirt                                     59.98")
+    #expect(rows[3] == "            @ 29.99 · sale, reg 39.99")
+    #expect(
+      rows[4] == "  2      1  Leather Belt, M                                              35.00")
+    #expect(
+      rows[5] == "> 3      1  Fine Art Photo Print                                         62.00")
+    #expect(rows[6] == "            size 11x14, frame oak")
+    try screen.press("DC")
+    rows = try screen.waitFor("Line 3 removed.")
+    #expect(!rows.joined().contains("Fine Art"))
+    #expect(
+      Array(rows[16...18]) == [
+        " Subtotal          94.98   Tax                7.12                 _  _      _",
+        " Due              102.10                                 TOTAL   || | _|   || |",
+        "                                                                 ||_||_ .  ||_|",
+      ])
+    try screen.type("tc")
+    rows = try screen.waitFor("Cash received")
+    #expect(rows[21] == " Cash received (Enter: exact 102.10):")
+    #expect(rows[22] == " a 105.00 b 110.00 c 120.00 d 150.00 Enter OK Esc Cancel")
+    try screen.type("50\r")
+    rows = try screen.waitFor("Paid")
+    #expect(
+      rows[17] == " Paid              50.00   Due               52.10       TOTAL   || | _|   || |")
+    try screen.type("tk\r4242424242424242")
+    rows = try screen.waitFor("Card number")
+    #expect(rows[21] == " Card number: ••••••••••••••••")
+    try screen.type("\r12/30\r123")
+    rows = try screen.waitFor("CVV")
+    #expect(rows[21] == " CVV: •••")
+    try screen.type("\r")
+    rows = try screen.waitFor("Sale complete")
+    #expect(rows[0].hasSuffix("Day 1  Order 1 (done)  3 items"))
+    #expect(
+      rows[17] == " Paid             102.10   Change             0.00       TOTAL   || | _|   || |")
+    #expect(rows[20] == " Sale complete. Receipt 1.")
+    let receipt = try daemon.cli(["--json", "receipt", "1"])
+    let tenders = try JSONParser.parse(receipt.stdout)["result"]?["receipt"]?["tenders"]
+    #expect(
+      tenders?.serialized
+        == #"[{"type":"cash","amount":"50.00"},{"type":"card","amount":"52.10","card":{"brand":"VISA","last4":"4242"}}]"#
+    )
+  }
+
+  /// A cashier's discount over the store's limit (20 %): the screen asks for a manager's ID
+  /// and PIN on the spot, says how many tries a wrong PIN leaves, and sends the discount again
+  /// with the approval.
+  @Test func aDiscountNeedingApprovalIsApprovedOnTheScreen() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    #expect(
+      try client.send(
+        #"{"op":"operator_add","operator_id":"mo","name":"Mo Reyes","role":"manager","pin":"9876"}"#
+      ).isOK)
+    #expect(try client.send(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#).isOK)
+    #expect(
+      try client.send(
+        #"{"op":"operator_add","operator_id":"amy","name":"Amy Chen","role":"cashier","pin":"1234"}"#
+      ).isOK)
+    #expect(try client.send(#"{"op":"sign_out"}"#).isOK)
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    var rows = try screen.waitFor("Nobody signed in")
+    try screen.type("2001234000079\r")
+    try screen.waitFor("Nobody is signed in: press s to sign in.")
+    try screen.type("samy\r1234\r")
+    rows = try screen.waitFor("Signed in: Amy Chen.")
+    #expect(rows[19].hasPrefix(" Amy Chen (cashier) · Drawer 0.00"))
+    #expect(
+      rows.last == " r Return n No sale x X report e Reprint s Sign out a Void sale h Help ^C Quit")
+    try screen.type("2001234000079\r")
+    try screen.waitFor("Classic Cotton Tee, White M")
+    try screen.type("d50%\rdamaged\r")
+    rows = try screen.waitFor("Manager's ID")
+    #expect(
+      Array(rows[19...21]) == [
+        " Line 1 would be 50.0% off (over the 20% a cashier may give); that needs a",
+        " manager: a manager approves.",
+        " Manager's ID:",
+      ])
+    try screen.type("mo\r1111\r")
+    rows = try screen.waitFor("Wrong PIN for mo")
+    #expect(rows[20] == " Wrong PIN for mo; 4 more wrong PINs will lock mo.")
+    #expect(rows[21] == " PIN for mo:")
+    try screen.type("9876\r")
+    rows = try screen.waitFor("Discount set on line 1.")
+    #expect(
+      rows[2] == "> 1      1  Classic Cotton Tee, White M                                  14.99")
+    #expect(rows[3] == "            discount -7.50 (damaged)")
+    let order = try client.send(#"{"op":"order"}"#).result
+    #expect(order["lines"]?.arrayValue?.first?["discount_amount"] == "7.50")
+  }
+
+  /// A return by the receipt's code, as scanned off the receipt: its lines listed, all of
+  /// them taken back, the refund to how the sale was paid.
+  @Test func aReturnByReceiptCode() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "BELT-LTH-M"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "40"]).status == 0)
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type("rR1\r")
+    var rows = try screen.waitFor("Receipt 1: what comes back?")
+    #expect(rows[2] == " 1.  line 1   1 x   Leather Belt, M                     35.00")
+    #expect(rows[21] == " Lines to return (like 1 3x2; Enter: all):")
+    try screen.type("\rwrong size\r")
+    try screen.waitFor("Refund to")
+    try screen.type("t")
+    rows = try screen.waitFor("Returned on receipt")
+    #expect(rows[20] == " Returned on receipt 2. Refund: Cash 37.63.")
+    let report = try JSONParser.parse(try daemon.cli(["--json", "report"]).stdout)
+    #expect(report["result"]?["report"]?["returns"]?["count"] == .int(1))
+  }
+
+  /// Parked on one lane, resumed on another; the first lane sees the order come back live.
+  @Test func parkedOnOneScreenResumedOnAnother() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let first = try lane(daemon)
+    defer { first.close() }
+    let second = try lane(daemon)
+    defer { second.close() }
+    try first.type("2001234000147\r")
+    try first.waitFor("Classic Cotton Tee, Black L")
+    try first.type("ktable 4\r")
+    var rows = try first.waitFor("Order 1 parked: l resumes it on any lane.")
+    #expect(rows[2] == "  (no items yet: scan one)")
+    try second.type("l")
+    rows = try second.waitFor("Parked orders")
+    #expect(rows[2] == " 1.  order 1     1 item         10.74  table 4")
+    try second.type("1")
+    rows = try second.waitFor("Order 1 resumed.")
+    #expect(
+      rows[2] == "> 1      1  Classic Cotton Tee, Black L                                   9.99")
+    rows = try first.waitFor("Classic Cotton Tee, Black L")
+    #expect(rows[0].hasSuffix("Day 1  Order 1  1 item"))
+  }
+
+  /// A second screen shows the sale as the first rings it up, and the drawer after it.
+  @Test func aSecondScreenFollowsTheSale() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let cashier = try lane(daemon)
+    defer { cashier.close() }
+    let watcher = try lane(daemon)
+    defer { watcher.close() }
+    try cashier.type("2001234000147\r2001234001199\r")
+    var rows = try watcher.waitFor("Leather Belt, M")
+    #expect(
+      rows[2] == "  1      1  Classic Cotton Tee, Black L                                   9.99")
+    #expect(
+      rows[4] == "> 2      1  Leather Belt, M                                              35.00")
+    #expect(rows[17].hasPrefix(" Due               48.36"))
+    try cashier.type("tc\r")
+    try cashier.waitFor("Sale complete. Receipt 1.")
+    rows = try watcher.waitFor("Drawer 48.36")
+    #expect(rows[0].hasSuffix("Day 1  Order 2  0 items"))
+  }
+
+  /// registerd killed mid-sale: the screen says so, keeps what the cashier scans and types
+  /// meanwhile, and once registerd is back sends what waited exactly once and shows the order
+  /// as registerd has it.
+  @Test func registerdKilledAndRestartedMidSale() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type("2001234000147\r2001234001199\r")
+    try screen.waitFor("Leather Belt, M")
+    daemon.kill9()
+    try screen.waitFor("OFFLINE, reconnecting")
+    try screen.type("2001234000079\r")
+    var rows = try screen.waitFor("(1 waiting)")
+    #expect(rows[20] == " Not connected: 1 waiting, sent when the register is back.")
+    try screen.type("20000011")
+    try daemon.start()
+    rows = try screen.waitFor("Classic Cotton Tee, White M")
+    #expect(
+      rows[5] == "> 3      1  Classic Cotton Tee, White M                                  14.99")
+    #expect(rows[20] == " Connected to the register again; sent what waited (1 change).")
+    #expect(rows[21] == " Scan or type a code: 20000011")
+    try screen.type("\r")
+    rows = try screen.waitFor("Socks")
+    let order = try daemon.connect().send(#"{"op":"order"}"#).result
+    #expect(
+      order["lines"]?.arrayValue?.map { $0["sku"]?.stringValue ?? "" } == [
+        "TEE-BLK-L", "BELT-LTH-M", "TEE-WHT-M", "SOCK-3PK",
+      ])
+  }
+
+  /// Drawn for the size it has: 100×30, then 80×24, then back, with nothing left of the
+  /// larger frame.
+  @Test func redrawnOnResize() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let screen = try lane(daemon, width: 100, height: 30)
+    defer { screen.close() }
+    try screen.type("2001234000147\r")
+    var rows = try screen.waitFor("Classic Cotton Tee")
+    #expect(
+      rows[2]
+        == "> 1      1  Classic Cotton Tee, Black L                                                       9.99"
+    )
+    #expect(rows.count == 30)
+    try screen.resize(width: 80, height: 24)
+    rows = try screen.waitUntil("the screen is 80×24") { $0.count == 24 && $0[1].count == 78 }
+    #expect(
+      rows[2] == "> 1      1  Classic Cotton Tee, Black L                                   9.99")
+    #expect(
+      rows[16] == " Subtotal           9.99   Tax                0.75                    _   _")
+    #expect(rows.allSatisfy { $0.count <= 80 })
+    try screen.resize(width: 100, height: 30)
+    rows = try screen.waitUntil("the screen is 100×30") { $0.count == 30 && $0[1].count == 98 }
+    #expect(rows[22].hasPrefix(" Subtotal           9.99   Tax                0.75"))
+  }
+
+  /// A keyboard-wedge scanner's burst: 50 codes, each with its Enter, typed as fast as the
+  /// terminal takes them, ring up exactly 50 lines.
+  @Test func aScannerBurstRingsUpEveryCode() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type(String(repeating: "20000011\r", count: 50))
+    let rows = try screen.waitFor("50 items")
+    #expect(rows[0].hasSuffix("Order 1  50 items"))
+    let order = try daemon.connect().send(#"{"op":"order"}"#).result
+    let lines = order["lines"]?.arrayValue ?? []
+    #expect(lines.count == 50)
+    #expect(lines.allSatisfy { $0["sku"] == "SOCK-3PK" && $0["qty"] == .int(1) })
+  }
+
+  /// The terminal is given back as it was — echo and line editing on, the normal screen —
+  /// however the lane ends: Ctrl-C, SIGTERM, or a crash.
+  @Test(arguments: ["C-c", "TERM", "SEGV"])
+  func theTerminalIsRestored(ending: String) throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let script =
+      "\"$0\" --socket \"$1\" lane; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo)'; echo DONE; sleep 60"
+    let screen = try TmuxScreen(["sh", "-c", script, Binaries.registerCLI.path, daemon.socketPath])
+    defer { screen.close() }
+    try screen.waitFor("online")
+    if ending == "C-c" {
+      try screen.press("C-c")
+    } else {
+      let shell = try screen.pid()
+      let children =
+        (try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8))
+        ?? ""
+      let lane = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
+      kill(lane, ending == "TERM" ? SIGTERM : SIGSEGV)
+    }
+    let rows = try screen.waitFor("DONE")
+    let text = rows.joined(separator: "\n")
+    #expect(text.contains("icanon") && !text.contains("-icanon"))
+    #expect(text.contains("echo") && !text.contains("-echo"))
+    #expect(!text.contains("Scan or type a code"))
+  }
+}
