@@ -298,4 +298,42 @@ struct LaneScreenTests {
     #expect(text.contains("echo") && !text.contains("-echo"))
     #expect(!text.contains("Scan or type a code"))
   }
+
+  /// The rest of a cashier's keys: a customer found and attached, a payment the card
+  /// terminal approved, the X report, the receipt shown again where there is no printer, a
+  /// touch on the legend, the help.
+  @Test func theCashiersOtherKeys() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let client = try daemon.connect()
+    #expect(
+      try client.send(#"{"op":"customer_add","name":"Ada Park","email":"ada@example.com"}"#).isOK)
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type("2001234001199\rcAda\r")
+    var rows = try screen.waitFor("Customer Ada Park attached.")
+    #expect(rows[19].hasPrefix(" Customer Ada Park · Drawer 0.00"))
+    // A touch on the legend's "t Tender", then the card terminal's approval.
+    try screen.type("\u{1B}[<0;68;23M")
+    try screen.waitFor("Pay 37.63 with")
+    try screen.type("p\rv4242\rA7Q9\r")
+    rows = try screen.waitFor("Sale complete. Receipt 1.")
+    try screen.type("e")
+    rows = try screen.waitFor("(no printer: shown here)")
+    #expect(rows[1].hasPrefix(" Receipt 1 (no printer: shown here)"))
+    #expect(rows.contains(" Customer: Ada Park (C1)"))
+    try screen.press("NPage")
+    rows = try screen.waitFor("(11–23 of 23 lines)")
+    #expect(rows.joined().contains("VISA ****4242 (terminal A7Q9)"))
+    try screen.press("Escape")
+    try screen.type("x")
+    rows = try screen.waitFor("X report (the day so far)")
+    #expect(rows.joined(separator: "\n").contains("X REPORT"))
+    try screen.type("q")
+    try screen.type("h")
+    rows = try screen.waitFor("Keys")
+    #expect(rows[2] == " Scan, or type a barcode or SKU (capital letters) and press Enter.")
+    #expect(
+      rows.contains("   F9  t  Tender - take a payment (cash, card, gift card, store credit...)"))
+  }
 }

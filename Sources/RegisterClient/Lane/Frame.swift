@@ -136,16 +136,14 @@ package struct FrameWriter {
           column += 1
           continue
         }
-        // A run of changed cells (short unchanged gaps are rewritten: cheaper than a move).
+        // A run of changed cells; an unchanged gap of up to 4 cells before the next change
+        // is written through (cheaper than a cursor move), nothing after the last change.
         out += "\u{1B}[\(row + 1);\(column + 1)H"
-        var gap = 0
         while column < frame.width {
           let cell = frame[row, column]
           if let previous, previous[row, column] == cell {
-            gap += 1
-            if gap > 4 { break }
-          } else {
-            gap = 0
+            let ahead = (column + 1)..<min(frame.width, column + 5)
+            guard ahead.contains(where: { previous[row, $0] != frame[row, $0] }) else { break }
           }
           if style != cell.style {
             out += cell.style.sequence(colors: colors)

@@ -1,5 +1,5 @@
 /// A key as the lane screen handles it, decoded from what the terminal sends.
-package enum Key: Equatable, Sendable {
+package enum Key: Hashable, Sendable {
   /// A printable character.
   case character(Character)
   case enter

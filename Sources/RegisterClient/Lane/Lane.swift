@@ -213,8 +213,13 @@ final class Lane {
       handlePrompt(key)
       return
     }
-    if case .text = state.pane {
-      state.pane = .order
+    if case .text(_, let lines) = state.pane {
+      let step = [Key.up: -1, .down: 1, .pageUp: -10, .pageDown: 10][key]
+      if let step {
+        state.textScroll = max(0, min(lines.count - 1, state.textScroll + step))
+      } else {
+        state.pane = .order
+      }
       return
     }
     switch key {

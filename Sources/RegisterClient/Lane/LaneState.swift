@@ -98,7 +98,11 @@ package struct LaneState {
   /// The line selected (by its number on the order).
   package var selectedLine: Int?
   package var prompt: PromptView?
-  package var pane = Pane.order
+  package var pane = Pane.order {
+    didSet { textScroll = 0 }
+  }
+  /// The first line of a text pane shown.
+  package var textScroll = 0
   /// The terminal shows colour (off under `NO_COLOR`).
   package var colors = true
 

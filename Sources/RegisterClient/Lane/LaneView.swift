@@ -110,8 +110,12 @@ package enum LaneView {
         state, order: order, into: &frame, top: linesTop, count: linesCount, width: width,
         targets: &targets)
     case .text(let title, let lines):
-      frame.put(" " + title, row: 1, style: CellStyle(bold: true))
-      for (index, line) in lines.suffix(linesCount).enumerated() {
+      let first = max(0, min(state.textScroll, lines.count - linesCount))
+      let more =
+        lines.count > linesCount
+        ? "  (\(first + 1)–\(min(lines.count, first + linesCount)) of \(lines.count) lines)" : ""
+      frame.put(" " + title + more, row: 1, style: CellStyle(bold: true))
+      for (index, line) in lines.dropFirst(first).prefix(linesCount).enumerated() {
         frame.put(" " + line, row: linesTop + index)
       }
     case .list(let title, let rows):
@@ -175,7 +179,7 @@ package enum LaneView {
           " ", row: inputRow, column: label.count + shown.count, style: CellStyle(reverse: true))
       }
     } else if case .text = state.pane {
-      frame.put(" Press any key to go back.", row: inputRow, style: dim)
+      frame.put(" Up/Down scroll; any other key goes back.", row: inputRow, style: dim)
     } else {
       let quantity = state.quantity.map { "\($0) × " } ?? ""
       let label = " Scan or type a code: "
