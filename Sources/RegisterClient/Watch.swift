@@ -12,13 +12,22 @@ import RegisterServer
 /// big digits), else as plain lines without escape codes; with `--json`, the event stream as
 /// it comes. When registerd goes away it keeps trying to reconnect, and picks up where it left
 /// off (`subscribe` with `after`), so no change is missed.
-struct Watch {
+final class Watch {
   let socketPath: String
   let json: Bool
   let topics: [String]
   let count: Int?
   /// How long the thank-you stays before the welcome comes back (as on the pole display).
   static let thanksMilliseconds = Int32(CustomerDisplay.thanksMilliseconds)
+  /// What the terminal shows, so that an update writes only what changed.
+  private var screen = FrameWriter(colors: false)
+
+  init(socketPath: String, json: Bool, topics: [String], count: Int?) {
+    self.socketPath = socketPath
+    self.json = json
+    self.topics = topics
+    self.count = count
+  }
 
   func run() -> ExitStatus {
     let isTerminal = isatty(1) == 1
@@ -91,10 +100,17 @@ struct Watch {
     (try? connection.send(TypedRequest(Requests.Order())))?.result
   }
 
-  /// On a terminal: the screen cleared and drawn again; else the lines, then a blank line.
+  /// On a terminal: only the cells that changed since the last screen are written (the first
+  /// screen, and one after a resize, is drawn whole); else the lines, then a blank line.
   private func show(_ display: CustomerDisplay, terminal: Bool) {
     let lines = display.lines(big: terminal)
-    let text = lines.joined(separator: "\n") + "\n"
-    writeStandardOutput(terminal ? "\u{1B}[H\u{1B}[2J" + text : text + "\n")
+    guard terminal else {
+      writeStandardOutput(lines.joined(separator: "\n") + "\n\n")
+      return
+    }
+    let size = Terminal.size(of: 1)
+    var frame = Frame(width: size.columns, height: size.rows)
+    for (row, line) in lines.enumerated() { frame.put(line, row: row) }
+    writeStandardOutput(screen.update(to: frame))
   }
 }

@@ -262,8 +262,14 @@ struct LaneScreenTests {
     defer { daemon.cleanup() }
     let screen = try lane(daemon)
     defer { screen.close() }
+    let output = daemon.directory.path("lane-output")
+    try screen.recordOutput(to: output)
     try screen.type(String(repeating: "20000011\r", count: 50))
     let rows = try screen.waitFor("50 items")
+    // Drawn by the cells that changed: the screen is never cleared for a line rung up.
+    let drawn = try String(contentsOfFile: output, encoding: .utf8)
+    #expect(!drawn.isEmpty)
+    #expect(!drawn.contains("\u{1B}[2J"))
     #expect(rows[0].hasSuffix("Order 1  50 items"))
     let order = try daemon.connect().send(#"{"op":"order"}"#).result
     let lines = order["lines"]?.arrayValue ?? []
@@ -335,5 +341,31 @@ struct LaneScreenTests {
     #expect(rows[2] == " Scan, or type a barcode or SKU (capital letters) and press Enter.")
     #expect(
       rows.contains("   F9  t  Tender - take a payment (cash, card, gift card, store credit...)"))
+  }
+
+  /// The customer display beside the lane: the item and the promotion it earned, the total,
+  /// the thank-you with the change, and the welcome for the next customer — each change
+  /// written over the last screen, never a cleared one.
+  @Test func theCustomerDisplayFollowsTheSale() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let display = try TmuxScreen(
+      [Binaries.registerCLI.path, "--socket", daemon.socketPath, "watch"], width: 40, height: 14)
+    defer { display.close() }
+    try display.waitFor("Your items will show here.")
+    let output = daemon.directory.path("display-output")
+    try display.recordOutput(to: output)
+    #expect(try daemon.cli(["add", "CHN-KHK-34", "2"]).status == 0)
+    var rows = try display.waitFor("Chinos 2 for 60.00")
+    #expect(rows[1] == "2 x Chino Pants, Khaki 34          70.40")
+    #expect(rows[2] == "  Chinos 2 for 60.00              -10.40")
+    #expect(try daemon.cli(["tender", "cash", "70"]).status == 0)
+    rows = try display.waitFor("Thank you!")
+    #expect(rows.contains("               Receipt 1"))
+    let drawn = try String(contentsOfFile: output, encoding: .utf8)
+    #expect(drawn.contains("Chinos 2 for 60.00"))
+    #expect(!drawn.contains("\u{1B}[2J"))
+    rows = try display.waitFor("Welcome!", within: 15)
+    #expect(rows.joined(separator: "\n").contains("Your items will show here."))
   }
 }

@@ -82,6 +82,12 @@ final class TmuxScreen {
     return rows
   }
 
+  /// From now on, every byte the program writes to its terminal is appended to `path` (tmux's
+  /// `pipe-pane`), to see how it draws, not only what.
+  func recordOutput(to path: String) throws {
+    try run(["pipe-pane", "-t", "lane", "-o", "cat >> " + Self.quoted(path)])
+  }
+
   /// Resizes the window (the program gets SIGWINCH).
   func resize(width: Int, height: Int) throws {
     try run(["resize-window", "-t", "lane", "-x", "\(width)", "-y", "\(height)"])

@@ -80,9 +80,12 @@ final class Terminal {
   }
 
   /// Columns and rows (80×24 when the terminal does not say).
-  var size: (columns: Int, rows: Int) {
+  var size: (columns: Int, rows: Int) { Self.size(of: output) }
+
+  /// The size of the terminal on `descriptor` (80×24 when it does not say).
+  static func size(of descriptor: Int32) -> (columns: Int, rows: Int) {
     var window = winsize()
-    guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0
+    guard ioctl(descriptor, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0
     else { return (80, 24) }
     return (Int(window.ws_col), Int(window.ws_row))
   }

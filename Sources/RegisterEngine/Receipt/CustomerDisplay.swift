@@ -12,17 +12,31 @@ package struct CustomerDisplay: Equatable {
     case thanks
   }
 
-  /// The line most recently rung up (or changed): its name, quantity and amount.
+  /// The line most recently rung up (or changed): its name, quantity and amount, and the
+  /// promotion it earned (its name and the line's share of the saving), shown with it.
   package struct Item: Equatable {
-    package init(name: String, quantity: String, amount: String) {
+    package init(name: String, quantity: String, amount: String, promotion: Promotion? = nil) {
       self.name = name
       self.quantity = quantity
       self.amount = amount
+      self.promotion = promotion
     }
 
     package var name: String
     package var quantity: String
     package var amount: String
+    package var promotion: Promotion?
+  }
+
+  /// A promotion a line earned: its name and what it took off the line.
+  package struct Promotion: Equatable {
+    package var name: String
+    package var saving: String
+
+    package init(name: String, saving: String) {
+      self.name = name
+      self.saving = saving
+    }
   }
 
   package var screen = Screen.welcome
@@ -94,10 +108,19 @@ package struct CustomerDisplay: Equatable {
         EventType.priceOverridden.rawValue, EventType.discountSet.rawValue,
       ].contains(type ?? "")
       ? lines.first { number != nil && $0["line"] == number } ?? lines.last : lines.last
-    lastItem = line.map {
-      Item(
-        name: CustomerDisplay.text($0["name"]), quantity: CustomerDisplay.text($0["qty"]),
-        amount: CustomerDisplay.text($0["amount"]))
+    lastItem = line.map { line in
+      // The promotion whose lines hold this one, with the line's share of its saving.
+      let promotion = (order["promotions"]?.arrayValue ?? []).first { promotion in
+        (promotion["lines"]?.arrayValue ?? []).contains { $0["line"] == line["line"] }
+      }
+      return Item(
+        name: CustomerDisplay.text(line["name"]), quantity: CustomerDisplay.text(line["qty"]),
+        amount: CustomerDisplay.text(line["amount"]),
+        promotion: promotion.flatMap { promotion in
+          line["promotion_discount"]?.stringValue.map {
+            Promotion(name: CustomerDisplay.text(promotion["name"]), saving: $0)
+          }
+        })
     }
   }
 
@@ -164,6 +187,9 @@ package struct CustomerDisplay: Equatable {
           item.quantity == "1" || item.quantity.isEmpty
           ? item.name : "\(item.quantity) x \(item.name)"
         out.append(columns(name, item.amount, width))
+        if let promotion = item.promotion {
+          out.append(columns("  " + promotion.name, "-" + promotion.saving, width))
+        }
       }
       out.append(String(repeated: "-", count: width))
       out += amount("TOTAL", total, big: big, width: width)
