@@ -69,10 +69,15 @@ echo "commit:   $(git rev-parse --short HEAD)"
 echo "load:     ${load_kind}${request:+: 16 clients, 1 in flight each: $request}"
 echo
 if [ -n "$request" ]; then
-  "$load" --socket "$socket" --proto line --conns 16 --depth 1 --warmup 0 --duration 110 \
+  # (At most 60 s of load: the scans take a few seconds.)
+  "$load" --socket "$socket" --proto line --conns 16 --depth 1 --warmup 0 --duration 60 \
     -- "$request" >"$work/load.out" 2>&1 &
   load_pid=$!
   sleep 1
+  if ! kill -0 "$load_pid" 2>/dev/null; then
+    echo "the load client stopped: $(cat "$work/load.out")" >&2
+    exit 1
+  fi
 fi
 python3 Benchmarks/lane_latency.py "$bin/register-cli" "$socket" --scans "$scans"
 if [ -n "$load_pid" ]; then

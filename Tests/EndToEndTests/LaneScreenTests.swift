@@ -368,4 +368,37 @@ struct LaneScreenTests {
     rows = try display.waitFor("Welcome!", within: 15)
     #expect(rows.joined(separator: "\n").contains("Your items will show here."))
   }
+
+  /// A lane whose registerd went away waits for it without spinning, even when the status
+  /// bar was due to be read again as it went (a change from another client just before).
+  @Test func anOfflineLaneWaitsQuietly() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    let client = try daemon.connect()
+    #expect(try client.send(#"{"op":"paid_in","amount":"1.00","reason":"float top-up"}"#).isOK)
+    daemon.kill9()
+    try screen.waitFor("OFFLINE, reconnecting")
+    let lane = try screen.pid()
+    let before = try #require(cpuTicks(lane))
+    usleep(1_000_000)
+    let after = try #require(cpuTicks(lane))
+    // Reconnecting every 300 ms costs next to nothing; a busy loop would take the whole second
+    // (100 ticks).
+    #expect(after - before < 20, "\(after - before) ticks of CPU in one second offline")
+  }
+
+  /// A process's user and system CPU time, in clock ticks (/proc/PID/stat).
+  func cpuTicks(_ pid: Int32) -> Int? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let end = stat.lastIndex(of: ")")
+    else { return nil }
+    let fields = stat[stat.index(after: end)...].split(separator: " ")
+    // After the name: state is field 3, utime 14 and stime 15 (counted from 1 with pid, name).
+    guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
+      return nil
+    }
+    return user + system
+  }
 }

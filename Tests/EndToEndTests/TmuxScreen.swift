@@ -29,8 +29,11 @@ final class TmuxScreen {
 
   deinit { close() }
 
-  /// Stops the program and the tmux server.
+  /// Stops the program and the tmux server. The program is killed outright first: a process
+  /// the test runner starts may inherit blocked signals, and one that never sees tmux's SIGHUP
+  /// would keep its server, and itself, running after the test.
   func close() {
+    if let pid = try? pid(), pid > 0 { kill(pid, SIGKILL) }
     _ = try? runProgram(tmux, ["-L", server, "kill-server"])
   }
 

@@ -23,6 +23,11 @@ final class Lane {
   private var writer: FrameWriter
   private var running = true
   private var nextAttempt: Int64 = 0
+  /// When the status bar is to be read again (nil: it is up to date), and when it last was.
+  private var statusDue: Int64?
+  private var lastStatus: Int64 = 0
+  /// The status bar is read again at most this often while events come.
+  static let statusMilliseconds: Int64 = 250
   /// Milliseconds between attempts to reach registerd again.
   static let retryMilliseconds: Int64 = 300
   /// How long an Escape waits for the rest of a sequence (a function key's bytes can come
@@ -60,9 +65,13 @@ final class Lane {
       if let events = link.eventDescriptor {
         descriptors.append(pollfd(fd: events, events: Int16(POLLIN), revents: 0))
       }
-      let timeout: Int32 =
+      var timeout: Int32 =
         decoder.isWaiting
         ? Self.escapeMilliseconds : link.isOnline ? -1 : Int32(Self.retryMilliseconds)
+      if let statusDue, link.isOnline {
+        let wait = Int32(clamping: max(0, statusDue - Self.now()))
+        timeout = timeout < 0 ? wait : min(timeout, wait)
+      }
       let ready = retryingOnInterrupt { poll(&descriptors, nfds_t(descriptors.count), timeout) }
       if descriptors[1].revents != 0 {
         for signal in terminal.takeSignals() {
@@ -85,6 +94,7 @@ final class Lane {
         if !types.isEmpty { refresh(after: types) }
         if lost { goOffline() }
       }
+      if link.isOnline, let statusDue, Self.now() >= statusDue { refreshStatus() }
       if !link.isOnline && Self.now() >= nextAttempt { reconnect() }
       if running { draw(terminal) }
     }
@@ -135,6 +145,8 @@ final class Lane {
   }
 
   func goOffline() {
+    // (The status bar is read again once registerd is back.)
+    statusDue = nil
     link.disconnect()
     state.connection = .offline
     nextAttempt = Self.now() + Self.retryMilliseconds
@@ -142,16 +154,14 @@ final class Lane {
 
   /// Reads again what the events changed: the order, and the status bar's facts.
   private func refresh(after types: [String]) {
-    let statusEvents: Set<String> = [
-      "signed_in", "signed_out", "operator_added", "operator_removed", "day_closed",
-      "sale_completed", "return_completed", "float_set", "paid_in", "paid_out", "no_sale",
-      "print_queued", "print_done", "store_configured", "catalog_loaded", "order_voided",
-    ]
-    if types.contains(where: { statusEvents.contains($0) }) { refreshStatus() }
-    if types.contains(where: {
-      !statusEvents.contains($0) || $0.hasPrefix("sale") || $0.hasPrefix("order")
-    }) {
-      refreshOrder()
+    // The order's own events, and those that end an order: the order is read again at once.
+    let orderEvents = CustomerDisplay.orderEvents.union(["sale_completed", "return_completed"])
+    if types.contains(where: orderEvents.contains) { refreshOrder() }
+    // Everything else touches the status bar (who is signed in, the day, the drawer, the
+    // printer): read again at most every `statusMilliseconds`, however many events come — a
+    // busy register sends thousands a second, and the lane must stay quick to scan.
+    if types.contains(where: { !CustomerDisplay.orderEvents.contains($0) }), statusDue == nil {
+      statusDue = max(Self.now(), lastStatus + Self.statusMilliseconds)
     }
   }
 
@@ -162,6 +172,8 @@ final class Lane {
   }
 
   func refreshStatus() {
+    lastStatus = Self.now()
+    statusDue = nil
     if case .success(_, let hello)? = query(Requests.Hello()) {
       state.store = hello["store"]?.stringValue ?? ""
       state.day = hello["day"]?.int64Value.map { Int($0) }

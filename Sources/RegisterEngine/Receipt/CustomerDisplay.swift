@@ -57,7 +57,7 @@ package struct CustomerDisplay: Equatable {
   }
 
   /// Events that change the order (and so the display); others leave it as it is.
-  static let orderEvents: Set<String> = [
+  package static let orderEvents: Set<String> = [
     EventType.lineAdded.rawValue, EventType.lineRemoved.rawValue, EventType.quantitySet.rawValue,
     EventType.tenderAdded.rawValue, EventType.discountSet.rawValue,
     EventType.priceOverridden.rawValue, EventType.lineVoided.rawValue,
