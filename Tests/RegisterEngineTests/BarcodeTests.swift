@@ -55,7 +55,7 @@ import Testing
 }
 
 /// A register whose products carry barcodes, behind the protocol.
-private struct ScanLane {
+private struct ScanLane: RequestLane {
   static let catalog = """
     {"store": {"name": "Scan Lane", "address": [], "currency": "USD",
                "tax": {"classes": {"standard": "10", "exempt": "0"}, "default_class": "standard"}},
@@ -80,10 +80,18 @@ private struct ScanLane {
       register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime))
   }
 
-  func send(_ line: String) throws -> JSONValue { try service.send(line) }
-  func ok(_ line: String) throws -> JSONValue { try service.ok(line) }
+  @discardableResult
+  func send(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    try service.send(line, sourceLocation: sourceLocation)
+  }
+
+  @discardableResult
+  func ok(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    try service.ok(line, sourceLocation: sourceLocation)
+  }
+
   func scan(_ code: String) throws -> JSONValue {
-    try send(#"{"op":"scan","code":"\#(code)"}"#)
+    try send(Requests.Scan(code: code))
   }
 }
 
@@ -96,7 +104,7 @@ private struct ScanLane {
     #expect(line?["sku"] == .string("TEE"))
     #expect(line?["qty"] == .int(1))
     // The second barcode of the same product, then a UPC-A read as the EAN-13 it is.
-    _ = try lane.ok(#"{"op":"scan","code":"96385074"}"#)
+    _ = try lane.ok(Requests.Scan(code: "96385074"))
     let cap = try lane.scan("0036000291452")
     #expect(
       cap["result"]?["lines"]?.arrayValue?.map { $0["sku"] } == [
@@ -106,20 +114,20 @@ private struct ScanLane {
 
   @Test func aBarcodeGivenToAddRingsUpItsProductAndASKUStillWins() throws {
     let lane = try ScanLane()
-    let tee = try lane.ok(#"{"op":"add","sku":"4006381333931","qty":2}"#)
+    let tee = try lane.ok(Requests.Add(sku: "4006381333931", quantity: 2))
     #expect(tee["lines"]?.arrayValue?.last?["sku"] == .string("TEE"))
     #expect(tee["lines"]?.arrayValue?.last?["qty"] == .int(2))
     // A SKU that is all digits is the product with that SKU, barcode or not.
-    let sock = try lane.ok(#"{"op":"add","sku":"12345"}"#)
+    let sock = try lane.ok(Requests.Add(sku: "12345"))
     #expect(sock["lines"]?.arrayValue?.last?["sku"] == .string("12345"))
-    #expect(try lane.send(#"{"op":"add","sku":"73513537"}"#).errorCode == "unknown_sku")
+    #expect(try lane.send(Requests.Add(sku: "73513537")).errorCode == "unknown_sku")
   }
 
   @Test func aScannedSKUAndScannerWhitespaceWork() throws {
     let lane = try ScanLane()
-    #expect(try lane.scan("CAP\\r")["ok"] == .bool(true))
+    #expect(try lane.scan("CAP\r")["ok"] == .bool(true))
     #expect(
-      try lane.scan("  12345\\t")["result"]?["lines"]?.arrayValue?.last?["sku"] == .string("12345"))
+      try lane.scan("  12345\t")["result"]?["lines"]?.arrayValue?.last?["sku"] == .string("12345"))
   }
 
   @Test func aMisreadAnUnknownCodeAndBadInputChangeNothing() throws {
@@ -131,7 +139,7 @@ private struct ScanLane {
     #expect(try lane.scan("4006381333901").errorCode == "invalid_barcode")
     #expect(try lane.scan("73513537").errorCode == "unknown_barcode")
     #expect(try lane.scan("NO-SUCH-SKU").errorCode == "unknown_barcode")
-    for bad in ["", "   ", "A\\u0001B", String(repeating: "7", count: 65)] {
+    for bad in ["", "   ", "A\u{1}B", String(repeating: "7", count: 65)] {
       #expect(try lane.scan(bad).errorCode == "bad_request", "\(bad)")
     }
     #expect(try lane.send(#"{"op":"scan","code":5}"#).errorCode == "bad_request")
@@ -141,8 +149,8 @@ private struct ScanLane {
 
   @Test func scanRespectsStockAndRequiredOptionsAsAddDoes() throws {
     let lane = try ScanLane()
-    _ = try lane.ok(#"{"op":"scan","code":"4006381333931"}"#)
-    _ = try lane.ok(#"{"op":"scan","code":"4006381333931"}"#)
+    _ = try lane.ok(Requests.Scan(code: "4006381333931"))
+    _ = try lane.ok(Requests.Scan(code: "4006381333931"))
     #expect(try lane.scan("4006381333931").errorCode == "out_of_stock")
     #expect(try lane.scan("5901234123457").errorCode == "invalid_option")
   }
@@ -150,26 +158,35 @@ private struct ScanLane {
   @Test func productOpsKeepBarcodesUnique() throws {
     let lane = try ScanLane()
     let taken = try lane.send(
-      #"{"op":"product_add","product":{"sku":"NEW","name":"New","description":"","category":"X","price":"1.00","barcodes":["036000291452"]}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "NEW", "name": "New", "description": "", "category": "X", "price": "1.00",
+          "barcodes": ["036000291452"],
+        ]))
     )
     #expect(taken.errorCode == "invalid_product")
     #expect(taken["error"]?["message"]?.stringValue?.contains("CAP") == true)
     let skuClash = try lane.send(
-      #"{"op":"product_update","sku":"CAP","changes":{"barcodes":["12345"]}}"#)
+      Requests.ProductUpdate(sku: "CAP", changes: JSONObject(["barcodes": ["12345"]])))
     #expect(skuClash.errorCode == "invalid_product")
     let badDigit = try lane.send(
-      #"{"op":"product_update","sku":"CAP","changes":{"barcodes":["036000291453"]}}"#)
+      Requests.ProductUpdate(sku: "CAP", changes: JSONObject(["barcodes": ["036000291453"]])))
     #expect(badDigit.errorCode == "invalid_product")
     #expect(badDigit["error"]?["message"]?.stringValue?.contains("check digit should be 2") == true)
     // A product may change its own codes, and the old code then names nothing.
-    _ = try lane.ok(#"{"op":"product_update","sku":"CAP","changes":{"barcodes":["73513537"]}}"#)
+    _ = try lane.ok(
+      Requests.ProductUpdate(sku: "CAP", changes: JSONObject(["barcodes": ["73513537"]])))
     #expect(try lane.scan("73513537")["ok"] == .bool(true))
     #expect(try lane.scan("036000291452").errorCode == "unknown_barcode")
     // A removed product's codes are free again.
-    _ = try lane.ok(#"{"op":"void"}"#)
-    _ = try lane.ok(#"{"op":"product_remove","sku":"CAP"}"#)
+    _ = try lane.ok(Requests.Void())
+    _ = try lane.ok(Requests.ProductRemove(sku: "CAP"))
     _ = try lane.ok(
-      #"{"op":"product_add","product":{"sku":"NEW","name":"New","description":"","category":"X","price":"1.00","barcodes":["73513537"]}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "NEW", "name": "New", "description": "", "category": "X", "price": "1.00",
+          "barcodes": ["73513537"],
+        ]))
     )
     #expect(
       try lane.scan("73513537")["result"]?["lines"]?.arrayValue?.last?["sku"] == .string("NEW"))
@@ -177,7 +194,7 @@ private struct ScanLane {
 
   @Test func catalogShowsBarcodesAndTheFileIsChecked() throws {
     let lane = try ScanLane()
-    let products = try lane.ok(#"{"op":"catalog"}"#)["products"]?.arrayValue ?? []
+    let products = try lane.ok(Requests.Catalog())["products"]?.arrayValue ?? []
     #expect(
       products.first { $0["sku"] == .string("TEE") }?["barcodes"]
         == .array([.string("4006381333931"), .string("96385074")]))
@@ -212,7 +229,8 @@ private struct ScanLane {
 
   @Test func barcodesSurviveTheJournalAndTheSnapshot() throws {
     let lane = try ScanLane()
-    _ = try lane.ok(#"{"op":"product_update","sku":"CAP","changes":{"barcodes":["73513537"]}}"#)
+    _ = try lane.ok(
+      Requests.ProductUpdate(sku: "CAP", changes: JSONObject(["barcodes": ["73513537"]])))
     let state = lane.service.register
     let decoded = try Register(snapshot: state.snapshotValue())
     #expect(decoded.products == state.products)
@@ -228,8 +246,8 @@ private struct ScanLane {
     }
     #expect(ReceiptCode.text(for: 42) == "R42")
     let lane = try ScanLane()
-    _ = try lane.ok(#"{"op":"scan","code":"CAP"}"#)
-    _ = try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    _ = try lane.ok(Requests.Scan(code: "CAP"))
+    _ = try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     let reprint = try lane.ok(#"{"op":"receipt","number":"R1"}"#)
     #expect(reprint["number"] == .int(1))
     let refund = try lane.ok(

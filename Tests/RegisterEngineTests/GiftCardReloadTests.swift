@@ -2,37 +2,8 @@ import Testing
 
 @testable import RegisterEngine
 
-extension JournalLane {
-  /// Sends a typed request, as a client builds it.
-  @discardableResult
-  func send(_ body: any RequestBody, sourceLocation: SourceLocation = #_sourceLocation) throws
-    -> JSONValue
-  {
-    try send(RequestEnvelope().line(for: body), sourceLocation: sourceLocation)
-  }
-
-  /// Sends a typed request that must succeed and returns its `result`.
-  @discardableResult
-  func ok(_ body: any RequestBody, sourceLocation: SourceLocation = #_sourceLocation) throws
-    -> JSONValue
-  {
-    try ok(RequestEnvelope().line(for: body), sourceLocation: sourceLocation)
-  }
-
-  /// Sends a typed request that must be refused with `code`.
-  func refused(
-    _ body: any RequestBody, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
-    try refused(RequestEnvelope().line(for: body), code, sourceLocation: sourceLocation)
-  }
-}
-
 /// `gift_card_reload`: value loaded onto a card already issued, as a line of a sale.
 @Suite struct GiftCardReloadTests {
-  static func usd(_ text: String) -> Money {
-    (try? Money.parse(text, currency: .usd)) ?? .zero(.usd)
-  }
-
   static func reload(_ number: String, _ amount: String) -> Requests.GiftCardReload {
     Requests.GiftCardReload(number: number, amount: usd(amount))
   }
@@ -50,7 +21,7 @@ extension JournalLane {
     #expect(order["total"] == "30.00")
     // Not yet: the card is loaded by the sale, not by the line.
     #expect(try lane.balance(number) == "25.00")
-    let sale = try lane.ok(Requests.Tender(.cash(amount: Self.usd("30.00"))))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("30.00"))))
     #expect(try lane.balance(number) == "55.00")
     // No new card is issued for a reload; the receipt shows the line, the card masked.
     #expect(sale["receipt"]?["receipt"]?["gift_cards"] == nil)
@@ -66,8 +37,8 @@ extension JournalLane {
     let number = try #require(try lane.sellGiftCards().first)
     try lane.ok(Self.reload(number, "20.00"))
     try lane.ok(Requests.Void(reason: "changed mind"))
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.ok(Requests.Tender(.cash(amount: Self.usd("21.50"))))
+    try lane.ok(Requests.Add(sku: "TEE"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("21.50"))))
     #expect(try lane.balance(number) == "25.00")
   }
 
@@ -87,10 +58,10 @@ extension JournalLane {
     try lane.ok(Self.reload(number, "20.00"))
     try lane.refused(Requests.SetQty(line: 1, quantity: 2), "invalid_quantity")
     try lane.refused(
-      Requests.Discount(line: 1, value: .amount(Self.usd("1.00")), reason: "x"),
+      Requests.Discount(line: 1, value: .amount(usd("1.00")), reason: "x"),
       "invalid_discount")
     try lane.refused(
-      Requests.OverridePrice(line: 1, unitPrice: Self.usd("1.00"), reason: "x"), "invalid_amount")
+      Requests.OverridePrice(line: 1, unitPrice: usd("1.00"), reason: "x"), "invalid_amount")
     // Nor is a gift card paid with a gift card.
     try lane.refused(
       Requests.Tender(.giftCard(number: number, amount: nil)), "gift_card_for_gift_card")
@@ -102,7 +73,7 @@ extension JournalLane {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     try lane.ok(Self.reload(number, "20.00"))
-    let sale = try lane.ok(Requests.Tender(.cash(amount: Self.usd("20.00"))))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     let receipt = try #require(sale["receipt"]?["number"]?.int64Value.map { Int($0) })
     try lane.refused(
       Requests.Return(
@@ -114,9 +85,9 @@ extension JournalLane {
   @Test func theReportsCountReloadsOnALineOfTheirOwn() throws {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     try lane.ok(Self.reload(number, "40.00"))
-    try lane.ok(Requests.Tender(.cash(amount: Self.usd("61.50"))))
+    try lane.ok(Requests.Tender(.cash(amount: usd("61.50"))))
     let result = try lane.ok(Requests.Report(kind: .x))
     let report = try #require(result["report"])
     // Sales are the tee only; the card sold and the reload are money held, apart.

@@ -34,9 +34,17 @@ extension RegisterService {
     try JSONParser.parse(handle(line: line, connection: connection))
   }
 
+  /// Sends a typed request from `connection` and returns the parsed reply.
+  @discardableResult
+  func send(
+    _ body: any RequestBody, envelope: RequestEnvelope = RequestEnvelope(), from connection: Int
+  ) throws -> JSONValue {
+    try send(requestLine(body, envelope: envelope), from: connection)
+  }
+
   /// The catalog entry of `sku`, as the `catalog` op shows it.
   func catalogEntry(_ sku: String) throws -> JSONValue {
-    let catalog = try ok(#"{"op":"catalog"}"#)
+    let catalog = try ok(Requests.Catalog())
     let products = try #require(catalog["products"]?.arrayValue)
     return try #require(products.first { $0["sku"] == .string(sku) })
   }

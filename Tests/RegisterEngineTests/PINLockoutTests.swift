@@ -7,7 +7,7 @@ import Testing
 
 /// A staffed lane (manager "mo" PIN 9876, cashier "amy" PIN 1234, amy signed in) journaling
 /// into memory on a clock the test moves, so that what replay rebuilds can be compared.
-struct PINLane {
+struct PINLane: RequestLane {
   let storage = MemoryJournalStorage()
   let clock = ManualClock(testTime)
   let service: RegisterService
@@ -19,16 +19,18 @@ struct PINLane {
     let journal = Journal(storage: storage, lastSum: JournalRecord.genesis, lastSequence: 0)
     service = RegisterService(register: Register(), clock: clock, journal: journal)
     try service.commit(Register.startupEvents(for: catalog, current: nil))
-    try ok(#"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
-    try ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
-    try ok(#"{"op":"operator_add","operator_id":"amy","name":"Amy","role":"cashier","pin":"1234"}"#)
-    try ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    try ok(Requests.OperatorAdd(operatorID: "mo", name: "Mo", role: .manager, pin: "9876"))
+    try ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
+    try ok(Requests.OperatorAdd(operatorID: "amy", name: "Amy", role: .cashier, pin: "1234"))
+    try ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
   }
 
   var register: Register { service.register }
 
   @discardableResult
-  func send(_ line: String) throws -> JSONValue { try service.send(line) }
+  func send(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    try service.send(line, sourceLocation: sourceLocation)
+  }
 
   @discardableResult
   func ok(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
@@ -80,7 +82,8 @@ struct PINLane {
     let lane = try PINLane()
     #expect(try lane.send(Self.wrongApproval).errorCode == "wrong_pin")
     // Voiding needs a manager; the order is empty, so the void itself is refused.
-    let refused = try lane.send(#"{"op":"void","approve":{"operator":"mo","pin":"9876"}}"#)
+    let refused = try lane.send(
+      Requests.Void(), envelope: RequestEnvelope(approval: Approval(operatorID: "mo", pin: "9876")))
     #expect(refused["ok"] == .bool(false))
     #expect(refused.errorCode != "wrong_pin" && refused.errorCode != "approval_required")
     #expect(try lane.person("mo").failedAttempts == 0)
@@ -99,12 +102,12 @@ struct PINLane {
     let lane = try PINLane(storeExtra: #", "lockout_minutes": 10"#)
     for _ in 1...5 {
       #expect(
-        try lane.send(#"{"op":"sign_in","operator":"amy","pin":"0000"}"#).errorCode == "wrong_pin")
+        try lane.send(Requests.SignIn(operatorID: "amy", pin: "0000")).errorCode == "wrong_pin")
     }
     let lockedAt = lane.clock.now()
     #expect(try lane.person("amy").locked)
     #expect(try lane.person("amy").lockedAt == lockedAt)
-    let list = try lane.ok(#"{"op":"operator_list"}"#)
+    let list = try lane.ok(Requests.OperatorList())
     let amy = try #require(list["operators"]?.arrayValue?.first { $0["id"] == .string("amy") })
     #expect(amy["locked"] == .bool(true))
     let until = Timestamp(
@@ -113,19 +116,19 @@ struct PINLane {
     #expect(amy["locked_until"] == .string(until.iso8601))
 
     lane.advance(minutes: 9, seconds: 59)
-    let early = try lane.send(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    let early = try lane.send(Requests.SignIn(operatorID: "amy", pin: "1234"))
     #expect(early.errorCode == "operator_locked")
     #expect(early["error"]?["message"]?.stringValue?.contains(until.local.timeString) == true)
 
     lane.advance(minutes: 0, seconds: 1)
-    let listed = try lane.ok(#"{"op":"operator_list"}"#)
+    let listed = try lane.ok(Requests.OperatorList())
     let after = try #require(listed["operators"]?.arrayValue?.first { $0["id"] == .string("amy") })
     #expect(after["locked"] == .bool(false) && after["failed_attempts"] == .int(0))
     // A wrong PIN after expiry starts a new count: one, not a sixth.
-    let wrong = try lane.send(#"{"op":"sign_in","operator":"amy","pin":"0000"}"#)
+    let wrong = try lane.send(Requests.SignIn(operatorID: "amy", pin: "0000"))
     #expect(wrong.errorCode == "wrong_pin")
     #expect(try lane.person("amy").failedAttempts == 1 && !lane.person("amy").locked)
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
     #expect(try lane.person("amy").failedAttempts == 0)
     // Replay brings back the same operators, lock times included: no clock in apply.
     #expect(try lane.replayed().operators == lane.register.operators)
@@ -137,7 +140,7 @@ struct PINLane {
     #expect(try lane.send(Self.rightApproval).errorCode == "operator_locked")
     lane.advance(minutes: StoreSettings.defaultLockoutMinutes.int64)
     // The cashier, idle as long, signs in again (`operator_idle_minutes`).
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
     try lane.ok(Self.rightApproval)
     let mo = try lane.person("mo")
     #expect(!mo.locked && mo.failedAttempts == 0 && mo.lockedAt == nil)
@@ -148,9 +151,9 @@ struct PINLane {
   /// from the journaled event times only.
   @Test func lockStateAfterReplayDependsOnlyOnJournaledTimes() throws {
     let lane = try PINLane(storeExtra: #", "lockout_minutes": 1"#)
-    for _ in 1...5 { _ = try lane.send(#"{"op":"sign_in","operator":"amy","pin":"0000"}"#) }
+    for _ in 1...5 { _ = try lane.send(Requests.SignIn(operatorID: "amy", pin: "0000")) }
     lane.advance(minutes: 2)
-    for _ in 1...3 { _ = try lane.send(#"{"op":"sign_in","operator":"amy","pin":"0000"}"#) }
+    for _ in 1...3 { _ = try lane.send(Requests.SignIn(operatorID: "amy", pin: "0000")) }
     let amy = try lane.person("amy")
     #expect(amy.failedAttempts == 3 && !amy.locked)
     #expect(try lane.replayed().operators == lane.register.operators)
@@ -249,7 +252,7 @@ struct PINLane {
     let line = Array(#"{"op":"sign_in","operator":"amy","pin":"4321"}"#.utf8)
     // Prepared against amy's old salt; her PIN is set again before the line is handled.
     let stale = try #require(lane.service.pinWork(for: line)).perform()
-    try lane.ok(#"{"op":"operator_set_pin","operator_id":"amy","pin":"4321"}"#)
+    try lane.ok(Requests.OperatorSetPIN(operatorID: "amy", pin: "4321"))
     let reply = lane.service.handle([IncomingLine(connection: 1, bytes: line, prepared: stale)])
     #expect(try JSONParser.parse(reply[0].line)["ok"] == .bool(true))
   }

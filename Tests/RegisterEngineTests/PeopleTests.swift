@@ -67,7 +67,7 @@ import Testing
 
 /// A lane whose store hashes PINs with few iterations (fast in a debug build) and has a
 /// discount approval limit of 20 %.
-struct PeopleLane {
+struct PeopleLane: RequestLane {
   let service: RegisterService
   static let catalog = """
     {"store": {"name": "People Lane", "currency": "USD",
@@ -86,7 +86,9 @@ struct PeopleLane {
   var register: Register { service.register }
 
   @discardableResult
-  func send(_ line: String) throws -> JSONValue { try service.send(line) }
+  func send(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    try service.send(line, sourceLocation: sourceLocation)
+  }
 
   @discardableResult
   func ok(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
@@ -97,11 +99,11 @@ struct PeopleLane {
   static func staffed() throws -> PeopleLane {
     let lane = try PeopleLane()
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
-    try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
+      Requests.OperatorAdd(operatorID: "mo", name: "Mo", role: .manager, pin: "9876"))
+    try lane.ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"amy","name":"Amy","role":"cashier","pin":"1234"}"#)
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+      Requests.OperatorAdd(operatorID: "amy", name: "Amy", role: .cashier, pin: "1234"))
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
     return lane
   }
 }
@@ -109,27 +111,27 @@ struct PeopleLane {
 @Suite struct OperatorTests {
   @Test func openUntilTheFirstOperatorWhoMustBeAManager() throws {
     let lane = try PeopleLane()
-    try lane.ok(#"{"op":"add","sku":"HAT"}"#)
+    try lane.ok(Requests.Add(sku: "HAT"))
     let cashier = try lane.send(
-      #"{"op":"operator_add","operator_id":"amy","name":"Amy","role":"cashier","pin":"1234"}"#)
+      Requests.OperatorAdd(operatorID: "amy", name: "Amy", role: .cashier, pin: "1234"))
     #expect(cashier.errorCode == "forbidden")
     try lane.ok(#"{"op":"operator_add","id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
-    #expect(try lane.send(#"{"op":"add","sku":"HAT"}"#).errorCode == "not_signed_in")
+    #expect(try lane.send(Requests.Add(sku: "HAT")).errorCode == "not_signed_in")
     // Reads still work.
-    try lane.ok(#"{"op":"order"}"#)
-    try lane.ok(#"{"op":"operator_list"}"#)
+    try lane.ok(Requests.Order())
+    try lane.ok(Requests.OperatorList())
   }
 
   @Test func pinsAreValidatedAndNeverKept() throws {
     let lane = try PeopleLane()
     for pin in ["123", "12345678901234", "12a4", ""] {
       let reply = try lane.send(
-        #"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"\#(pin)"}"#)
+        Requests.OperatorAdd(operatorID: "mo", name: "Mo", role: .manager, pin: pin))
       #expect(reply.errorCode == "invalid_pin", "\(pin)")
     }
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
-    let listed = try lane.ok(#"{"op":"operator_list"}"#).serialized
+      Requests.OperatorAdd(operatorID: "mo", name: "Mo", role: .manager, pin: "9876"))
+    let listed = try lane.ok(Requests.OperatorList()).serialized
     #expect(!listed.contains("9876") && !listed.contains("pin"))
     let person = try #require(lane.register.operators.first)
     #expect(person.pin.matches("9876"))
@@ -139,22 +141,22 @@ struct PeopleLane {
   @Test func fiveWrongPINsLockUntilAManagerUnlocks() throws {
     let lane = try PeopleLane.staffed()
     for attempt in 1...4 {
-      let reply = try lane.send(#"{"op":"sign_in","operator":"amy","pin":"0000"}"#)
+      let reply = try lane.send(Requests.SignIn(operatorID: "amy", pin: "0000"))
       #expect(reply.errorCode == "wrong_pin")
       #expect(lane.register.operators.first { $0.id == "amy" }?.failedAttempts == attempt)
     }
     // A right PIN resets the count.
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
     #expect(lane.register.operators.first { $0.id == "amy" }?.failedAttempts == 0)
-    for _ in 1...5 { _ = try lane.send(#"{"op":"sign_in","operator":"amy","pin":"0000"}"#) }
+    for _ in 1...5 { _ = try lane.send(Requests.SignIn(operatorID: "amy", pin: "0000")) }
     #expect(lane.register.operators.first { $0.id == "amy" }?.locked == true)
     #expect(lane.register.signedIn == nil, "a locked operator is signed out")
     #expect(
-      try lane.send(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#).errorCode
+      try lane.send(Requests.SignIn(operatorID: "amy", pin: "1234")).errorCode
         == "operator_locked")
-    try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
-    try lane.ok(#"{"op":"operator_unlock","operator_id":"amy"}"#)
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
+    try lane.ok(Requests.OperatorUnlock(operatorID: "amy"))
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
   }
 
   @Test(arguments: [
@@ -167,7 +169,7 @@ struct PeopleLane {
   ])
   func managerApproval(request: String) throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"add","sku":"HAT"}"#)
+    try lane.ok(Requests.Add(sku: "HAT"))
     let before = lane.register.lastSequence
     #expect(try lane.send(request).errorCode == "approval_required")
     #expect(lane.register.lastSequence == before, "refused without approval, nothing changed")
@@ -183,26 +185,26 @@ struct PeopleLane {
 
   @Test func smallDiscountsNeedNoManager() throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"add","sku":"HAT"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"20","reason":"limit"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"amount":"4.00","reason":"limit"}"#)
+    try lane.ok(Requests.Add(sku: "HAT"))
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("20")), reason: "limit"))
+    try lane.ok(Requests.Discount(line: 1, value: .amount(usd("4.00")), reason: "limit"))
   }
 
   @Test func theLastManagerCannotBeRemovedWhileOthersRemain() throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
-    #expect(try lane.send(#"{"op":"operator_remove","operator_id":"mo"}"#).errorCode == "forbidden")
-    try lane.ok(#"{"op":"operator_remove","operator_id":"amy"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
+    #expect(try lane.send(Requests.OperatorRemove(operatorID: "mo")).errorCode == "forbidden")
+    try lane.ok(Requests.OperatorRemove(operatorID: "amy"))
     #expect(lane.register.operators.map(\.id) == ["mo"])
   }
 
   @Test func aCashierMaySetTheirOwnPINButNotAnothers() throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"operator_set_pin","operator_id":"amy","pin":"4321"}"#)
+    try lane.ok(Requests.OperatorSetPIN(operatorID: "amy", pin: "4321"))
     #expect(
-      try lane.send(#"{"op":"operator_set_pin","operator_id":"mo","pin":"4321"}"#).errorCode
+      try lane.send(Requests.OperatorSetPIN(operatorID: "mo", pin: "4321")).errorCode
         == "approval_required")
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"4321"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "4321"))
   }
 
   @Test func autoSignOutAfterASale() throws {
@@ -213,13 +215,13 @@ struct PeopleLane {
     let service = RegisterService(
       register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime))
     try service.ok(
-      #"{"op":"operator_add","operator_id":"mo","name":"Mo","role":"manager","pin":"9876"}"#)
-    try service.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
-    try service.ok(#"{"op":"add","sku":"HAT"}"#)
-    let paid = try service.ok(#"{"op":"tender","type":"cash","amount":"50"}"#)
+      Requests.OperatorAdd(operatorID: "mo", name: "Mo", role: .manager, pin: "9876"))
+    try service.ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
+    try service.ok(Requests.Add(sku: "HAT"))
+    let paid = try service.ok(Requests.Tender(.cash(amount: usd("50"))))
     #expect(paid["receipt"]?["text"]?.stringValue?.contains("Cashier: Mo") == true)
     #expect(service.register.signedIn == nil)
-    #expect(try service.send(#"{"op":"add","sku":"HAT"}"#).errorCode == "not_signed_in")
+    #expect(try service.send(Requests.Add(sku: "HAT")).errorCode == "not_signed_in")
   }
 }
 

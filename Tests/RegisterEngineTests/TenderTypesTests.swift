@@ -36,27 +36,16 @@ extension JournalLane {
   /// A lane on `tenderCatalogJSON`.
   static func tenders() throws -> JournalLane { try JournalLane(catalogJSON: tenderCatalogJSON) }
 
-  /// Sends a request that must be refused with `code`; returns the message.
-  @discardableResult
-  func refused(
-    _ line: String, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> String {
-    let reply = try send(line, sourceLocation: sourceLocation)
-    #expect(
-      reply.errorCode == code, "\(line) → \(reply.serialized)", sourceLocation: sourceLocation)
-    return reply["error"]?["message"]?.stringValue ?? ""
-  }
-
   /// Sells `count` 25.00 gift cards for cash and returns their numbers.
   func sellGiftCards(_ count: Int = 1) throws -> [String] {
-    try ok(#"{"op":"add","sku":"G25","qty":\#(count)}"#)
-    let sale = try ok(#"{"op":"tender","type":"cash","amount":"\#(25 * count).00"}"#)
+    try ok(Requests.Add(sku: "G25", quantity: Int64(count)))
+    let sale = try ok(Requests.Tender(.cash(amount: usd("\(25 * count).00"))))
     let cards = try #require(sale["receipt"]?["receipt"]?["gift_cards"]?.arrayValue)
     return cards.compactMap { $0["number"]?.stringValue }
   }
 
   func balance(_ number: String) throws -> JSONValue? {
-    try ok(#"{"op":"gift_card_balance","number":"\#(number)"}"#)["gift_card"]?["balance"]
+    try ok(Requests.GiftCardBalance(number: number))["gift_card"]?["balance"]
   }
 
   /// The register the journal gives back.
@@ -76,8 +65,8 @@ extension JSONValue {
 @Suite struct GiftCardTests {
   @Test func aSaleIssuesOneCardPerUnitWithItsNumberOnTheReceipt() throws {
     let lane = try TenderLane.tenders()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let order = try lane.ok(#"{"op":"add","sku":"G25","qty":2}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let order = try lane.ok(Requests.Add(sku: "G25", quantity: 2))
     // Jeans 49.99 + tax 3.75; the gift cards are not taxed and not in the subtotal.
     #expect(order["subtotal"] == "49.99")
     #expect(order["tax"] == "3.75")
@@ -85,7 +74,7 @@ extension JSONValue {
     #expect(order["total"] == "103.74")
     #expect(order["item_count"] == .int(1))
     #expect(order["taxes"]?.arrayValue?.map { $0["basis"] } == ["49.99"])
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"103.74"}"#)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("103.74"))))
     let receipt = try #require(sale["receipt"])
     let cards = try #require(receipt["receipt"]?["gift_cards"]?.arrayValue)
     let numbers = cards.compactMap { $0["number"]?.stringValue }
@@ -114,16 +103,16 @@ extension JSONValue {
 
   @Test func anOpenAmountCardTakesAnAmountWithinItsBounds() throws {
     let lane = try TenderLane.tenders()
-    try lane.refused(#"{"op":"add","sku":"GOPEN"}"#, "invalid_amount")
-    try lane.refused(#"{"op":"add","sku":"GOPEN","amount":"4.99"}"#, "invalid_amount")
-    try lane.refused(#"{"op":"add","sku":"GOPEN","amount":"500.01"}"#, "invalid_amount")
-    try lane.refused(#"{"op":"add","sku":"G25","amount":"30.00"}"#, "bad_request")
-    try lane.refused(#"{"op":"add","sku":"JEANS","amount":"30.00"}"#, "bad_request")
+    try lane.refused(Requests.Add(sku: "GOPEN"), "invalid_amount")
+    try lane.refused(Requests.Add(sku: "GOPEN", amount: usd("4.99")), "invalid_amount")
+    try lane.refused(Requests.Add(sku: "GOPEN", amount: usd("500.01")), "invalid_amount")
+    try lane.refused(Requests.Add(sku: "G25", amount: usd("30.00")), "bad_request")
+    try lane.refused(Requests.Add(sku: "JEANS", amount: usd("30.00")), "bad_request")
     #expect(lane.register.order.lines.isEmpty)
-    let order = try lane.ok(#"{"op":"add","sku":"GOPEN","amount":"40.00"}"#)
+    let order = try lane.ok(Requests.Add(sku: "GOPEN", amount: usd("40.00")))
     #expect(order["total"] == "40.00")
     #expect(order["tax"] == "0.00")
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"40.00"}"#)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("40.00"))))
     let number = try #require(
       sale["receipt"]?["receipt"]?["gift_cards"]?.at(0)?["number"]?.stringValue)
     #expect(try lane.balance(number) == "40.00")
@@ -131,14 +120,14 @@ extension JSONValue {
 
   @Test func aGiftCardCannotBeDiscountedOrRepriced() throws {
     let lane = try TenderLane.tenders()
-    try lane.ok(#"{"op":"add","sku":"G25"}"#)
+    try lane.ok(Requests.Add(sku: "G25"))
     try lane.refused(
-      #"{"op":"discount","line":1,"percent":"10","reason":"x"}"#, "invalid_discount")
+      Requests.Discount(line: 1, value: .percent(percent("10")), reason: "x"), "invalid_discount")
     try lane.refused(
-      #"{"op":"override_price","line":1,"unit_price":"1.00","reason":"x"}"#, "invalid_amount")
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+      Requests.OverridePrice(line: 1, unitPrice: usd("1.00"), reason: "x"), "invalid_amount")
+    try lane.ok(Requests.Add(sku: "JEANS"))
     // An order discount is spread over the merchandise only.
-    let order = try lane.ok(#"{"op":"discount","percent":"10","reason":"x"}"#)
+    let order = try lane.ok(Requests.Discount(value: .percent(percent("10")), reason: "x"))
     #expect(order["discount_total"] == "5.00")
     #expect(order["gift_cards"] == "25.00")
   }
@@ -147,21 +136,21 @@ extension JSONValue {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     // 20.00 + 1.50 tax: the card pays 21.50 of its 25.00.
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(number)"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
+    let sale = try lane.ok(Requests.Tender(.giftCard(number: number, amount: nil)))
     #expect(sale["status"] == "completed")
     #expect(sale["tenders"]?.at(0)?["amount"] == "21.50")
     #expect(try lane.balance(number) == "3.50")
     // Now the balance is less than what is due: it pays 3.50, the rest is still due.
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    let part = try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(number)"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
+    let part = try lane.ok(Requests.Tender(.giftCard(number: number, amount: nil)))
     #expect(part["paid"] == "3.50")
     #expect(part["balance_due"] == "18.00")
     #expect(try lane.balance(number) == "0.00")
     let empty = try lane.refused(
-      #"{"op":"tender","type":"gift_card","number":"\#(number)"}"#, "insufficient_balance")
+      Requests.Tender(.giftCard(number: number, amount: nil)), "insufficient_balance")
     #expect(empty.contains("no balance"))
-    let info = try lane.ok(#"{"op":"gift_card_balance","number":"\#(number)"}"#)["gift_card"]
+    let info = try lane.ok(Requests.GiftCardBalance(number: number))["gift_card"]
     #expect(info?["issued_amount"] == "25.00")
     #expect(info?["issued_day"] == .int(1))
     #expect(info?["last_used_at"]?.stringValue != nil)
@@ -170,9 +159,9 @@ extension JSONValue {
   @Test func moreThanTheBalanceIsRefusedSayingTheBalance() throws {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let message = try lane.refused(
-      #"{"op":"tender","type":"gift_card","number":"\#(number)","amount":"30.00"}"#,
+      Requests.Tender(.giftCard(number: number, amount: usd("30.00"))),
       "insufficient_balance")
     #expect(message.contains("25.00"))
     // The number is a bearer instrument: error messages mask it like a card number.
@@ -185,32 +174,32 @@ extension JSONValue {
   @Test func anUnknownOrMistypedNumberIsNotFound() throws {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     var other = Array(number)
     other[5] = other[5] == "1" ? "2" : "1"
     for wrong in [String(other), "6000000000000000", "12", "not a number"] {
       try lane.refused(
-        #"{"op":"tender","type":"gift_card","number":"\#(wrong)"}"#, "gift_card_not_found")
-      try lane.refused(#"{"op":"gift_card_balance","number":"\#(wrong)"}"#, "gift_card_not_found")
+        Requests.Tender(.giftCard(number: wrong, amount: nil)), "gift_card_not_found")
+      try lane.refused(Requests.GiftCardBalance(number: wrong), "gift_card_not_found")
     }
     // Typed in groups, as printed, it is found.
     let grouped = GiftCardNumber.grouped(number)
-    try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(grouped)","amount":"1.00"}"#)
+    try lane.ok(Requests.Tender(.giftCard(number: grouped, amount: usd("1.00"))))
     #expect(try lane.balance(number) == "24.00")
   }
 
   @Test func giftCardsCannotBeBoughtWithAGiftCard() throws {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
-    try lane.ok(#"{"op":"add","sku":"G25"}"#)
+    try lane.ok(Requests.Add(sku: "G25"))
     try lane.refused(
-      #"{"op":"tender","type":"gift_card","number":"\#(number)"}"#, "gift_card_for_gift_card")
-    try lane.ok(#"{"op":"void"}"#)
+      Requests.Tender(.giftCard(number: number, amount: nil)), "gift_card_for_gift_card")
+    try lane.ok(Requests.Void())
     // Nor the other way round: a gift card is not added once a gift card pays.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(number)","amount":"5.00"}"#)
-    try lane.refused(#"{"op":"add","sku":"G25"}"#, "gift_card_for_gift_card")
-    try lane.refused(#"{"op":"add","sku":"GOPEN","amount":"10.00"}"#, "gift_card_for_gift_card")
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.giftCard(number: number, amount: usd("5.00"))))
+    try lane.refused(Requests.Add(sku: "G25"), "gift_card_for_gift_card")
+    try lane.refused(Requests.Add(sku: "GOPEN", amount: usd("10.00")), "gift_card_for_gift_card")
   }
 
   /// A gift card is a bearer instrument: its number is shown in full only on the receipt that
@@ -221,31 +210,32 @@ extension JSONValue {
     let number = try #require(try lane.sellGiftCards().first)
     let masked = JSONValue.string("****" + number.suffix(4))
     var replies: [JSONValue] = []
-    @discardableResult func send(_ line: String) throws -> JSONValue {
-      let reply = try lane.send(line)
-      #expect(reply["ok"] == .bool(true), "\(line) → \(reply.serialized)")
+    @discardableResult func send(_ body: any RequestBody) throws -> JSONValue {
+      let reply = try lane.send(body)
+      #expect(reply["ok"] == .bool(true), "\(requestLine(body)) → \(reply.serialized)")
       replies.append(reply)
       return reply["result"] ?? .null
     }
     // Tendered, looked at, its balance asked, given back by a void.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let tendered = try send(
-      #"{"op":"tender","type":"gift_card","number":"\#(number)","amount":"5.00"}"#)
+      Requests.Tender(.giftCard(number: number, amount: usd("5.00"))))
     #expect(tendered["tenders"]?.at(0)?["gift_card"] == masked)
-    #expect(try send(#"{"op":"order"}"#)["tenders"]?.at(0)?["gift_card"] == masked)
+    #expect(try send(Requests.Order())["tenders"]?.at(0)?["gift_card"] == masked)
     #expect(
-      try send(#"{"op":"gift_card_balance","number":"\#(number)"}"#)["gift_card"]?["number"]
+      try send(Requests.GiftCardBalance(number: number))["gift_card"]?["number"]
         == masked)
-    #expect(try send(#"{"op":"void"}"#)["reversed_tenders"]?.at(0)?["gift_card"] == masked)
+    #expect(try send(Requests.Void())["reversed_tenders"]?.at(0)?["gift_card"] == masked)
     // A sale it pays part of (53.74: 10.00 on the card), that sale's receipt, and its return.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try send(#"{"op":"tender","type":"gift_card","number":"\#(number)","amount":"10.00"}"#)
-    let sale = try send(#"{"op":"tender","type":"cash","amount":"43.74"}"#)
-    let receipt = try #require(sale["receipt"]?["number"]?.serialized)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try send(Requests.Tender(.giftCard(number: number, amount: usd("10.00"))))
+    let sale = try send(Requests.Tender(.cash(amount: usd("43.74"))))
+    let receipt = Int(try #require(sale["receipt"]?["number"]?.int64Value))
     #expect(sale["receipt"]?["receipt"]?["tenders"]?.at(0)?["gift_card"] == masked)
-    try send(#"{"op":"receipt","number":\#(receipt)}"#)
+    try send(Requests.Receipt(number: receipt))
     let refund = try send(
-      #"{"op":"return","receipt":\#(receipt),"lines":[{"line":1,"qty":1}],"reason":"size"}"#)
+      Requests.Return(
+        receipt: receipt, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "size"))
     #expect(refund["receipt"]?["refunds"]?.at(0)?["gift_card"] == masked)
     for reply in replies {
       #expect(!reply.serialized.contains(number), "\(reply.serialized)")
@@ -288,13 +278,13 @@ extension JSONValue {
   @Test func aVoidGivesTheBalanceBack() throws {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(number)","amount":"10.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.giftCard(number: number, amount: usd("10.00"))))
     #expect(try lane.balance(number) == "15.00")
-    let voided = try lane.ok(#"{"op":"void"}"#)
+    let voided = try lane.ok(Requests.Void())
     #expect(voided["reversed_tenders"]?.at(0)?["type"] == "gift_card")
     #expect(try lane.balance(number) == "25.00")
-    let report = try lane.ok(#"{"op":"report"}"#)["report"]
+    let report = try lane.ok(Requests.Report(kind: .x))["report"]
     #expect(report?["reversed_tenders"]?.at(0)?["type"] == "gift_card")
   }
 
@@ -302,13 +292,14 @@ extension JSONValue {
     let lane = try TenderLane.tenders()
     let number = try #require(try lane.sellGiftCards().first)
     // Jeans 53.74: 25.00 on the gift card, 28.74 in cash.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(number)"}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"28.74"}"#)
-    let receipt = try #require(sale["receipt"]?["number"]?.serialized)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.giftCard(number: number, amount: nil)))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("28.74"))))
+    let receipt = Int(try #require(sale["receipt"]?["number"]?.int64Value))
     #expect(try lane.balance(number) == "0.00")
     let refund = try lane.ok(
-      #"{"op":"return","receipt":\#(receipt),"lines":[{"line":1,"qty":1}],"reason":"size"}"#)
+      Requests.Return(
+        receipt: receipt, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "size"))
     let refunds = try #require(refund["receipt"]?["refunds"]?.arrayValue)
     #expect(refunds.map { $0["type"] } == ["gift_card", "cash"])
     #expect(refunds.map { $0["amount"] } == ["25.00", "28.74"])
@@ -321,16 +312,17 @@ extension JSONValue {
     let lane = try TenderLane.tenders()
     _ = try lane.sellGiftCards()
     try lane.refused(
-      #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#, "not_returnable")
+      Requests.Return(receipt: 1, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "x"),
+      "not_returnable")
   }
 
   @Test func reportsCountGiftCardsApartFromSales() throws {
     let lane = try TenderLane.tenders()
-    try lane.ok(#"{"op":"float","amount":"100.00"}"#)
+    try lane.ok(Requests.SetFloat(amount: usd("100.00")))
     let number = try #require(try lane.sellGiftCards(2).first)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(number)"}"#)
-    let result = try lane.ok(#"{"op":"report"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
+    try lane.ok(Requests.Tender(.giftCard(number: number, amount: nil)))
+    let result = try lane.ok(Requests.Report(kind: .x))
     let report = try #require(result["report"])
     // Sales are the tee only; the cards are a liability on their own lines.
     #expect(report["gross"] == "20.00")
@@ -353,9 +345,9 @@ extension JSONValue {
   @Test func theJournalReplaysTheSameNumbersAndBalances() throws {
     let lane = try TenderLane.tenders()
     let numbers = try lane.sellGiftCards(3)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(numbers[0])"}"#)
-    try lane.ok(#"{"op":"tender","type":"gift_card","number":"\#(numbers[1])","amount":"10.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.giftCard(number: numbers[0], amount: nil)))
+    try lane.ok(Requests.Tender(.giftCard(number: numbers[1], amount: usd("10.00"))))
     let replayed = try lane.replayed()
     #expect(replayed.storedValue == lane.register.storedValue)
     #expect(Set(replayed.storedValue.giftCards.keys) == Set(numbers))
@@ -374,12 +366,14 @@ extension JSONValue {
   /// A customer C1, a sale to them of jeans for cash (receipt 1), returned to store credit.
   static func creditedLane() throws -> TenderLane {
     let lane = try TenderLane.tenders()
-    try lane.ok(#"{"op":"customer_add","name":"Dana Ortiz"}"#)
-    try lane.ok(#"{"op":"attach_customer","customer_id":"C1"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"53.74"}"#)
+    try lane.ok(Requests.CustomerAdd(name: "Dana Ortiz"))
+    try lane.ok(Requests.AttachCustomer(customerID: "C1"))
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("53.74"))))
     let refund = try lane.ok(
-      #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"size","refund_to":"store_credit"}"#
+      Requests.Return(
+        receipt: 1, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "size",
+        refundTo: .storeCredit(customerID: nil))
     )
     #expect(refund["receipt"]?["refunds"]?.at(0)?["type"] == "store_credit")
     #expect(refund["receipt"]?["refunds"]?.at(0)?["customer_id"] == "C1")
@@ -389,18 +383,18 @@ extension JSONValue {
 
   @Test func aReturnToStoreCreditCreditsTheCustomer() throws {
     let lane = try Self.creditedLane()
-    let found = try lane.ok(#"{"op":"customer_find","query":"C1"}"#)
+    let found = try lane.ok(Requests.CustomerFind(query: "C1"))
     #expect(found["customers"]?.at(0)?["store_credit"] == "53.74")
     // No cash left the drawer.
     #expect(lane.register.day.totals.cashRefunds == 0)
-    let report = try lane.ok(#"{"op":"report"}"#)["report"]
+    let report = try lane.ok(Requests.Report(kind: .x))["report"]
     #expect(report?["returns"]?["refunds"]?.at(0)?["type"] == "store_credit")
   }
 
   @Test func aReturnToStoreCreditNeedsACustomer() throws {
     let lane = try TenderLane.tenders()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"53.74"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("53.74"))))
     let request =
       #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"size","refund_to":"store_credit""#
     try lane.refused(request + "}", "customer_not_found")
@@ -408,25 +402,25 @@ extension JSONValue {
     try lane.refused(
       #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x","refund_to":"bank"}"#,
       "bad_request")
-    try lane.ok(#"{"op":"customer_add","name":"Sam"}"#)
+    try lane.ok(Requests.CustomerAdd(name: "Sam"))
     try lane.ok(request + #","customer_id":"C1"}"#)
     #expect(lane.register.storedValue.storeCredit["C1"] == 5_374)
   }
 
   @Test func storeCreditPaysAndAVoidGivesItBack() throws {
     let lane = try Self.creditedLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     try lane.refused(
-      #"{"op":"tender","type":"store_credit","customer_id":"C1","amount":"60.00"}"#,
+      Requests.Tender(.storeCredit(customerID: "C1", amount: usd("60.00"))),
       "insufficient_balance")
     try lane.refused(
-      #"{"op":"tender","type":"store_credit","customer_id":"C7"}"#, "customer_not_found")
-    try lane.ok(#"{"op":"tender","type":"store_credit","customer_id":"C1","amount":"5.00"}"#)
+      Requests.Tender(.storeCredit(customerID: "C7", amount: nil)), "customer_not_found")
+    try lane.ok(Requests.Tender(.storeCredit(customerID: "C1", amount: usd("5.00"))))
     #expect(lane.register.storedValue.storeCredit["C1"] == 4_874)
-    try lane.ok(#"{"op":"void"}"#)
+    try lane.ok(Requests.Void())
     #expect(lane.register.storedValue.storeCredit["C1"] == 5_374)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"store_credit","customer_id":"C1"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
+    let sale = try lane.ok(Requests.Tender(.storeCredit(customerID: "C1", amount: nil)))
     #expect(sale["status"] == "completed")
     #expect(lane.register.storedValue.storeCredit["C1"] == 3_224)  // 53.74 − 21.50
     let replayed = try lane.replayed()
@@ -450,23 +444,24 @@ extension JSONValue {
 
   @Test func aStoreTenderPaysUpToTheBalanceWithItsReference() throws {
     let lane = try TenderLane.tenders()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     try lane.refused(
-      #"{"op":"tender","type":"other","name":"iou","amount":"1.00"}"#, "unknown_tender")
+      Requests.Tender(.other(name: "iou", amount: usd("1.00"), reference: nil)), "unknown_tender")
     try lane.refused(
-      #"{"op":"tender","type":"other","name":"check","amount":"30.00"}"#, "tender_exceeds_balance")
+      Requests.Tender(.other(name: "check", amount: usd("30.00"), reference: nil)),
+      "tender_exceeds_balance")
     try lane.refused(#"{"op":"tender","type":"other","name":"check"}"#, "bad_request")
     try lane.refused(
       #"{"op":"tender","type":"cash","amount":"1.00","name":"check"}"#, "bad_request")
-    try lane.ok(#"{"op":"tender","type":"other","name":"voucher","amount":"1.50"}"#)
+    try lane.ok(Requests.Tender(.other(name: "voucher", amount: usd("1.50"), reference: nil)))
     let sale = try lane.ok(
-      #"{"op":"tender","type":"other","name":"check","amount":"20.00","reference":"1042"}"#)
+      Requests.Tender(.other(name: "check", amount: usd("20.00"), reference: "1042")))
     #expect(sale["status"] == "completed")
     #expect(sale["change_due"] == "0.00")
     #expect(sale["tenders"]?.at(1)?["reference"] == "1042")
     let text = try #require(sale["receipt"]?["text"]?.stringValue)
     #expect(text.contains("Check #1042"))
-    let report = try lane.ok(#"{"op":"report"}"#)["report"]
+    let report = try lane.ok(Requests.Report(kind: .x))["report"]
     #expect(report?["tenders"]?.arrayValue?.map { $0["type"] } == ["voucher", "check"])
     #expect(lane.register.day.totals.cashTaken == 0)
   }
@@ -487,7 +482,7 @@ extension JSONValue {
   ])
   func noCardNumberReachesTheRegister(bad: String, good: String) throws {
     let lane = try TenderLane.tenders()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     let line = Self.good.replacingOccurrences(of: good, with: bad)
     let reply = try lane.send(line)
     #expect(reply.errorCode == "invalid_card")
@@ -497,18 +492,18 @@ extension JSONValue {
 
   @Test func aTerminalPaymentIsKeptAsBrandLastFourAndAuthCode() throws {
     let lane = try TenderLane.tenders()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     try lane.refused(
       Self.good.replacingOccurrences(of: "21.50", with: "25.00"), "tender_exceeds_balance")
     let sale = try lane.ok(Self.good)
     #expect(sale["status"] == "completed")
     #expect(sale["tenders"]?.at(0)?["card"]?["brand"] == "VISA")
     #expect(sale["tenders"]?.at(0)?["auth_code"] == "A1B2C3")
-    let report = try lane.ok(#"{"op":"report"}"#)["report"]
+    let report = try lane.ok(Requests.Report(kind: .x))["report"]
     #expect(report?["tenders"]?.at(0)?["type"] == "card_present VISA")
     // Returned, it goes back to the same card on the terminal.
     let refund = try lane.ok(
-      #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"x"}"#)
+      Requests.Return(receipt: 1, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "x"))
     #expect(refund["receipt"]?["refunds"]?.at(0)?["type"] == "card_present")
     #expect(refund["receipt"]?["refunds"]?.at(0)?["amount"] == "21.50")
     #expect(lane.register.day.totals.cashRefunds == 0)
