@@ -32,15 +32,15 @@ private func lines(
 ///   tax 5.55; total 87.09 − 5.10 − 5.00 + 5.55 = 82.54
 @discardableResult
 private func ringUpDiscountedSale(
-  _ ok: (String) throws -> JSONValue
+  _ ok: (any RequestBody) throws -> JSONValue
 ) throws -> JSONValue {
-  _ = try ok(#"{"op":"add","sku":"PRINT","options":{"size":"8x10","frame":"oak"}}"#)
-  _ = try ok(#"{"op":"add","sku":"JEANS"}"#)
-  _ = try ok(#"{"op":"override_price","line":2,"unit_price":"44.99","reason":"matched"}"#)
-  _ = try ok(#"{"op":"add","sku":"TEA","qty":3}"#)
-  _ = try ok(#"{"op":"discount","line":2,"percent":"10","reason":"loyalty"}"#)
-  _ = try ok(#"{"op":"discount","line":3,"amount":"0.60","reason":"bulk"}"#)
-  return try ok(#"{"op":"discount","amount":"5.00","reason":"coupon"}"#)
+  _ = try ok(Requests.Add(sku: "PRINT", options: ["size": "8x10", "frame": "oak"]))
+  _ = try ok(Requests.Add(sku: "JEANS"))
+  _ = try ok(Requests.OverridePrice(line: 2, unitPrice: usd("44.99"), reason: "matched"))
+  _ = try ok(Requests.Add(sku: "TEA", quantity: 3))
+  _ = try ok(Requests.Discount(line: 2, value: .percent(percent("10")), reason: "loyalty"))
+  _ = try ok(Requests.Discount(line: 3, value: .amount(usd("0.60")), reason: "bulk"))
+  return try ok(Requests.Discount(value: .amount(usd("5.00")), reason: "coupon"))
 }
 
 @Suite struct DiscountTests {
@@ -48,8 +48,9 @@ private func ringUpDiscountedSale(
     // Jeans 49.99, 10 % off: 4.999 → 5.00; net 44.99; tax 44.99 × 7.5 % = 3.37425 → 3.37;
     // total 48.36.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let result = try lane.ok(#"{"op":"discount","line":1,"percent":"10","reason":"damaged"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let result = try lane.ok(
+      Requests.Discount(line: 1, value: .percent(percent("10")), reason: "damaged"))
     let line = try #require(try lines(result).first)
     #expect(line["discount"] == .object(["percent": "10", "reason": "damaged"]))
     #expect(line["discount_amount"] == "5.00")
@@ -68,8 +69,9 @@ private func ringUpDiscountedSale(
   @Test func lineDiscountAmount() throws {
     // 3 × Tea 4.20 = 12.60 (food 5.5 %), 0.60 off: net 12.00; tax 0.66; total 12.66.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"TEA","qty":3}"#)
-    let result = try lane.ok(#"{"op":"discount","line":1,"amount":"0.60","reason":"bulk"}"#)
+    try lane.ok(Requests.Add(sku: "TEA", quantity: 3))
+    let result = try lane.ok(
+      Requests.Discount(line: 1, value: .amount(usd("0.60")), reason: "bulk"))
     let line = try #require(try lines(result).first)
     #expect(line["discount"] == .object(["amount": "0.60", "reason": "bulk"]))
     #expect(line["discount_amount"] == "0.60")
@@ -85,9 +87,9 @@ private func ringUpDiscountedSale(
     // 1 left → jeans: 5.00 and 2.50. Nets 44.99 and 22.50.
     // Tax 44.99 × 7.5 % = 3.37425 → 3.37; total 74.99 − 7.50 + 3.37 = 70.86.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    let result = try lane.ok(#"{"op":"discount","percent":"10","reason":"staff"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    let result = try lane.ok(Requests.Discount(value: .percent(percent("10")), reason: "staff"))
     #expect(result["discount"] == .object(["percent": "10", "reason": "staff"]))
     #expect(try lines(result).map { $0["net"] } == ["44.99", "22.50"])
     #expect(try lines(result).map { $0["discount"] } == [nil, nil])
@@ -111,10 +113,10 @@ private func ringUpDiscountedSale(
     // Tax standard 44.28 × 7.5 % = 3.321 → 3.32; food 11.16 × 5.5 % = 0.6138 → 0.61; exempt 0.
     // Total 87.59 − 10.00 + 3.93 = 81.52.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEA","qty":3}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    let result = try lane.ok(#"{"op":"discount","amount":"10.00","reason":"coupon"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "TEA", quantity: 3))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    let result = try lane.ok(Requests.Discount(value: .amount(usd("10.00")), reason: "coupon"))
     #expect(result["discount"] == .object(["amount": "10.00", "reason": "coupon"]))
     #expect(try lines(result).map { $0["net"] } == ["44.28", "11.16", "22.15"])
     #expect(lane.register.totals.lines.map(\.orderDiscount) == [571, 144, 285])
@@ -134,14 +136,14 @@ private func ringUpDiscountedSale(
     // Jeans 49.99: 10 % (5.00) replaced by 1.00 off the line; an order 10 % (of 48.99 →
     // 4.899 → 4.90) replaced by 2.00 off the order. Net 46.99; tax 3.52425 → 3.52; 50.51.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"10","reason":"damaged"}"#)
-    let line = try lane.ok(#"{"op":"discount","line":1,"amount":"1.00","reason":"scuff"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("10")), reason: "damaged"))
+    let line = try lane.ok(Requests.Discount(line: 1, value: .amount(usd("1.00")), reason: "scuff"))
     #expect(try lines(line).first?["discount"] == .object(["amount": "1.00", "reason": "scuff"]))
     #expect(try lines(line).first?["discount_amount"] == "1.00")
-    let percent = try lane.ok(#"{"op":"discount","percent":"10","reason":"staff"}"#)
+    let percent = try lane.ok(Requests.Discount(value: .percent(percent("10")), reason: "staff"))
     #expect(percent["discount_total"] == "5.90")
-    let result = try lane.ok(#"{"op":"discount","amount":"2.00","reason":"coupon"}"#)
+    let result = try lane.ok(Requests.Discount(value: .amount(usd("2.00")), reason: "coupon"))
     #expect(result["discount"] == .object(["amount": "2.00", "reason": "coupon"]))
     #expect(result["discount_total"] == "3.00")
     #expect(result["tax"] == "3.52")
@@ -151,24 +153,25 @@ private func ringUpDiscountedSale(
   @Test func zeroRemovesTheDiscount() throws {
     // Back to jeans 49.99 + 3.75 tax = 53.74.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"10","reason":"damaged"}"#)
-    try lane.ok(#"{"op":"discount","amount":"2.00","reason":"coupon"}"#)
-    let lineRemoved = try lane.ok(#"{"op":"discount","line":1,"percent":"0","reason":"undo"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("10")), reason: "damaged"))
+    try lane.ok(Requests.Discount(value: .amount(usd("2.00")), reason: "coupon"))
+    let lineRemoved = try lane.ok(
+      Requests.Discount(line: 1, value: .percent(percent("0")), reason: "undo"))
     #expect(try lines(lineRemoved).first?["discount"] == nil)
     #expect(try lines(lineRemoved).first?["discount_amount"] == nil)
     #expect(lineRemoved["discount_total"] == "2.00")
-    let orderRemoved = try lane.ok(#"{"op":"discount","amount":"0.00","reason":"undo"}"#)
+    let orderRemoved = try lane.ok(Requests.Discount(value: .amount(usd("0.00")), reason: "undo"))
     #expect(orderRemoved["discount"] == nil)
     #expect(orderRemoved["discount_total"] == "0.00")
     #expect(orderRemoved["total"] == "53.74")
     #expect(lane.register.order.discount == nil)
     #expect(lane.register.order.lines.first?.discount == nil)
     // "0" as an amount on a line, and "0" as a percent on the order, remove too.
-    try lane.ok(#"{"op":"discount","line":1,"amount":"3.00","reason":"scuff"}"#)
-    try lane.ok(#"{"op":"discount","percent":"5","reason":"staff"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"amount":"0","reason":"undo"}"#)
-    let cleared = try lane.ok(#"{"op":"discount","percent":"0","reason":"undo"}"#)
+    try lane.ok(Requests.Discount(line: 1, value: .amount(usd("3.00")), reason: "scuff"))
+    try lane.ok(Requests.Discount(value: .percent(percent("5")), reason: "staff"))
+    try lane.ok(Requests.Discount(line: 1, value: .amount(usd("0")), reason: "undo"))
+    let cleared = try lane.ok(Requests.Discount(value: .percent(percent("0")), reason: "undo"))
     #expect(cleared["total"] == "53.74")
   }
 
@@ -199,8 +202,8 @@ private func ringUpDiscountedSale(
   ])
   func malformedRequestsAreBadRequests(request: String) throws {
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"5","reason":"first"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("5")), reason: "first"))
     let before = lane.snapshot
     let reply = try lane.send(request)
     #expect(reply["ok"] == .bool(false))
@@ -221,8 +224,8 @@ private func ringUpDiscountedSale(
   ])
   func discountsBiggerThanWhatTheyApplyToAreRefused(request: String) throws {
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let before = lane.snapshot
     let reply = try lane.send(request)
     #expect(reply.errorCode == "invalid_discount", "\(reply.serialized)")
@@ -234,7 +237,7 @@ private func ringUpDiscountedSale(
   /// (Percent.parse's limit) as `invalid_amount` instead; this keeps it from coming back.
   @Test func aPercentageFarOverAHundredIsAnInvalidDiscount() throws {
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let before = lane.snapshot
     for request in [
       #"{"op":"discount","line":1,"percent":"1001","reason":"x"}"#,
@@ -249,12 +252,12 @@ private func ringUpDiscountedSale(
   @Test func aDiscountOfTheWholeAmountIsAllowed() throws {
     // 49.99 off the 49.99 line: net 0; 100 % off the order; total 0.00.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let line = try lane.ok(#"{"op":"discount","line":1,"amount":"49.99","reason":"gift"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let line = try lane.ok(Requests.Discount(line: 1, value: .amount(usd("49.99")), reason: "gift"))
     #expect(try lines(line).first?["net"] == "0.00")
     #expect(line["total"] == "0.00")
-    try lane.ok(#"{"op":"discount","line":1,"percent":"0","reason":"undo"}"#)
-    let order = try lane.ok(#"{"op":"discount","percent":"100","reason":"gift"}"#)
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("0")), reason: "undo"))
+    let order = try lane.ok(Requests.Discount(value: .percent(percent("100")), reason: "gift"))
     #expect(order["discount_total"] == "49.99")
     #expect(order["tax"] == "0.00")
     #expect(order["total"] == "0.00")
@@ -264,16 +267,17 @@ private func ringUpDiscountedSale(
     // Jeans 49.99 with 9.99 off the line leaves 40.00: 40.01 off the order is refused, 40.00
     // is taken; then a further line discount that would leave less than 40.00 is refused.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"amount":"9.99","reason":"scuff"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Discount(line: 1, value: .amount(usd("9.99")), reason: "scuff"))
     var before = lane.snapshot
-    let over = try lane.send(#"{"op":"discount","amount":"40.01","reason":"coupon"}"#)
+    let over = try lane.send(Requests.Discount(value: .amount(usd("40.01")), reason: "coupon"))
     #expect(over.errorCode == "invalid_discount")
     #expect(lane.snapshot == before)
-    let exact = try lane.ok(#"{"op":"discount","amount":"40.00","reason":"coupon"}"#)
+    let exact = try lane.ok(Requests.Discount(value: .amount(usd("40.00")), reason: "coupon"))
     #expect(exact["total"] == "0.00")
     before = lane.snapshot
-    let more = try lane.send(#"{"op":"discount","line":1,"amount":"10.00","reason":"scuff"}"#)
+    let more = try lane.send(
+      Requests.Discount(line: 1, value: .amount(usd("10.00")), reason: "scuff"))
     #expect(more.errorCode == "invalid_discount")
     #expect(lane.snapshot == before)
   }
@@ -288,17 +292,20 @@ private func ringUpDiscountedSale(
       #expect(try lane.send(request).errorCode == "empty_order")
     }
     #expect(
-      try lane.send(#"{"op":"discount","line":1,"percent":"10","reason":"x"}"#).errorCode
+      try lane.send(Requests.Discount(line: 1, value: .percent(percent("10")), reason: "x"))
+        .errorCode
         == "line_not_found")
     #expect(lane.snapshot == before)
     // A removed line leaves the order empty again.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"remove","line":1}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Remove(line: 1))
     let emptied = lane.snapshot
     #expect(
-      try lane.send(#"{"op":"discount","percent":"10","reason":"x"}"#).errorCode == "empty_order")
+      try lane.send(Requests.Discount(value: .percent(percent("10")), reason: "x")).errorCode
+        == "empty_order")
     #expect(
-      try lane.send(#"{"op":"discount","line":1,"percent":"10","reason":"x"}"#).errorCode
+      try lane.send(Requests.Discount(line: 1, value: .percent(percent("10")), reason: "x"))
+        .errorCode
         == "line_not_found")
     #expect(lane.snapshot == emptied)
   }
@@ -306,9 +313,9 @@ private func ringUpDiscountedSale(
   @Test func onceTenderedOnlyChangesThatRaiseTheTotalAreTaken() throws {
     // Jeans 49.99 with 10 % off = 48.36; 10.00 paid in cash.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"10","reason":"damaged"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("10")), reason: "damaged"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
     let before = lane.snapshot
     for request in [
       #"{"op":"discount","percent":"5","reason":"x"}"#,
@@ -322,14 +329,15 @@ private func ringUpDiscountedSale(
     }
     #expect(lane.snapshot == before)
     // A smaller discount, removing it, or a higher price raise the total: taken.
-    let smaller = try lane.ok(#"{"op":"discount","line":1,"amount":"4.99","reason":"x"}"#)
+    let smaller = try lane.ok(Requests.Discount(line: 1, value: .amount(usd("4.99")), reason: "x"))
     // Net 45.00; tax 3.375 → 3.38; total 48.38.
     #expect(smaller["total"] == "48.38")
-    let removed = try lane.ok(#"{"op":"discount","line":1,"percent":"0","reason":"undo"}"#)
+    let removed = try lane.ok(
+      Requests.Discount(line: 1, value: .percent(percent("0")), reason: "undo"))
     #expect(removed["total"] == "53.74")
     // 59.99 + 59.99 × 7.5 % (4.49925 → 4.50) = 64.49.
     let raised = try lane.ok(
-      #"{"op":"override_price","line":1,"unit_price":"59.99","reason":"upgrade"}"#)
+      Requests.OverridePrice(line: 1, unitPrice: usd("59.99"), reason: "upgrade"))
     #expect(raised["total"] == "64.49")
     #expect(raised["paid"] == "10.00")
     #expect(raised["balance_due"] == "54.49")
@@ -337,16 +345,17 @@ private func ringUpDiscountedSale(
 
   @Test func aDiscountOrOverrideOfAMissingLineIsRefused() throws {
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let before = lane.snapshot
     #expect(
-      try lane.send(#"{"op":"discount","line":2,"percent":"10","reason":"x"}"#).errorCode
+      try lane.send(Requests.Discount(line: 2, value: .percent(percent("10")), reason: "x"))
+        .errorCode
         == "line_not_found")
     #expect(
-      try lane.send(#"{"op":"override_price","line":2,"unit_price":"1.00","reason":"x"}"#)
+      try lane.send(Requests.OverridePrice(line: 2, unitPrice: usd("1.00"), reason: "x"))
         .errorCode == "line_not_found")
     #expect(
-      try lane.send(#"{"op":"override_price","line":1,"unit_price":"-1.00","reason":"x"}"#)
+      try lane.send(Requests.OverridePrice(line: 1, unitPrice: usd("-1.00"), reason: "x"))
         .errorCode == "invalid_amount")
     #expect(lane.snapshot == before)
   }
@@ -357,9 +366,9 @@ private func ringUpDiscountedSale(
     // Jeans 49.99 → 39.99 ("match"): tax 39.99 × 7.5 % = 2.99925 → 3.00; total 42.99;
     // 50.00 cash → 7.01 change.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let result = try lane.ok(
-      #"{"op":"override_price","line":1,"unit_price":"39.99","reason":"match"}"#)
+      Requests.OverridePrice(line: 1, unitPrice: usd("39.99"), reason: "match"))
     let line = try #require(try lines(result).first)
     #expect(line["unit_price"] == "39.99")
     #expect(line["regular_price"] == "49.99")
@@ -368,7 +377,7 @@ private func ringUpDiscountedSale(
       line["override"] == .object(["unit_price": "39.99", "was": "49.99", "reason": "match"]))
     #expect(result["tax"] == "3.00")
     #expect(result["total"] == "42.99")
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"50.00"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("50.00"))))
     #expect(done["change_due"] == "7.01")
     let text = try #require(done["receipt"]?["text"]?.stringValue)
     let printed = text.split(separator: "\n").map(String.init)
@@ -384,11 +393,12 @@ private func ringUpDiscountedSale(
     // 10 % off jeans 49.99 is 5.00; after the override to 39.99 it is 3.999 → 4.00.
     // Net 35.99; tax 2.69925 → 2.70; total 38.69.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let first = try lane.ok(#"{"op":"discount","line":1,"percent":"10","reason":"loyalty"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let first = try lane.ok(
+      Requests.Discount(line: 1, value: .percent(percent("10")), reason: "loyalty"))
     #expect(try lines(first).first?["discount_amount"] == "5.00")
     let result = try lane.ok(
-      #"{"op":"override_price","line":1,"unit_price":"39.99","reason":"match"}"#)
+      Requests.OverridePrice(line: 1, unitPrice: usd("39.99"), reason: "match"))
     #expect(try lines(result).first?["discount_amount"] == "4.00")
     #expect(try lines(result).first?["net"] == "35.99")
     #expect(result["tax"] == "2.70")
@@ -399,15 +409,15 @@ private func ringUpDiscountedSale(
     // T-shirt 20.00 on sale at 15.00, 2 × overridden to 12.00: 24.00; no sale saving;
     // the receipt says it was 15.00; tax 1.80; total 25.80.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
     let result = try lane.ok(
-      #"{"op":"override_price","line":1,"unit_price":"12.00","reason":"damaged"}"#)
+      Requests.OverridePrice(line: 1, unitPrice: usd("12.00"), reason: "damaged"))
     #expect(try lines(result).first?["regular_price"] == "20.00")
     #expect(
       try lines(result).first?["override"]
         == .object(["unit_price": "12.00", "was": "15.00", "reason": "damaged"]))
     #expect(result["total"] == "25.80")
-    let done = try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    let done = try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
     #expect(done["receipt"]?["receipt"]?["savings"] == "0.00")
     let text = try #require(done["receipt"]?["text"]?.stringValue)
     #expect(text.contains("    price override, was 15.00 (damaged)\n"))
@@ -418,15 +428,15 @@ private func ringUpDiscountedSale(
   @Test func anOverrideBelowTheLineDiscountIsRefused() throws {
     // 30.00 off jeans 49.99, then an override to 25.00 would leave the line at −5.00.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"amount":"30.00","reason":"scuff"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Discount(line: 1, value: .amount(usd("30.00")), reason: "scuff"))
     let before = lane.snapshot
     let refused = try lane.send(
-      #"{"op":"override_price","line":1,"unit_price":"25.00","reason":"match"}"#)
+      Requests.OverridePrice(line: 1, unitPrice: usd("25.00"), reason: "match"))
     #expect(refused.errorCode == "invalid_discount")
     #expect(lane.snapshot == before)
     let exact = try lane.ok(
-      #"{"op":"override_price","line":1,"unit_price":"30.00","reason":"match"}"#)
+      Requests.OverridePrice(line: 1, unitPrice: usd("30.00"), reason: "match"))
     #expect(exact["total"] == "0.00")
   }
 }
@@ -469,7 +479,7 @@ private func ringUpDiscountedSale(
     let lane = try pricingLane()
     let order = try ringUpDiscountedSale { try lane.ok($0) }
     #expect(order["total"] == "82.54")
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("100.00"))))
     #expect(done["receipt"]?["text"] == .string(Self.expectedText))
 
     let receipt = try #require(done["receipt"]?["receipt"])
@@ -515,12 +525,12 @@ private func ringUpDiscountedSale(
     // tax 7.35; total 82.54 + 25.80 = 108.34.
     let lane = try pricingLane()
     try ringUpDiscountedSale { try lane.ok($0) }
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"override_price","line":1,"unit_price":"12.00","reason":"damaged"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("100.00"))))
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.OverridePrice(line: 1, unitPrice: usd("12.00"), reason: "damaged"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
 
-    let result = try lane.ok(#"{"op":"report","kind":"x"}"#)
+    let result = try lane.ok(Requests.Report(kind: .x))
     let report = try #require(result["report"])
     #expect(report["sales_count"] == .int(2))
     #expect(report["items_sold"] == .int(7))
@@ -562,13 +572,13 @@ private func ringUpDiscountedSale(
       catalogJSON: pricingCatalogJSON.replacing(
         #""default_class": "standard""#,
         with: #""default_class": "standard", "prices_include_tax": true"#))
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEA"}"#)
-    let order = try lane.ok(#"{"op":"discount","percent":"10","reason":"staff"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "TEA"))
+    let order = try lane.ok(Requests.Discount(value: .percent(percent("10")), reason: "staff"))
     #expect(order["tax_included"] == .bool(true))
     #expect(order["tax"] == "3.34")
     #expect(order["total"] == "48.77")
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("100.00"))))
     #expect(done["change_due"] == "51.23")
     let text = try #require(done["receipt"]?["text"]?.stringValue)
     let printed = text.split(separator: "\n").map(String.init)
@@ -577,7 +587,7 @@ private func ringUpDiscountedSale(
     #expect(printed[total + 1] == receiptRow("  incl. tax standard 7.5%", "3.14"))
     #expect(printed[total + 2] == receiptRow("  incl. tax food 5.5%", "0.20"))
     #expect(!text.contains("Tax standard"))
-    let report = try #require(try lane.ok(#"{"op":"report"}"#)["report"])
+    let report = try #require(try lane.ok(Requests.Report(kind: .x))["report"])
     #expect(
       report["taxes"]
         == [
@@ -593,10 +603,10 @@ private func ringUpDiscountedSale(
   @Test func anOverrideAboveThePriceCountsAsANegativeReduction() throws {
     // Gift card 25.00 overridden to 30.00: the override added 5.00.
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"override_price","line":1,"unit_price":"30.00","reason":"bundle"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"30.00"}"#)
-    let report = try #require(try lane.ok(#"{"op":"report"}"#)["report"])
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.OverridePrice(line: 1, unitPrice: usd("30.00"), reason: "bundle"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("30.00"))))
+    let report = try #require(try lane.ok(Requests.Report(kind: .x))["report"])
     #expect(report["price_overrides"] == .object(["count": 1, "reduction": "-5.00"]))
     #expect(report["gross"] == "30.00")
   }
@@ -607,7 +617,7 @@ private func ringUpDiscountedSale(
     // 10.00 + 8x10 4.50 + oak 15.00 = 29.50. The groups follow the product's order whatever
     // order the request gives them in.
     let lane = try pricingLane()
-    let result = try lane.ok(#"{"op":"add","sku":"PRINT","options":{"frame":"oak","size":"8x10"}}"#)
+    let result = try lane.ok(Requests.Add(sku: "PRINT", options: ["frame": "oak", "size": "8x10"]))
     let line = try #require(try lines(result).first)
     #expect(line["unit_price"] == "29.50")
     #expect(line["amount"] == "29.50")
@@ -646,13 +656,13 @@ private func ringUpDiscountedSale(
   @Test func optionsOnASaleItemAddToBothPrices() throws {
     // Mug 12.00 on sale at 9.00, photo +3.00: unit 12.00, regular 15.00, saving 3.00.
     let lane = try pricingLane()
-    let result = try lane.ok(#"{"op":"add","sku":"MUG","options":{"print":"photo"}}"#)
+    let result = try lane.ok(Requests.Add(sku: "MUG", options: ["print": "photo"]))
     let line = try #require(try lines(result).first)
     #expect(line["unit_price"] == "12.00")
     #expect(line["regular_price"] == "15.00")
     #expect(lane.register.totals.savings == 300)
     // Without the option: 9.00, regular 12.00.
-    let plain = try lane.ok(#"{"op":"add","sku":"MUG"}"#)
+    let plain = try lane.ok(Requests.Add(sku: "MUG"))
     #expect(try lines(plain).last?["unit_price"] == "9.00")
     #expect(try lines(plain).last?["regular_price"] == "12.00")
     #expect(try lines(plain).last?["options"] == nil)
@@ -660,9 +670,9 @@ private func ringUpDiscountedSale(
 
   @Test func theReceiptShowsTheChoices() throws {
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"PRINT","options":{"size":"5x7","frame":"metal"}}"#)
-    try lane.ok(#"{"op":"add","sku":"PRINT","options":{"size":"wallet"}}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+    try lane.ok(Requests.Add(sku: "PRINT", options: ["size": "5x7", "frame": "metal"]))
+    try lane.ok(Requests.Add(sku: "PRINT", options: ["size": "wallet"]))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("100.00"))))
     let text = try #require(done["receipt"]?["text"]?.stringValue)
     let printed = text.split(separator: "\n").map(String.init)
     // 10.00 + 0.00 + 12.25 = 22.25; 10.00 − 2.00 = 8.00.
@@ -693,7 +703,7 @@ private func ringUpDiscountedSale(
   ])
   func badOptionsAreRefused(request: String, code: String) throws {
     let lane = try pricingLane()
-    try lane.ok(#"{"op":"add","sku":"TEA"}"#)
+    try lane.ok(Requests.Add(sku: "TEA"))
     let before = lane.snapshot
     let reply = try lane.send(request)
     #expect(reply.errorCode == code, "\(reply.serialized)")
@@ -709,7 +719,7 @@ private func ringUpDiscountedSale(
 
   @Test func theCatalogListsTheOptionGroups() throws {
     let lane = try pricingLane()
-    let catalog = try lane.ok(#"{"op":"catalog"}"#)
+    let catalog = try lane.ok(Requests.Catalog())
     let products = try #require(catalog["products"]?.arrayValue)
     let print = try #require(products.first { $0["sku"] == "PRINT" })
     #expect(
@@ -745,11 +755,11 @@ private func ringUpDiscountedSale(
     #expect(lane.register.store.cashRounding?.minorUnits == 5)
     // The shared sale (82.54), plus a gift card discounted and the discount taken off again.
     try ringUpDiscountedSale { try lane.ok($0) }
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"discount","line":4,"percent":"50","reason":"oops"}"#)
-    try lane.ok(#"{"op":"discount","line":4,"percent":"0","reason":"undo"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","amount":"50.00","card":\#(cardJSON())}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"200.00"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Discount(line: 4, value: .percent(percent("50")), reason: "oops"))
+    try lane.ok(Requests.Discount(line: 4, value: .percent(percent("0")), reason: "undo"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: usd("50.00"))))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("200.00"))))
     #expect(done["status"] == "completed")
     let text = try #require(done["receipt"]?["text"]?.stringValue)
     #expect(text.contains("price override, was 49.99 (matched)"))

@@ -93,7 +93,7 @@ private let extremeCases: [ExtremeCase] = {
   @Test(arguments: extremeCases)
   func anExtremeValueGetsAClearErrorAndChangesNothing(_ item: ExtremeCase) throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     let before = lane.snapshot
     let reply = try lane.send(item.request)
     #expect(reply.errorCode == item.code, "\(reply.serialized)")
@@ -104,16 +104,16 @@ private let extremeCases: [ExtremeCase] = {
   @Test func theStockDeltaFromTheIssueIsRefused() throws {
     let lane = try TestLane()
     let reply = try lane.send(
-      #"{"op":"stock_adjust","sku":"TEE","delta":-9223372036854775808,"reason":"x"}"#)
+      Requests.StockAdjust(sku: "TEE", delta: -9_223_372_036_854_775_808, reason: "x"))
     #expect(reply.errorCode == "invalid_quantity")
     #expect(lane.register.products["TEE"]?.stock == 3)
   }
 
   @Test func stockCannotBeAdjustedAboveItsLimit() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"stock_adjust","sku":"TEE","delta":999999997,"reason":"count"}"#)
+    try lane.ok(Requests.StockAdjust(sku: "TEE", delta: 999_999_997, reason: "count"))
     #expect(lane.register.products["TEE"]?.stock == 1_000_000_000)
-    let reply = try lane.send(#"{"op":"stock_adjust","sku":"TEE","delta":1,"reason":"count"}"#)
+    let reply = try lane.send(Requests.StockAdjust(sku: "TEE", delta: 1, reason: "count"))
     #expect(reply.errorCode == "invalid_quantity")
     #expect(lane.register.products["TEE"]?.stock == 1_000_000_000)
   }
@@ -223,7 +223,7 @@ private let extremeCases: [ExtremeCase] = {
 
   @Test func aSaleThatWouldOverflowTheDayIsRefused() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     var register = lane.register
     register.day.totals.gross = Int64.max - 1000
     let context = CommandContext(now: testTime)
@@ -251,7 +251,7 @@ private let extremeCases: [ExtremeCase] = {
 
   @Test func eventsThatLeaveTheOrderHandOnNothing() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let register = lane.register
     let cashOnly: [Event] = [.paidIn(amount: usd(100), reason: "x"), .noSale(reason: nil)]
     #expect(try register.checkOutcome(of: cashOnly, at: testTime) == nil)
@@ -262,7 +262,7 @@ private let extremeCases: [ExtremeCase] = {
 
   @Test func eventsThatChangeTheOrderHandOnTheOrderAfterThem() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let register = lane.register
     let line = try #require(register.order.lines.first)
     let voided: [Event] = [.lineVoided(order: register.order.id, line: line.line)]
@@ -280,8 +280,8 @@ private let extremeCases: [ExtremeCase] = {
 @Suite struct StackedDiscountTests {
   @Test func twentyOnTheLineAndTwentyOnTheOrderNeedsAManager() throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"add","sku":"HAT"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"20","reason":"scuffed"}"#)
+    try lane.ok(Requests.Add(sku: "HAT"))
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("20")), reason: "scuffed"))
     let stacked = #"{"op":"discount","percent":"20","reason":"promo"}"#
     let refused = try lane.send(stacked)
     #expect(refused.errorCode == "approval_required")
@@ -290,55 +290,58 @@ private let extremeCases: [ExtremeCase] = {
 
     // With a manager's approval it goes through.
     let approved = try lane.ok(
-      #"{"op":"discount","percent":"20","reason":"promo","approve":{"operator":"mo","pin":"9876"}}"#
+      Requests.Discount(value: .percent(percent("20")), reason: "promo"),
+      envelope: RequestEnvelope(approval: Approval(operatorID: "mo", pin: "9876"))
     )
     #expect(approved["discount"] != nil)
     #expect(lane.register.order.discount != nil)
     // Later changes that do not raise a line's discount need no approval again.
-    try lane.ok(#"{"op":"add","sku":"HAT"}"#)
+    try lane.ok(Requests.Add(sku: "HAT"))
   }
 
   @Test func theOrderDiscountAloneIsJudgedPerLine() throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"add","sku":"HAT"}"#)
-    try lane.ok(#"{"op":"discount","percent":"20","reason":"promo"}"#)
+    try lane.ok(Requests.Add(sku: "HAT"))
+    try lane.ok(Requests.Discount(value: .percent(percent("20")), reason: "promo"))
     #expect(
-      try lane.send(#"{"op":"discount","percent":"21","reason":"promo"}"#).errorCode
+      try lane.send(Requests.Discount(value: .percent(percent("21")), reason: "promo")).errorCode
         == "approval_required")
     #expect(
-      try lane.send(#"{"op":"discount","amount":"4.01","reason":"promo"}"#).errorCode
+      try lane.send(Requests.Discount(value: .amount(usd("4.01")), reason: "promo")).errorCode
         == "approval_required")
   }
 
   @Test func anOverrideCountsTowardsTheLimit() throws {
     // The manager lowers 20.00 to 18.00 (10 %); 15 % off on top is 4.70 of 20.00: 23.5 %.
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"add","sku":"HAT"}"#)
+    try lane.ok(Requests.Add(sku: "HAT"))
     try lane.ok(
-      #"{"op":"override_price","line":1,"unit_price":"18.00","reason":"match","approve":{"operator":"mo","pin":"9876"}}"#
+      Requests.OverridePrice(line: 1, unitPrice: usd("18.00"), reason: "match"),
+      envelope: RequestEnvelope(approval: Approval(operatorID: "mo", pin: "9876"))
     )
-    let refused = try lane.send(#"{"op":"discount","line":1,"percent":"15","reason":"x"}"#)
+    let refused = try lane.send(
+      Requests.Discount(line: 1, value: .percent(percent("15")), reason: "x"))
     #expect(refused.errorCode == "approval_required")
     #expect(lane.register.order.lines[0].discount == nil)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"10","reason":"x"}"#)
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("10")), reason: "x"))
   }
 
   @Test func loweringTheQuantityUnderAnAmountDiscountIsJudgedToo() throws {
     // 8.00 off 2 × 20.00 is 20 %; at quantity 1 it would be 40 %.
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"add","sku":"HAT","qty":2}"#)
-    try lane.ok(#"{"op":"discount","line":1,"amount":"8.00","reason":"x"}"#)
-    let refused = try lane.send(#"{"op":"set_qty","line":1,"qty":1}"#)
+    try lane.ok(Requests.Add(sku: "HAT", quantity: 2))
+    try lane.ok(Requests.Discount(line: 1, value: .amount(usd("8.00")), reason: "x"))
+    let refused = try lane.send(Requests.SetQty(line: 1, quantity: 1))
     #expect(refused.errorCode == "approval_required")
     #expect(lane.register.order.lines[0].quantity == 2)
   }
 
   @Test func aSignedInManagerNeedsNoSeparateApproval() throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
-    try lane.ok(#"{"op":"add","sku":"HAT"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"20","reason":"x"}"#)
-    try lane.ok(#"{"op":"discount","percent":"20","reason":"x"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
+    try lane.ok(Requests.Add(sku: "HAT"))
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("20")), reason: "x"))
+    try lane.ok(Requests.Discount(value: .percent(percent("20")), reason: "x"))
   }
 }
 
@@ -352,8 +355,8 @@ private let extremeCases: [ExtremeCase] = {
   @Test func cashThatIsNotAWholeNumberOfStepsIsRefused() throws {
     // 10.07 is due as 10.05 in cash. 10.06 would give 0.01 back; it is refused.
     let lane = try lane()
-    try lane.ok(#"{"op":"add","sku":"P7"}"#)
-    let refused = try lane.send(#"{"op":"tender","type":"cash","amount":"10.06"}"#)
+    try lane.ok(Requests.Add(sku: "P7"))
+    let refused = try lane.send(Requests.Tender(.cash(amount: usd("10.06"))))
     #expect(refused.errorCode == "invalid_amount")
     let message = refused["error"]?["message"]?.stringValue ?? ""
     #expect(message.contains("steps of 0.05"))
@@ -361,9 +364,9 @@ private let extremeCases: [ExtremeCase] = {
     #expect(lane.register.order.tenders.isEmpty)
     // A part payment must be whole steps too.
     #expect(
-      try lane.send(#"{"op":"tender","type":"cash","amount":"5.01"}"#).errorCode
+      try lane.send(Requests.Tender(.cash(amount: usd("5.01")))).errorCode
         == "invalid_amount")
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.10"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("10.10"))))
     #expect(done["change_due"] == "0.05")
     #expect(done["cash_rounding"] == "-0.02")
   }
@@ -371,9 +374,9 @@ private let extremeCases: [ExtremeCase] = {
   @Test func changeIsAlwaysWholeSteps() throws {
     let lane = try lane()
     for sku in ["P0", "P1", "P2", "P3", "P4", "P6", "P8", "P9"] {
-      try lane.ok(#"{"op":"add","sku":"\#(sku)"}"#)
-      try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
-      let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+      try lane.ok(Requests.Add(sku: sku))
+      try lane.ok(Requests.Tender(.cash(amount: usd("5.00"))))
+      let done = try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
       let change = try #require(done["change_due"]?.stringValue)
       let cents = try Money.parse(change, currency: .usd).minorUnits
       #expect(cents % 5 == 0, "\(sku): change \(change)")
@@ -383,9 +386,9 @@ private let extremeCases: [ExtremeCase] = {
   @Test func aZeroCashTenderSettlesABalanceThatRoundsToNothing() throws {
     // A card pays 10.00 of 10.02; the 0.02 left is due as 0.00 in cash.
     let lane = try lane()
-    try lane.ok(#"{"op":"add","sku":"P2"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"0.00"}"#)
+    try lane.ok(Requests.Add(sku: "P2"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: usd("10.00"))))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("0.00"))))
     #expect(done["status"] == "completed")
     #expect(done["change_due"] == "0.00")
     #expect(done["cash_rounding"] == "-0.02")
@@ -399,13 +402,13 @@ private let extremeCases: [ExtremeCase] = {
     ] {
       #expect(try lane.send(request).errorCode == "invalid_amount", "\(request)")
     }
-    try lane.ok(#"{"op":"float","amount":"100.05"}"#)
+    try lane.ok(Requests.SetFloat(amount: usd("100.05")))
   }
 
   @Test func aStoreWithoutCashRoundingTakesAnyCent() throws {
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: nil))
-    try lane.ok(#"{"op":"add","sku":"P7"}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.08"}"#)
+    try lane.ok(Requests.Add(sku: "P7"))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("10.08"))))
     #expect(done["change_due"] == "0.01")
   }
 }
@@ -415,8 +418,8 @@ private let extremeCases: [ExtremeCase] = {
 @Suite struct InsufficientCashTests {
   @Test func aPaidOutBeyondTheDrawerNeedsAManager() throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"float","amount":"10.00"}"#)
-    let refused = try lane.send(#"{"op":"paid_out","amount":"25.00","reason":"supplies"}"#)
+    try lane.ok(Requests.SetFloat(amount: usd("10.00")))
+    let refused = try lane.send(Requests.PaidOut(amount: usd("25.00"), reason: "supplies"))
     #expect(refused.errorCode == "insufficient_cash")
     #expect(refused["error"]?["message"]?.stringValue?.contains("10.00") == true)
     #expect(lane.register.day.totals.paidOut == 0)
@@ -424,44 +427,46 @@ private let extremeCases: [ExtremeCase] = {
 
     // A wrong PIN does not get it through.
     let wrong = try lane.send(
-      #"{"op":"paid_out","amount":"25.00","reason":"supplies","approve":{"operator":"mo","pin":"1111"}}"#
+      Requests.PaidOut(amount: usd("25.00"), reason: "supplies"),
+      envelope: RequestEnvelope(approval: Approval(operatorID: "mo", pin: "1111"))
     )
     #expect(wrong.errorCode == "wrong_pin")
     #expect(lane.register.day.totals.paidOut == 0)
 
     try lane.ok(
-      #"{"op":"paid_out","amount":"25.00","reason":"supplies","approve":{"operator":"mo","pin":"9876"}}"#
+      Requests.PaidOut(amount: usd("25.00"), reason: "supplies"),
+      envelope: RequestEnvelope(approval: Approval(operatorID: "mo", pin: "9876"))
     )
     #expect(lane.register.day.totals.expectedCash == -1500)
   }
 
   @Test func aPaidOutOfEverythingInTheDrawerIsFine() throws {
     let lane = try PeopleLane.staffed()
-    try lane.ok(#"{"op":"float","amount":"10.00"}"#)
-    try lane.ok(#"{"op":"paid_out","amount":"10.00","reason":"supplies"}"#)
+    try lane.ok(Requests.SetFloat(amount: usd("10.00")))
+    try lane.ok(Requests.PaidOut(amount: usd("10.00"), reason: "supplies"))
     #expect(
-      try lane.send(#"{"op":"paid_out","amount":"0.01","reason":"more"}"#).errorCode
+      try lane.send(Requests.PaidOut(amount: usd("0.01"), reason: "more")).errorCode
         == "insufficient_cash")
   }
 
   @Test func withNoOperatorsThereIsNobodyToApprove() throws {
     let lane = try TestLane()
-    let refused = try lane.send(#"{"op":"paid_out","amount":"5.00","reason":"x"}"#)
+    let refused = try lane.send(Requests.PaidOut(amount: usd("5.00"), reason: "x"))
     #expect(refused.errorCode == "insufficient_cash")
     #expect(lane.register.day.totals.paidOutCount == 0)
   }
 
   @Test func aCashRefundBeyondTheDrawerIsRefused() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
-    try lane.ok(#"{"op":"paid_out","amount":"20.00","reason":"to the safe"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
+    try lane.ok(Requests.PaidOut(amount: usd("20.00"), reason: "to the safe"))
     let request = #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"unwanted"}"#
     let refused = try lane.send(request)
     #expect(refused.errorCode == "insufficient_cash")
     #expect(lane.register.returns.count == 0)
     #expect(lane.register.products["GIFT"] != nil)
-    try lane.ok(#"{"op":"paid_in","amount":"20.00","reason":"from the safe"}"#)
+    try lane.ok(Requests.PaidIn(amount: usd("20.00"), reason: "from the safe"))
     try lane.ok(request)
     #expect(lane.register.day.totals.expectedCash == 0)
   }
@@ -473,20 +478,24 @@ private let extremeCases: [ExtremeCase] = {
   @Test func keysAreHeldForTwoDaysAtMostAndDroppedFromMemory() throws {
     let lane = try JournalLane()
     for index in 0..<5 {
-      try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"x","key":"d1-\#(index)"}"#)
+      try lane.ok(
+        Requests.PaidIn(amount: usd("1.00"), reason: "x"),
+        envelope: RequestEnvelope(key: "d1-\(index)"))
     }
-    try lane.ok(#"{"op":"close_day"}"#)
-    try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"x","key":"d2-0"}"#)
+    try lane.ok(Requests.CloseDay())
+    try lane.ok(
+      Requests.PaidIn(amount: usd("1.00"), reason: "x"), envelope: RequestEnvelope(key: "d2-0"))
     #expect(lane.register.keys.heldDays == [1, 2])
     #expect(lane.register.keys.count == 6)
-    try lane.ok(#"{"op":"close_day"}"#)
+    try lane.ok(Requests.CloseDay())
     // Day 1's keys are gone from memory; day 2's stay through day 3.
     #expect(lane.register.keys.heldDays == [2])
     #expect(lane.register.keys.count == 1)
     #expect(lane.register.keys["d1-0"] == nil)
     #expect(lane.register.keys["d2-0"] != nil)
     // A retry after the window is a new request: it is carried out again.
-    try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"x","key":"d1-0"}"#)
+    try lane.ok(
+      Requests.PaidIn(amount: usd("1.00"), reason: "x"), envelope: RequestEnvelope(key: "d1-0"))
     #expect(lane.register.day.totals.paidInCount == 1)
     let replayed = try Register.replaying(lane.scan().records)
     #expect(replayed.keys == lane.register.keys)
@@ -494,12 +503,16 @@ private let extremeCases: [ExtremeCase] = {
 
   @Test func aFailedGroupForgetsItsKeysAndKeepsTheEarlierOnes() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"close_day"}"#)
-    try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"x","key":"kept-yesterday"}"#)
-    try lane.ok(#"{"op":"close_day"}"#)
-    try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"x","key":"kept"}"#)
+    try lane.ok(Requests.CloseDay())
+    try lane.ok(
+      Requests.PaidIn(amount: usd("1.00"), reason: "x"),
+      envelope: RequestEnvelope(key: "kept-yesterday"))
+    try lane.ok(Requests.CloseDay())
+    try lane.ok(
+      Requests.PaidIn(amount: usd("1.00"), reason: "x"), envelope: RequestEnvelope(key: "kept"))
     lane.storage.failingAppend = lane.storage.appendCalls + 1
-    let failed = try lane.send(#"{"op":"paid_in","amount":"1.00","reason":"x","key":"lost"}"#)
+    let failed = try lane.send(
+      Requests.PaidIn(amount: usd("1.00"), reason: "x"), envelope: RequestEnvelope(key: "lost"))
     #expect(failed.errorCode == "storage_failed")
     #expect(lane.register.keys["kept"] != nil)
     #expect(lane.register.keys["kept-yesterday"] != nil)
@@ -577,7 +590,7 @@ private let extremeCases: [ExtremeCase] = {
   ])
   func noErrorMessageEchoesACardNumber(_ request: String) throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     let reply = try lane.send(request)
     #expect(reply["ok"] == .bool(false))
     let text = reply["error"]?.serialized ?? ""
@@ -609,11 +622,11 @@ private let extremeCases: [ExtremeCase] = {
 
   @Test func aReasonWithACardNumberIsJournaledMasked() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"card 4242 4242 4242 4242 refund"}"#)
-    try lane.ok(#"{"op":"no_sale","reason":"customer read out 5555555555554444"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"park","note":"for 4242-4242-4242-4242"}"#)
-    try lane.ok(#"{"op":"customer_add","name":"Pat 4242424242424242"}"#)
+    try lane.ok(Requests.PaidIn(amount: usd("1.00"), reason: "card 4242 4242 4242 4242 refund"))
+    try lane.ok(Requests.NoSale(reason: "customer read out 5555555555554444"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Park(note: "for 4242-4242-4242-4242"))
+    try lane.ok(Requests.CustomerAdd(name: "Pat 4242424242424242"))
     let journal = String(decoding: lane.storage.bytes, as: UTF8.self)
     #expect(!journal.contains("4242 4242 4242 4242"))
     #expect(!journal.contains("5555555555554444"))
@@ -622,7 +635,7 @@ private let extremeCases: [ExtremeCase] = {
     #expect(journal.contains("card ****4242 refund"))
     #expect(journal.contains("customer read out ****4444"))
     // Digits that fail the check are kept as they were typed.
-    try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"invoice 4242424242424241"}"#)
+    try lane.ok(Requests.PaidIn(amount: usd("1.00"), reason: "invoice 4242424242424241"))
     #expect(
       String(decoding: lane.storage.bytes, as: UTF8.self).contains("invoice 4242424242424241"))
   }
@@ -680,10 +693,10 @@ private let extremeCases: [ExtremeCase] = {
     #expect(Set(catalog.products.map(\.sku)).isSuperset(of: codes))
     let lane = try TestLane(catalog: catalog)
     for code in codes {
-      try lane.ok(#"{"op":"scan","code":"\#(code)"}"#)
+      try lane.ok(Requests.Scan(code: code))
     }
-    try lane.ok(#"{"op":"add","sku":"\#(codes[0])"}"#)
-    let order = try lane.ok(#"{"op":"order"}"#)
+    try lane.ok(Requests.Add(sku: codes[0]))
+    let order = try lane.ok(Requests.Order())
     #expect(order.serialized.contains(codes[0]))
   }
 
@@ -704,7 +717,8 @@ private let extremeCases: [ExtremeCase] = {
     #expect(lane.storage.bytes == before)
     // The same key for another request is refused as any reused key is.
     let other = try lane.send(
-      #"{"op":"paid_in","amount":"2.00","reason":"x","key":"1764339785123456780"}"#)
+      Requests.PaidIn(amount: usd("2.00"), reason: "x"),
+      envelope: RequestEnvelope(key: "1764339785123456780"))
     #expect(other.errorCode == "key_reused")
     #expect(!other.serialized.contains("1764339785123456780"))
     // An ordinary key is kept as it is; one that begins as a digest does is a digest's.
@@ -747,16 +761,20 @@ private let extremeCases: [ExtremeCase] = {
   @Test func anOrderPastTheLargestAmountIsRefusedAndTheJournalStillReplays() throws {
     let lane = try JournalLane()
     try lane.ok(
-      #"{"op":"product_add","product":{"sku":"VAULT","name":"Vault","description":"","category":"C","price":"5000000000000.00"}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "VAULT", "name": "Vault", "description": "", "category": "C",
+          "price": "5000000000000.00",
+        ]))
     )
     // Half of 10^15 minor units, the largest amount there is: nine of them are refused.
-    let refused = try lane.send(#"{"op":"add","sku":"VAULT","qty":9}"#)
+    let refused = try lane.send(Requests.Add(sku: "VAULT", quantity: 9))
     #expect(refused["error"]?["code"] == "invalid_amount")
     #expect(lane.register.order.lines.isEmpty, "nothing changed")
-    try lane.ok(#"{"op":"add","sku":"VAULT"}"#)
-    let more = try lane.send(#"{"op":"set_qty","line":1,"qty":3}"#)
+    try lane.ok(Requests.Add(sku: "VAULT"))
+    let more = try lane.send(Requests.SetQty(line: 1, quantity: 3))
     #expect(more["error"]?["code"] == "invalid_amount")
-    let paid = try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    let paid = try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
     #expect(paid["receipt"] != nil)
     let replayed = try Register.replaying(lane.scan().records)
     #expect(replayed.receipts.count == 1)

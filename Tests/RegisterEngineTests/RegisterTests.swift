@@ -6,8 +6,8 @@ import Testing
 @Suite struct RegisterOrderTests {
   @Test func eachAddAppendsANewLine() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let result = try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let result = try lane.ok(Requests.Add(sku: "JEANS"))
     let lines = try #require(result["lines"]?.arrayValue)
     #expect(lines.count == 2)
     #expect(lines.map { $0["line"] } == [.int(1), .int(2)])
@@ -22,7 +22,7 @@ import Testing
   @Test func salePriceIsTheUnitPrice() throws {
     // 2 × T-shirt at the sale price 15.00 (regular 20.00) = 30.00; tax 30.00 × 7.5 % = 2.25.
     let lane = try TestLane()
-    let result = try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    let result = try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
     let line = try #require(result["lines"]?.arrayValue?.first)
     #expect(line["unit_price"] == "15.00")
     #expect(line["regular_price"] == "20.00")
@@ -42,8 +42,8 @@ import Testing
   @Test func exemptAndStandardTotals() throws {
     // Jeans 49.99 standard → tax 3.74925 → 3.75; gift card 25.00 exempt → 0.00.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let result = try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let result = try lane.ok(Requests.Add(sku: "GIFT"))
     #expect(result["subtotal"] == "74.99")
     #expect(result["tax"] == "3.75")
     #expect(result["total"] == "78.74")
@@ -55,13 +55,13 @@ import Testing
   @Test func stockCountsWhatTheOrderAlreadyHolds() throws {
     // TEE has 3 in stock.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
     let before = lane.snapshot
-    let refused = try lane.send(#"{"op":"add","sku":"TEE","qty":2}"#)
+    let refused = try lane.send(Requests.Add(sku: "TEE", quantity: 2))
     #expect(refused.errorCode == "out_of_stock")
     #expect(lane.snapshot == before)
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":1}"#)
-    #expect(try lane.send(#"{"op":"add","sku":"TEE"}"#).errorCode == "out_of_stock")
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 1))
+    #expect(try lane.send(Requests.Add(sku: "TEE")).errorCode == "out_of_stock")
     #expect(lane.register.order.quantity(ofSKU: "TEE") == 3)
     // Stock is only taken when the sale completes.
     #expect(lane.register.products["TEE"]?.stock == 3)
@@ -69,15 +69,15 @@ import Testing
 
   @Test func stockZeroIsOutOfStock() throws {
     let lane = try TestLane()
-    let reply = try lane.send(#"{"op":"add","sku":"HAT"}"#)
+    let reply = try lane.send(Requests.Add(sku: "HAT"))
     #expect(reply.errorCode == "out_of_stock")
     #expect(lane.register.order.lines.isEmpty)
   }
 
   @Test func untrackedStockHasNoLimit() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS","qty":9999}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS","qty":9999}"#)
+    try lane.ok(Requests.Add(sku: "JEANS", quantity: 9999))
+    try lane.ok(Requests.Add(sku: "JEANS", quantity: 9999))
     #expect(lane.register.totals.itemCount == 19_998)
   }
 
@@ -102,71 +102,71 @@ import Testing
 
   @Test func quantityBoundsAreAccepted() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS","qty":1}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS","qty":9999}"#)
+    try lane.ok(Requests.Add(sku: "JEANS", quantity: 1))
+    try lane.ok(Requests.Add(sku: "JEANS", quantity: 9999))
     #expect(lane.register.order.lines.map(\.quantity) == [1, 9999])
   }
 
   @Test func unknownSKU() throws {
     let lane = try TestLane()
-    let reply = try lane.send(#"{"op":"add","sku":"NOPE"}"#)
+    let reply = try lane.send(Requests.Add(sku: "NOPE"))
     #expect(reply.errorCode == "unknown_sku")
     #expect(reply["error"]?["message"]?.stringValue?.contains("NOPE") == true)
   }
 
   @Test func setQuantity() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    let result = try lane.ok(#"{"op":"set_qty","line":1,"qty":3}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
+    let result = try lane.ok(Requests.SetQty(line: 1, quantity: 3))
     #expect(result["lines"]?.arrayValue?.first?["qty"] == .int(3))
     #expect(result["subtotal"] == "45.00")
-    try lane.ok(#"{"op":"set_qty","line":1,"qty":1}"#)
+    try lane.ok(Requests.SetQty(line: 1, quantity: 1))
     #expect(lane.register.order.lines.first?.quantity == 1)
   }
 
   @Test func setQuantityBeyondStockIsRefused() throws {
     // TEE has 3: line 1 holds 1, line 2 holds 1; line 1 may go to 2 but not to 3.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
+    try lane.ok(Requests.Add(sku: "TEE"))
     let before = lane.snapshot
-    #expect(try lane.send(#"{"op":"set_qty","line":1,"qty":3}"#).errorCode == "out_of_stock")
-    #expect(try lane.send(#"{"op":"set_qty","line":2,"qty":4}"#).errorCode == "out_of_stock")
+    #expect(try lane.send(Requests.SetQty(line: 1, quantity: 3)).errorCode == "out_of_stock")
+    #expect(try lane.send(Requests.SetQty(line: 2, quantity: 4)).errorCode == "out_of_stock")
     #expect(lane.snapshot == before)
-    try lane.ok(#"{"op":"set_qty","line":1,"qty":2}"#)
+    try lane.ok(Requests.SetQty(line: 1, quantity: 2))
     #expect(lane.register.order.lines.map(\.quantity) == [2, 1])
   }
 
   @Test func removeLine() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    let result = try lane.ok(#"{"op":"remove","line":1}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    let result = try lane.ok(Requests.Remove(line: 1))
     #expect(result["lines"]?.arrayValue?.map { $0["sku"] } == ["GIFT"])
     #expect(result["total"] == "25.00")
     let before = lane.snapshot
-    #expect(try lane.send(#"{"op":"remove","line":1}"#).errorCode == "line_not_found")
-    #expect(try lane.send(#"{"op":"remove","line":99}"#).errorCode == "line_not_found")
-    #expect(try lane.send(#"{"op":"set_qty","line":1,"qty":2}"#).errorCode == "line_not_found")
+    #expect(try lane.send(Requests.Remove(line: 1)).errorCode == "line_not_found")
+    #expect(try lane.send(Requests.Remove(line: 99)).errorCode == "line_not_found")
+    #expect(try lane.send(Requests.SetQty(line: 1, quantity: 2)).errorCode == "line_not_found")
     #expect(lane.snapshot == before)
     // Line numbers are never reused.
-    let again = try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    let again = try lane.ok(Requests.Add(sku: "JEANS"))
     #expect(again["lines"]?.arrayValue?.map { $0["line"] } == [.int(2), .int(3)])
   }
 
   @Test func voidCancelsTheOrderAndItsTenders() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
     let firstID = lane.register.order.id
-    let result = try lane.ok(#"{"op":"void","reason":"customer left"}"#)
+    let result = try lane.ok(Requests.Void(reason: "customer left"))
     #expect(result["lines"]?.arrayValue == [])
     #expect(result["tenders"]?.arrayValue == [])
     #expect(result["total"] == "0.00")
     #expect(lane.register.order.id != firstID)
     #expect(lane.register.order.isEmpty)
     #expect(lane.register.receipts.isEmpty)
-    #expect(try lane.send(#"{"op":"void"}"#).errorCode == "empty_order")
+    #expect(try lane.send(Requests.Void()).errorCode == "empty_order")
   }
 }
 
@@ -174,10 +174,10 @@ import Testing
   @Test func splitTenderCompletesTheSale() throws {
     // 2 × T-shirt 15.00 = 30.00 (tax 2.25) + gift card 25.00 (exempt): total 57.25.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let firstOrder = lane.register.order.id
-    let partial = try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    let partial = try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     #expect(partial["status"] == "open")
     #expect(partial["paid"] == "20.00")
     #expect(partial["balance_due"] == "37.25")
@@ -185,7 +185,7 @@ import Testing
     #expect(lane.register.receipts.isEmpty)
 
     // The card amount defaults to the balance, which completes the sale.
-    let done = try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    let done = try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
     #expect(done["status"] == "completed")
     #expect(done["order_id"] == .int(firstOrder))
     #expect(done["total"] == "57.25")
@@ -210,22 +210,22 @@ import Testing
     #expect(lane.register.receipts[1]?.totals.total == 5725)
     #expect(lane.register.order.isEmpty)
     #expect(lane.register.order.id != firstOrder)
-    let open = try lane.ok(#"{"op":"order"}"#)
+    let open = try lane.ok(Requests.Order())
     #expect(open["status"] == "open")
     #expect(open["lines"]?.arrayValue == [])
     #expect(open["total"] == "0.00")
     #expect(open["order_id"] == .int(lane.register.order.id))
 
     // The stock taken by the sale is gone: only 1 TEE is left.
-    #expect(try lane.send(#"{"op":"add","sku":"TEE","qty":2}"#).errorCode == "out_of_stock")
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    #expect(try lane.send(Requests.Add(sku: "TEE", quantity: 2)).errorCode == "out_of_stock")
+    try lane.ok(Requests.Add(sku: "TEE"))
   }
 
   @Test func receiptNumbersIncrease() throws {
     let lane = try TestLane()
     for expected in 1...3 {
-      try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-      let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
+      try lane.ok(Requests.Add(sku: "GIFT"))
+      let done = try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
       #expect(done["status"] == "completed")
       #expect(done["receipt"]?["number"] == .int(expected))
       #expect(lane.register.lastReceiptNumber == expected)
@@ -237,8 +237,8 @@ import Testing
   @Test func cashOverTheBalanceGivesChange() throws {
     // Jeans 49.99 + tax 3.75 = 53.74; 60.00 cash → 6.26 change.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("60.00"))))
     #expect(done["status"] == "completed")
     #expect(done["total"] == "53.74")
     #expect(done["paid"] == "60.00")
@@ -249,34 +249,34 @@ import Testing
 
   @Test func cashExactlyTheBalanceGivesNoChange() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let partial = try lane.ok(#"{"op":"tender","type":"cash","amount":"53.73"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let partial = try lane.ok(Requests.Tender(.cash(amount: usd("53.73"))))
     #expect(partial["status"] == "open")
     #expect(partial["balance_due"] == "0.01")
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"0.01"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("0.01"))))
     #expect(done["status"] == "completed")
     #expect(done["change_due"] == "0.00")
   }
 
   @Test func cardAmountOverTheBalanceIsRefused() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let before = lane.snapshot
     let reply = try lane.send(
-      #"{"op":"tender","type":"card","amount":"25.01","card":\#(cardJSON())}"#)
+      Requests.Tender(.card(testCard(), amount: usd("25.01"))))
     #expect(reply.errorCode == "tender_exceeds_balance")
     #expect(lane.snapshot == before)
   }
 
   @Test func partialCardThenCardForTheRest() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let partial = try lane.ok(
-      #"{"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#)
+      Requests.Tender(.card(testCard(), amount: usd("10.00"))))
     #expect(partial["status"] == "open")
     #expect(partial["balance_due"] == "15.00")
-    let amex = cardJSON("378282246310005", cvv: "\"7391\"")
-    let done = try lane.ok(#"{"op":"tender","type":"card","card":\#(amex)}"#)
+    let amex = testCard("378282246310005", cvv: "7391")
+    let done = try lane.ok(Requests.Tender(.card(amex, amount: nil)))
     #expect(done["status"] == "completed")
     let tenders = try #require(done["tenders"]?.arrayValue)
     #expect(tenders.map { $0["amount"] } == ["10.00", "15.00"])
@@ -286,9 +286,9 @@ import Testing
   @Test func tenderOnAnEmptyOrderIsRefused() throws {
     let lane = try TestLane()
     let before = lane.snapshot
-    let cash = try lane.send(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
+    let cash = try lane.send(Requests.Tender(.cash(amount: usd("5.00"))))
     #expect(cash.errorCode == "empty_order")
-    let card = try lane.send(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    let card = try lane.send(Requests.Tender(.card(testCard(), amount: nil)))
     #expect(card.errorCode == "empty_order")
     #expect(lane.snapshot == before)
   }
@@ -296,13 +296,13 @@ import Testing
   @Test func cardExpiryThisMonthIsAcceptedLastMonthIsRefused() throws {
     // The clock says March 2026.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    let lastMonth = cardJSON(month: "2", year: "2026")
-    let reply = try lane.send(#"{"op":"tender","type":"card","card":\#(lastMonth)}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    let lastMonth = testCard(month: 2, year: 2026)
+    let reply = try lane.send(Requests.Tender(.card(lastMonth, amount: nil)))
     #expect(reply.errorCode == "card_expired")
     #expect(lane.register.order.tenders.isEmpty)
-    let thisMonth = cardJSON(month: "3", year: "26")
-    let done = try lane.ok(#"{"op":"tender","type":"card","card":\#(thisMonth)}"#)
+    let thisMonth = testCard(month: 3, year: 26)
+    let done = try lane.ok(Requests.Tender(.card(thisMonth, amount: nil)))
     #expect(done["status"] == "completed")
   }
 
@@ -424,10 +424,10 @@ import Testing
   ])
   func refusedRequestsChangeNothing(request: String, code: String) throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Tender(.cash(amount: usd("5.00"))))
     let before = lane.snapshot
-    let orderBefore = try lane.ok(#"{"op":"order"}"#)
+    let orderBefore = try lane.ok(Requests.Order())
     let reply = try lane.send(request)
     #expect(reply["ok"] == .bool(false))
     #expect(reply.errorCode == code, "\(reply.serialized)")
@@ -436,12 +436,12 @@ import Testing
     #expect(!message.isEmpty)
     #expect(!message.contains("4242424242424242"))
     #expect(lane.snapshot == before)
-    #expect(try lane.ok(#"{"op":"order"}"#) == orderBefore)
+    #expect(try lane.ok(Requests.Order()) == orderBefore)
   }
 
   @Test func invalidUTF8IsBadJSON() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let before = lane.snapshot
     let lines: [[UInt8]] = [
       Array(#"{"op":"add","sku":"JE"#.utf8) + [0xFF] + Array(#""}"#.utf8),
@@ -506,7 +506,7 @@ import Testing
 
   @Test func replyShape() throws {
     let lane = try TestLane()
-    let success = try lane.send(#"{"op":"order"}"#)
+    let success = try lane.send(Requests.Order())
     #expect(success.objectValue?.keys == ["id", "ok", "result"])
     #expect(success["id"] == .null)
     let failure = try lane.send(#"{"op":"nope"}"#)
@@ -516,7 +516,7 @@ import Testing
 
   @Test func hello() throws {
     let lane = try TestLane()
-    let result = try lane.ok(#"{"op":"hello"}"#)
+    let result = try lane.ok(Requests.Hello())
     #expect(result["protocol"] == .int(1))
     #expect(result["server"] == "registerd")
     #expect(result["currency"] == "USD")
@@ -524,7 +524,7 @@ import Testing
 
   @Test func catalogShowsEffectivePrices() throws {
     let lane = try TestLane()
-    let result = try lane.ok(#"{"op":"catalog"}"#)
+    let result = try lane.ok(Requests.Catalog())
     let products = try #require(result["products"]?.arrayValue)
     #expect(products.map { $0["sku"] } == ["TEE", "JEANS", "GIFT", "HAT"])
     let tee = try #require(products.first)
@@ -541,16 +541,16 @@ import Testing
 
   @Test func receiptOpReprints() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"30.00"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("30.00"))))
     let original = try #require(done["receipt"]?["text"]?.stringValue)
     #expect(!original.contains("REPRINT"))
-    let last = try lane.ok(#"{"op":"receipt"}"#)
+    let last = try lane.ok(Requests.Receipt())
     #expect(last["number"] == .int(1))
     #expect(last["text"]?.stringValue?.contains("*** REPRINT ***") == true)
-    let byNumber = try lane.ok(#"{"op":"receipt","number":1}"#)
+    let byNumber = try lane.ok(Requests.Receipt(number: 1))
     #expect(byNumber == last)
-    #expect(try lane.send(#"{"op":"receipt","number":2}"#).errorCode == "receipt_not_found")
+    #expect(try lane.send(Requests.Receipt(number: 2)).errorCode == "receipt_not_found")
   }
 }
 
@@ -570,7 +570,7 @@ import Testing
 
   @Test func repliesReceiptsAndStateNeverHoldTheCardNumberOrCVV() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
     var replies: [String] = []
     let partial = #"{"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#
     replies.append(lane.service.handle(line: partial))
@@ -605,7 +605,7 @@ import Testing
   ])
   func refusedCardsAreNotEchoed(card: String) throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let reply = lane.service.handle(line: #"{"op":"tender","type":"card","card":\#(card)}"#)
     let value = try JSONParser.parse(reply)
     #expect(value["ok"] == .bool(false))
@@ -621,7 +621,7 @@ import Testing
   ])
   func aCardNumberTypedAsAnAmountIsNotEchoed(request: String) throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let reply = try lane.send(request)
     #expect(reply.errorCode == "invalid_amount")
     #expect(!reply.serialized.contains("4242"), "\(reply.serialized)")
@@ -629,7 +629,7 @@ import Testing
 
   @Test func shortAmountsAreQuotedInTheError() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let reply = try lane.send(#"{"op":"tender","type":"cash","amount":"12,50"}"#)
     #expect(reply["error"]?["message"]?.stringValue?.contains("\"12,50\"") == true)
   }
@@ -665,8 +665,8 @@ import Testing
 
   @Test func onceTenderedTheTotalCanOnlyGoUp() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS","qty":2}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS", quantity: 2))
+    try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     let before = lane.snapshot
     for request in [
       #"{"op":"remove","line":1}"#, #"{"op":"set_qty","line":1,"qty":1}"#,
@@ -676,18 +676,18 @@ import Testing
       #expect(lane.snapshot == before)
     }
     // Adding more, or raising a quantity, is fine: the balance grows.
-    try lane.ok(#"{"op":"set_qty","line":1,"qty":3}"#)
-    let added = try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.SetQty(line: 1, quantity: 3))
+    let added = try lane.ok(Requests.Add(sku: "GIFT"))
     // 3 × 49.99 = 149.97 + 7.5 % (11.24775 → 11.25) = 161.22 + 25.00 = 186.22; 20 paid.
     #expect(added["balance_due"] == "166.22")
   }
 
   @Test func removingALineCountsAsALineVoidInTheReport() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS","qty":2}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"remove","line":1}"#)
-    let report = try lane.ok(#"{"op":"report"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS", quantity: 2))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Remove(line: 1))
+    let report = try lane.ok(Requests.Report(kind: .x))
     #expect(report["report"]?["voided_lines"]?["count"] == .int(1))
     #expect(report["report"]?["voided_lines"]?["amount"] == "99.98")
   }

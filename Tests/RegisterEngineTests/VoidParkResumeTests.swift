@@ -7,12 +7,12 @@ import Testing
     // JEANS 49.99 + 2 × TEE 15.00 = 79.99, tax 5.99925 → 6.00, total 85.99.
     // Voiding the jeans leaves 30.00 + tax 2.25 = 32.25.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let before = try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let before = try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
     #expect(before["total"] == "85.99")
     #expect(before["item_count"] == .int(3))
 
-    let result = try lane.ok(#"{"op":"void_line","line":1}"#)
+    let result = try lane.ok(Requests.VoidLine(line: 1))
     let lines = try #require(result["lines"]?.arrayValue)
     #expect(lines.map { $0["line"] } == [.int(1), .int(2)])
     #expect(lines[0]["voided"] == .bool(true))
@@ -31,12 +31,12 @@ import Testing
   @Test func aVoidedLineHoldsNoStockAndIsNotSold() throws {
     // TEE has 3 in stock: a voided line of 2 leaves all 3 to sell.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"void_line","line":1}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.VoidLine(line: 1))
     #expect(try lane.service.catalogEntry("TEE")["available"] == .int(3))
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":3}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 3))
     // 3 × 15.00 = 45.00 + tax 3.375 → 3.38 = 48.38.
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"48.38"}"#)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("48.38"))))
     #expect(sale["status"] == "completed")
     #expect(lane.register.products["TEE"]?.stock == 0)
   }
@@ -44,10 +44,10 @@ import Testing
   @Test func theReceiptShowsTheVoidedLine() throws {
     // 2 × TEE voided (30.00 not charged), GIFT 25.00 exempt: total 25.00.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"void_line","line":1}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.VoidLine(line: 1))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
     #expect(sale["status"] == "completed")
     let text = try #require(sale["receipt"]?["text"]?.stringValue)
     #expect(text.contains(receiptColumns("2 x T-Shirt", "VOID")))
@@ -71,9 +71,9 @@ import Testing
   ])
   func aVoidedLineCannotBeVoidedAgainOrChanged(request: String) throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"void_line","line":1}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.VoidLine(line: 1))
     let before = lane.snapshot
     let totals = lane.register.day.totals
     let reply = try lane.send(request)
@@ -84,9 +84,9 @@ import Testing
 
   @Test func voidingAnUnknownLineIsRefused() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let before = lane.snapshot
-    #expect(try lane.send(#"{"op":"void_line","line":2}"#).errorCode == "line_not_found")
+    #expect(try lane.send(Requests.VoidLine(line: 2)).errorCode == "line_not_found")
     #expect(try lane.send(#"{"op":"void_line"}"#).errorCode == "bad_request")
     #expect(lane.snapshot == before)
   }
@@ -94,12 +94,12 @@ import Testing
   @Test func theXReportCountsVoidedLines() throws {
     // Voided: JEANS 49.99 and 2 × TEE 30.00 → 2 lines, 79.99.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"void_line","line":1}"#)
-    try lane.ok(#"{"op":"void_line","line":2}"#)
-    let reply = try lane.ok(#"{"op":"report","kind":"x"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.VoidLine(line: 1))
+    try lane.ok(Requests.VoidLine(line: 2))
+    let reply = try lane.ok(Requests.Report(kind: .x))
     let report = try #require(reply["report"])
     #expect(report["voided_lines"]?["count"] == .int(2))
     #expect(report["voided_lines"]?["amount"] == "79.99")
@@ -111,12 +111,12 @@ import Testing
   @Test func voidingALineAfterPaymentStartedIsRefused() throws {
     // JEANS 49.99 + GIFT 25.00 + tax 3.75 = 78.74; 10.00 paid: the total may only go up.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
     let before = lane.snapshot
     for line in [1, 2] {
-      let reply = try lane.send(#"{"op":"void_line","line":\#(line)}"#)
+      let reply = try lane.send(Requests.VoidLine(line: line))
       #expect(reply.errorCode == "order_has_tenders")
     }
     #expect(lane.snapshot == before)
@@ -129,12 +129,12 @@ import Testing
   @Test func voidingAnOrderReversesItsTenders() throws {
     // JEANS 49.99 + GIFT 25.00 + tax 3.75 = 78.74; 20.00 on the Visa, 10.00 in cash, then void.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","amount":"20.00","card":\#(cardJSON())}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: usd("20.00"))))
+    try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
 
-    let result = try lane.ok(#"{"op":"void","reason":"customer walked away"}"#)
+    let result = try lane.ok(Requests.Void(reason: "customer walked away"))
     #expect(result["voided_order_id"] == .int(1))
     // The reply is the new open order.
     #expect(result["order_id"] == .int(2))
@@ -155,7 +155,7 @@ import Testing
     #expect(lane.register.order.isEmpty)
     #expect(lane.register.receipts.isEmpty)
 
-    let reply = try lane.ok(#"{"op":"report","kind":"x"}"#)
+    let reply = try lane.ok(Requests.Report(kind: .x))
     let report = try #require(reply["report"])
     #expect(report["sales_count"] == .int(0))
     #expect(report["tenders"] == [])
@@ -174,8 +174,8 @@ import Testing
   @Test func voidingAnOrderWithoutTendersReversesNothing() throws {
     // 2 × TEE 30.00 + tax 2.25 = 32.25.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    let result = try lane.ok(#"{"op":"void"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    let result = try lane.ok(Requests.Void())
     #expect(result["voided_order_id"] == .int(1))
     #expect(result["reversed_tenders"] == [])
     #expect(lane.register.day.totals.voidedOrders == 1)
@@ -189,22 +189,22 @@ import Testing
   @Test func voidingAnEmptyOrderIsRefused() throws {
     let lane = try TestLane()
     let before = lane.snapshot
-    #expect(try lane.send(#"{"op":"void"}"#).errorCode == "empty_order")
+    #expect(try lane.send(Requests.Void()).errorCode == "empty_order")
     // A line rung up and taken off again leaves nothing to void either.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"remove","line":1}"#)
-    #expect(try lane.send(#"{"op":"void","reason":"oops"}"#).errorCode == "empty_order")
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Remove(line: 1))
+    #expect(try lane.send(Requests.Void(reason: "oops")).errorCode == "empty_order")
     #expect(lane.register.order.id == before.order.id)
     #expect(lane.register.day.totals.voidedOrders == 0)
   }
 
   @Test func voidsReplayFromTheJournal() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.ok(#"{"op":"void_line","line":2}"#)
-    try lane.ok(#"{"op":"tender","type":"card","amount":"5.00","card":\#(cardJSON())}"#)
-    try lane.ok(#"{"op":"void","reason":"card declined later"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "TEE"))
+    try lane.ok(Requests.VoidLine(line: 2))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: usd("5.00"))))
+    try lane.ok(Requests.Void(reason: "card declined later"))
     let recovered = try Register.replaying(lane.scan().records)
     #expect(RegisterState(recovered) == RegisterState(lane.register))
     #expect(recovered.day.totals.voidedLines == 1)
@@ -218,9 +218,9 @@ import Testing
   @Test func parkingSetsTheOrderAsideAndOpensANewOne() throws {
     // 2 × TEE 15.00 + JEANS 49.99 = 79.99, tax 6.00, total 85.99.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let result = try lane.ok(#"{"op":"park","note":"blue bag, back at 3"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let result = try lane.ok(Requests.Park(note: "blue bag, back at 3"))
     #expect(result["order_id"] == .int(2))
     #expect(result["status"] == "open")
     #expect(result["lines"] == [])
@@ -234,7 +234,7 @@ import Testing
     #expect(lines.map { $0["sku"] } == ["TEE", "JEANS"])
     #expect(lines.map { $0["qty"] } == [.int(2), .int(1)])
 
-    let list = try lane.ok(#"{"op":"parked"}"#)
+    let list = try lane.ok(Requests.Parked())
     #expect(list["parked"] == .array([parked]))
     #expect(lane.register.parked.map(\.id) == [1])
     #expect(lane.register.parked.first?.note == "blue bag, back at 3")
@@ -247,12 +247,12 @@ import Testing
 
   @Test func parkedOrdersAreListedOldestFirst() throws {
     let lane = try TestLane()
-    #expect(try lane.ok(#"{"op":"parked"}"#)["parked"] == [])
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"park"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"park","note":"second"}"#)
-    let list = try #require(try lane.ok(#"{"op":"parked"}"#)["parked"]?.arrayValue)
+    #expect(try lane.ok(Requests.Parked())["parked"] == [])
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Park())
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Park(note: "second"))
+    let list = try #require(try lane.ok(Requests.Parked())["parked"]?.arrayValue)
     #expect(list.map { $0["order_id"] } == [.int(1), .int(2)])
     #expect(list.map { $0["note"] } == [nil, "second"])
     #expect(list.map { $0["total"] } == ["53.74", "25.00"])
@@ -261,22 +261,22 @@ import Testing
 
   @Test func anEmptyOrderCannotBeParked() throws {
     let lane = try TestLane()
-    #expect(try lane.send(#"{"op":"park","note":"nothing"}"#).errorCode == "empty_order")
+    #expect(try lane.send(Requests.Park(note: "nothing")).errorCode == "empty_order")
     // Only voided lines: nothing that counts.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"void_line","line":1}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.VoidLine(line: 1))
     let before = lane.snapshot
-    #expect(try lane.send(#"{"op":"park"}"#).errorCode == "empty_order")
+    #expect(try lane.send(Requests.Park()).errorCode == "empty_order")
     #expect(lane.snapshot == before)
     #expect(lane.register.parked.isEmpty)
   }
 
   @Test func anOrderWithTendersCannotBeParked() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
     let before = lane.snapshot
-    #expect(try lane.send(#"{"op":"park"}"#).errorCode == "order_has_tenders")
+    #expect(try lane.send(Requests.Park()).errorCode == "order_has_tenders")
     #expect(lane.snapshot == before)
     #expect(lane.register.parked.isEmpty)
   }
@@ -284,30 +284,30 @@ import Testing
   @Test func parkedUnitsStayReserved() throws {
     // TEE has 3 in stock; a parked order holds 2, so the next order may take only 1.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"park"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Park())
     let tee = try lane.service.catalogEntry("TEE")
     #expect(tee["stock"] == .int(3))
     #expect(tee["available"] == .int(1))
 
     let before = lane.snapshot
-    let refused = try lane.send(#"{"op":"add","sku":"TEE","qty":2}"#)
+    let refused = try lane.send(Requests.Add(sku: "TEE", quantity: 2))
     #expect(refused.errorCode == "out_of_stock")
     let message = try #require(refused["error"]?["message"]?.stringValue)
     #expect(message.contains("parked orders hold 2"))
     #expect(lane.snapshot == before)
 
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":1}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 1))
     #expect(try lane.service.catalogEntry("TEE")["available"] == .int(0))
-    #expect(try lane.send(#"{"op":"add","sku":"TEE"}"#).errorCode == "out_of_stock")
-    #expect(try lane.send(#"{"op":"set_qty","line":1,"qty":2}"#).errorCode == "out_of_stock")
+    #expect(try lane.send(Requests.Add(sku: "TEE")).errorCode == "out_of_stock")
+    #expect(try lane.send(Requests.SetQty(line: 1, quantity: 2)).errorCode == "out_of_stock")
     #expect(lane.register.products["TEE"]?.stock == 3)
 
     // Selling the one leaves 2 in stock, both still held by the parked order.
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     #expect(lane.register.products["TEE"]?.stock == 2)
     #expect(try lane.service.catalogEntry("TEE")["available"] == .int(0))
-    #expect(try lane.send(#"{"op":"add","sku":"TEE"}"#).errorCode == "out_of_stock")
+    #expect(try lane.send(Requests.Add(sku: "TEE")).errorCode == "out_of_stock")
   }
 }
 
@@ -315,17 +315,18 @@ import Testing
   @Test func anyConnectionMayResumeAParkedOrder() throws {
     // 2 × TEE 30.00, JEANS 49.99 less 10 % (5.00) = 44.99: 74.99 + tax 5.624... → 5.62 = 80.61.
     let lane = try TestLane()
-    try lane.service.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.service.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.service.ok(#"{"op":"discount","line":2,"percent":"10","reason":"scuffed"}"#)
+    try lane.service.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.service.ok(Requests.Add(sku: "JEANS"))
+    try lane.service.ok(
+      Requests.Discount(line: 2, value: .percent(percent("10")), reason: "scuffed"))
     let order = lane.register.order
     let totals = lane.register.totals
     #expect(totals.total == 8061)
-    let parkReply = try lane.service.send(#"{"op":"park","note":"fitting room"}"#, from: 1)
+    let parkReply = try lane.service.send(Requests.Park(note: "fitting room"), from: 1)
     #expect(parkReply["ok"] == .bool(true))
     let parkedVersion = try #require(lane.register.parked.first?.version)
 
-    let reply = try lane.service.send(#"{"op":"resume","order_id":1}"#, from: 2)
+    let reply = try lane.service.send(Requests.Resume(orderID: 1), from: 2)
     #expect(reply["ok"] == .bool(true))
     let result = try #require(reply["result"])
     #expect(result["order_id"] == .int(1))
@@ -346,12 +347,12 @@ import Testing
     #expect(lane.register.parked.isEmpty)
     // A terminal still holding the version from before the park is told the order moved on.
     let stale = try lane.service.send(
-      #"{"op":"remove","line":1,"expect_version":\#(order.version)}"#, from: 1)
+      Requests.Remove(line: 1), envelope: RequestEnvelope(expectVersion: order.version), from: 1)
     #expect(stale.errorCode == "version_conflict")
     // The resumed order carries on: line numbers continue, and it can be paid.
-    let added = try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    let added = try lane.ok(Requests.Add(sku: "GIFT"))
     #expect(added["lines"]?.arrayValue?.last?["line"] == .int(3))
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"200.00"}"#)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("200.00"))))
     #expect(sale["status"] == "completed")
     #expect(sale["receipt"]?["receipt"]?["order_id"] == .int(1))
     #expect(lane.register.products["TEE"]?.stock == 1)
@@ -359,17 +360,17 @@ import Testing
 
   @Test func resumeIsRefusedWhileTheOpenOrderHasLines() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"park"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Park())
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let before = lane.snapshot
-    let refused = try lane.send(#"{"op":"resume","order_id":1}"#)
+    let refused = try lane.send(Requests.Resume(orderID: 1))
     #expect(refused.errorCode == "order_not_empty")
     #expect(lane.snapshot == before)
     #expect(lane.register.parked.map(\.id) == [1])
     // Park the open order first, then the other comes back.
-    try lane.ok(#"{"op":"park"}"#)
-    let result = try lane.ok(#"{"op":"resume","order_id":1}"#)
+    try lane.ok(Requests.Park())
+    let result = try lane.ok(Requests.Resume(orderID: 1))
     #expect(result["order_id"] == .int(1))
     #expect(result["lines"]?.arrayValue?.map { $0["sku"] } == ["JEANS"])
     #expect(lane.register.parked.map(\.id) == [2])
@@ -379,10 +380,10 @@ import Testing
   func resumingAnOrderThatIsNotParkedIsRefused(orderID: Int) throws {
     // Order 1 is parked; order 2 is the open one; 7 and 0 never existed.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"park"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Park())
     let before = lane.snapshot
-    let reply = try lane.send(#"{"op":"resume","order_id":\#(orderID)}"#)
+    let reply = try lane.send(Requests.Resume(orderID: orderID))
     #expect(reply.errorCode == "order_not_found")
     #expect(lane.snapshot == before)
     #expect(lane.register.parked.map(\.id) == [1])
@@ -390,11 +391,11 @@ import Testing
 
   @Test func parkedOrdersSurviveAJournalReplay() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"park","note":"for later"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"park"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Park(note: "for later"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Park())
     let parked = lane.register.parked
     #expect(parked.map(\.id) == [1, 2])
 
@@ -403,13 +404,13 @@ import Testing
     #expect(RegisterState(recovered) == RegisterState(lane.register))
 
     let service = try lane.restarted()
-    let list = try #require(try service.ok(#"{"op":"parked"}"#)["parked"]?.arrayValue)
+    let list = try #require(try service.ok(Requests.Parked())["parked"]?.arrayValue)
     #expect(list.map { $0["order_id"] } == [.int(1), .int(2)])
     #expect(list.first?["note"] == "for later")
     // The reservation of the parked tees is back too: only 1 of 3 is free.
-    #expect(try service.send(#"{"op":"add","sku":"TEE","qty":2}"#).errorCode == "out_of_stock")
+    #expect(try service.send(Requests.Add(sku: "TEE", quantity: 2)).errorCode == "out_of_stock")
 
-    let result = try service.ok(#"{"op":"resume","order_id":1}"#)
+    let result = try service.ok(Requests.Resume(orderID: 1))
     #expect(result["order_id"] == .int(1))
     #expect(result["total"] == "85.99")
     #expect(service.register.order.lines == parked[0].lines)
