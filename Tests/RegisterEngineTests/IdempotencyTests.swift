@@ -4,8 +4,9 @@ import Testing
 @testable import RegisterEngine
 
 /// A card tender for the whole balance, with an idempotency key.
-func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> String {
-  #"{"id":"\#(id)","op":"tender","type":"card","card":\#(card),"key":"\#(key)"}"#
+func keyedCardTender(id: String, key: String, card: CardInput = testCard()) -> String {
+  requestLine(
+    Requests.Tender(.card(card, amount: nil)), envelope: RequestEnvelope(id: .string(id), key: key))
 }
 
 @Suite struct IdempotencyKeyTests {
@@ -37,7 +38,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
   @Test func aCompletingTenderRepeatedWithItsKeyChargesOnce() throws {
     // JEANS 49.99 + tax 3.75 = 53.74 on the Visa.
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let first = try lane.send(keyedCardTender(id: "pay", key: "pay-53.74"))
     let result = try #require(first["result"])
     #expect(result["status"] == "completed")
@@ -64,7 +65,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
   @Test func aCashTenderWithChangeRepeatedWithItsKeyIsPaidOnce() throws {
     // GIFT 25.00 exempt, 40.00 cash: 15.00 change, once.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let tender = #"{"op":"tender","type":"cash","amount":"40.00","key":"cash-40"}"#
     let first = try lane.ok(tender)
     #expect(first["change_due"] == "15.00")
@@ -83,7 +84,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
   ])
   func aKeyReusedForAnotherRequestIsRefused(request: String) throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS","key":"k"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"), envelope: RequestEnvelope(key: "k"))
     let order = lane.register.order
     let records = lane.scan().records.count
     let reply = try lane.send(request)
@@ -91,13 +92,13 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     #expect(lane.register.order == order)
     #expect(lane.scan().records.count == records)
     // The key still answers its own request.
-    let again = try lane.ok(#"{"op":"add","sku":"JEANS","key":"k"}"#)
+    let again = try lane.ok(Requests.Add(sku: "JEANS"), envelope: RequestEnvelope(key: "k"))
     #expect(again["lines"]?.arrayValue?.count == 1)
   }
 
   @Test func keysSurviveAJournalReplay() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let first = try lane.send(keyedCardTender(id: "1", key: "pay-before-crash"))
     #expect(first["result"]?["status"] == "completed")
 
@@ -112,14 +113,15 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     #expect(service.register.order.isEmpty)
     #expect(service.register.day.totals.salesCount == 1)
     #expect(lane.scan().records.count == records)
-    let reused = try service.send(#"{"op":"add","sku":"GIFT","key":"pay-before-crash"}"#)
+    let reused = try service.send(
+      Requests.Add(sku: "GIFT"), envelope: RequestEnvelope(key: "pay-before-crash"))
     #expect(reused.errorCode == "key_reused")
     #expect(service.register.order.isEmpty)
   }
 
   @Test func theKeyIsJournaledOnTheRequestsLastRecordWithoutCardData() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let start = lane.scan().records.count
     let reply = try lane.send(keyedCardTender(id: "t", key: "pay-7"))
     let records = Array(lane.scan().records.dropFirst(start))
@@ -149,9 +151,9 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     // what the register is allowed to keep (last four, expiry, amount), so the second is taken
     // for a retry of the first and charges nothing.
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let first = try lane.send(keyedCardTender(id: "a", key: "pay"))
-    let other = cardJSON("4111000000084242", cvv: "\"123\"")
+    let other = testCard("4111000000084242", cvv: "123")
     let records = lane.scan().records.count
     let again = try lane.send(keyedCardTender(id: "b", key: "pay", card: other))
     #expect(again["ok"] == .bool(true))
@@ -163,10 +165,10 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
   @Test func theSameKeyWithAnotherCardIsRefused() throws {
     // The fingerprint holds no card number, but it still tells two cards apart.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     try lane.ok(keyedCardTender(id: "a", key: "pay"))
     let amex = keyedCardTender(
-      id: "b", key: "pay", card: cardJSON("378282246310005", cvv: "\"1234\""))
+      id: "b", key: "pay", card: testCard("378282246310005", cvv: "1234"))
     #expect(try lane.send(amex).errorCode == "key_reused")
     #expect(lane.register.receipts.count == 1)
     #expect(lane.register.day.totals.tenders.map(\.key) == ["card VISA"])
@@ -178,7 +180,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     #expect(try lane.send(tender).errorCode == "empty_order")
     #expect(lane.register.keys["retry-me"] == nil)
     // Fixed: the same request with the same key now goes through.
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let reply = try lane.send(tender)
     #expect(reply["ok"] == .bool(true))
     #expect(reply["result"]?["status"] == "completed")
@@ -188,7 +190,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
 
   @Test func aConflictingRequestIsNotRememberedEither() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let stale = #"{"op":"add","sku":"JEANS","expect_version":0,"key":"add-jeans"}"#
     #expect(try lane.send(stale).errorCode == "version_conflict")
     #expect(lane.register.keys["add-jeans"] == nil)
@@ -204,8 +206,8 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     let add = #"{"op":"add","sku":"GIFT","key":"day-1-add"}"#
     let first = try lane.ok(add)
     #expect(first["order_id"] == .int(1))
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
-    try lane.ok(#"{"op":"close_day"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
+    try lane.ok(Requests.CloseDay())
 
     // Day 2: the key still answers with the original reply and adds nothing.
     let again = try lane.ok(add)
@@ -215,7 +217,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     let replayedDay2 = try Register.replaying(lane.scan().records)
     #expect(replayedDay2.keys == lane.register.keys)
 
-    try lane.ok(#"{"op":"close_day"}"#)
+    try lane.ok(Requests.CloseDay())
     // Day 3: the key is forgotten, so the same request is a new one.
     #expect(lane.register.keys["day-1-add"] == nil)
     let fresh = try lane.ok(add)
@@ -230,21 +232,21 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
 @Suite struct ExpectVersionTests {
   @Test func aChangeBasedOnTheCurrentVersionIsApplied() throws {
     let lane = try TestLane()
-    #expect(try lane.ok(#"{"op":"order"}"#)["version"] == .int(0))
-    let added = try lane.ok(#"{"op":"add","sku":"JEANS","expect_version":0}"#)
+    #expect(try lane.ok(Requests.Order())["version"] == .int(0))
+    let added = try lane.ok(Requests.Add(sku: "JEANS"), envelope: RequestEnvelope(expectVersion: 0))
     #expect(added["version"] == .int(1))
-    let again = try lane.ok(#"{"op":"add","sku":"GIFT","expect_version":1}"#)
+    let again = try lane.ok(Requests.Add(sku: "GIFT"), envelope: RequestEnvelope(expectVersion: 1))
     #expect(again["version"] == .int(2))
     #expect(lane.register.order.lines.count == 2)
   }
 
   @Test func aChangeBasedOnAnOldVersionIsAConflict() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
     #expect(lane.register.order.version == 2)
     let before = lane.snapshot
-    let reply = try lane.send(#"{"op":"remove","line":1,"expect_version":1}"#)
+    let reply = try lane.send(Requests.Remove(line: 1), envelope: RequestEnvelope(expectVersion: 1))
     #expect(reply.errorCode == "version_conflict")
     let data = try #require(reply["error"]?["data"])
     #expect(data["order_id"] == .int(1))
@@ -256,7 +258,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
 
   @Test func aStaleVersionIsAConflictForEveryKindOfChange() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let before = lane.snapshot
     for request in [
       #"{"op":"tender","type":"cash","amount":"100.00","expect_version":0}"#,
@@ -285,7 +287,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
   @Test(arguments: [false, true])
   func twoClientsRacingOnOneVersionOnlyOneWins(swapped: Bool) throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     // Both terminals look at the order and see the same version.
     let reads = try parsedReplies(
       lane.service.process([incoming(1, #"{"op":"order"}"#), incoming(2, #"{"op":"order"}"#)]))
@@ -327,9 +329,9 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     // rings up items on order 2. A's change was based on order 1; it must not land on order 2,
     // an order A has never seen, whatever version order 2 has reached.
     let lane = try TestLane()
-    try lane.service.send(#"{"op":"add","sku":"JEANS"}"#, from: 1)
-    try lane.service.send(#"{"op":"add","sku":"GIFT"}"#, from: 1)
-    let seen = try #require(try lane.service.send(#"{"op":"order"}"#, from: 1)["result"])
+    try lane.service.send(Requests.Add(sku: "JEANS"), from: 1)
+    try lane.service.send(Requests.Add(sku: "GIFT"), from: 1)
+    let seen = try #require(try lane.service.send(Requests.Order(), from: 1)["result"])
     #expect(seen["order_id"] == .int(1))
     let version = try #require(seen["version"]?.int64Value)
     let stale = #"{"op":"remove","line":1,"expect_version":\#(version)}"#
@@ -337,7 +339,7 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     #expect(try lane.service.send(closing, from: 2)["ok"] == .bool(true))
     #expect(lane.register.order.id == 2)
     for sku in ["TEE", "JEANS", "GIFT", "JEANS"] {
-      try lane.service.ok(#"{"op":"add","sku":"\#(sku)"}"#)
+      try lane.service.ok(Requests.Add(sku: sku))
       #expect(Int64(lane.register.order.version) != version)
       let before = lane.register.order
       let reply = try lane.service.send(stale, from: 1)
@@ -349,8 +351,9 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
 
   @Test func theFingerprintIgnoresTheOrderOfFields() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS","qty":2,"key":"k-order"}"#)
-    let again = try lane.send(#"{"key":"k-order","qty":2,"sku":"JEANS","op":"add"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS", quantity: 2), envelope: RequestEnvelope(key: "k-order"))
+    let again = try lane.send(
+      Requests.Add(sku: "JEANS", quantity: 2), envelope: RequestEnvelope(key: "k-order"))
     #expect(again["ok"] == .bool(true))
     #expect(lane.register.order.lines.count == 1, "the same request in another order is a retry")
   }
@@ -366,13 +369,13 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     #expect(CardNumberMask.containsCardNumber(plain))
     let lane = try TestLane()
     // Taken, whatever it holds (kept as its digest).
-    try lane.ok(#"{"op":"add","sku":"JEANS","key":"\#(plain)"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"), envelope: RequestEnvelope(key: plain))
     #expect(lane.register.keys[IdempotencyKey.kept(plain)] != nil)
 
     let key = IdempotencyKey.make(bytes)
     #expect(key == "42424242_42424242_abababab_abababab")
     #expect(!CardNumberMask.containsCardNumber(key))
-    try lane.ok(#"{"op":"add","sku":"JEANS","key":"\#(key)"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"), envelope: RequestEnvelope(key: key))
     #expect(lane.register.order.lines.count == 2)
     #expect(lane.register.keys[key] != nil, "kept as it is")
   }
@@ -405,8 +408,8 @@ func keyedCardTender(id: String, key: String, card: String = cardJSON()) -> Stri
     let second = IdempotencyKey.random(RegisterService.systemRandom)
     #expect(first != second)
     #expect(first.count == 35)
-    try lane.ok(#"{"op":"add","sku":"JEANS","key":"\#(first)"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS","key":"\#(second)"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"), envelope: RequestEnvelope(key: first))
+    try lane.ok(Requests.Add(sku: "JEANS"), envelope: RequestEnvelope(key: second))
     #expect(lane.register.order.lines.count == 2)
   }
 }

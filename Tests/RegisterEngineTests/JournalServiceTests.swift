@@ -121,8 +121,8 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
 
   @Test func aBatchOfReadsWritesNothing() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
     let calls = lane.storage.appendCalls
     let bytes = lane.storage.bytes
     let batches = lane.journal.batchesWritten
@@ -161,7 +161,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
   @Test func separateBatchesAreSeparateAppends() throws {
     let lane = try JournalLane()
     let calls = lane.storage.appendCalls
-    for _ in 0..<3 { try lane.ok(#"{"op":"add","sku":"JEANS"}"#) }
+    for _ in 0..<3 { try lane.ok(Requests.Add(sku: "JEANS")) }
     #expect(lane.storage.appendCalls == calls + 3)
     #expect(lane.journal.recordsWritten == 2 + 3)
   }
@@ -172,9 +172,9 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
 @Suite struct StorageFailureTests {
   @Test func aFailedAppendRefusesTheBatchAndStopsMutations() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
+    try lane.ok(Requests.Add(sku: "JEANS"))
     #expect(lane.storage.appendCalls == 4)
     var messages: [String] = []
     lane.service.onStorageFailure = { messages.append($0) }
@@ -233,11 +233,11 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(RegisterState(lane.register) == before)
 
     // Reads still work.
-    #expect(try lane.ok(#"{"op":"order"}"#)["lines"]?.arrayValue?.count == 1)
-    #expect(try lane.ok(#"{"op":"catalog"}"#)["products"]?.arrayValue?.count == 4)
-    #expect(try lane.ok(#"{"op":"receipt","number":1}"#)["number"] == .int(1))
-    #expect(try lane.ok(#"{"op":"report","kind":"x"}"#)["report"]?["sales_count"] == .int(1))
-    #expect(try lane.ok(#"{"op":"hello"}"#)["read_only"] == .bool(true))
+    #expect(try lane.ok(Requests.Order())["lines"]?.arrayValue?.count == 1)
+    #expect(try lane.ok(Requests.Catalog())["products"]?.arrayValue?.count == 4)
+    #expect(try lane.ok(Requests.Receipt(number: 1))["number"] == .int(1))
+    #expect(try lane.ok(Requests.Report(kind: .x))["report"]?["sales_count"] == .int(1))
+    #expect(try lane.ok(Requests.Hello())["read_only"] == .bool(true))
     #expect(lane.storage.appendCalls == 5)
 
     // What is on "disk" is every acknowledged change and nothing else.
@@ -249,7 +249,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
   @Test func aFailedFirstRequestAfterStartIsRefusedToo() throws {
     let lane = try JournalLane()
     lane.storage.failingAppend = 2
-    let reply = try lane.send(#"{"op":"add","sku":"JEANS"}"#)
+    let reply = try lane.send(Requests.Add(sku: "JEANS"))
     #expect(reply.errorCode == "storage_failed")
     #expect(lane.register.order.lines.isEmpty)
     #expect(lane.register.lastSequence == 2)
@@ -259,9 +259,9 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
 
   @Test func aGoodAppendBeforeTheFailureIsKept() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     #expect(lane.service.storageFailure == nil)
-    #expect(try lane.ok(#"{"op":"hello"}"#)["read_only"] == .bool(false))
+    #expect(try lane.ok(Requests.Hello())["read_only"] == .bool(false))
     #expect(lane.storage.truncations.isEmpty)
   }
 }
@@ -279,21 +279,21 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
   /// Open: JEANS 49.99 + TEE 15.00 = 64.99 + 4.87 tax = 69.86, 10.00 by card → 59.86 due.
   static func ringUp(_ service: RegisterService, clock: ManualClock) throws -> Printed {
     var printed: Printed = [:]
-    try service.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try service.ok(Requests.Add(sku: "JEANS"))
     clock.advance(milliseconds: 12_345)
-    let first = try service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    let first = try service.ok(Requests.Tender(.cash(amount: usd("60.00"))))
     printed[1] = try #require(first["receipt"]?["text"]?.stringValue)
     clock.advance(milliseconds: 600_001)
-    try service.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try service.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try service.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try service.ok(Requests.Add(sku: "GIFT"))
     clock.advance(milliseconds: 7_007)
-    let second = try service.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    let second = try service.ok(Requests.Tender(.card(testCard(), amount: nil)))
     printed[2] = try #require(second["receipt"]?["text"]?.stringValue)
     clock.advance(milliseconds: 300_000)
-    try service.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try service.ok(#"{"op":"add","sku":"TEE"}"#)
+    try service.ok(Requests.Add(sku: "JEANS"))
+    try service.ok(Requests.Add(sku: "TEE"))
     let partial = try service.ok(
-      #"{"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#)
+      Requests.Tender(.card(testCard(), amount: usd("10.00"))))
     #expect(partial["balance_due"] == "59.86")
     return printed
   }
@@ -351,7 +351,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     // Same catalog file: nothing to journal at start-up.
     #expect(restarted.service.register.lastSequence == lastSequence)
     // The open order comes back with its card tender; cash pays the rest: 59.86 → 0.14.
-    let done = try restarted.service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    let done = try restarted.service.ok(Requests.Tender(.cash(amount: usd("60.00"))))
     #expect(done["status"] == "completed")
     #expect(done["paid"] == "70.00")
     #expect(done["change_due"] == "0.14")
@@ -381,10 +381,10 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     let zJSON: JSONValue
     do {
       let lane = try FileLane(directory: directory, clock: clock)
-      let done = try lane.service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+      let done = try lane.service.ok(Requests.Tender(.cash(amount: usd("60.00"))))
       printed[3] = try #require(done["receipt"]?["text"]?.stringValue)
       clock.advance(milliseconds: 5_000)
-      let closed = try lane.service.ok(#"{"op":"close_day","counted":{"cash":"120.00"}}"#)
+      let closed = try lane.service.ok(Requests.CloseDay(countedCash: usd("120.00")))
       zText = try #require(closed["text"]?.stringValue)
       zJSON = try #require(closed["report"])
       #expect(zJSON["kind"] == "z")
@@ -410,20 +410,20 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(recovered.day.totals == DayTotals())
     clock.advance(milliseconds: 60_000)
     let lane = try FileLane(directory: directory, clock: clock)
-    let x = try #require(try lane.service.ok(#"{"op":"report","kind":"x"}"#)["report"])
+    let x = try #require(try lane.service.ok(Requests.Report(kind: .x))["report"])
     #expect(x["day"] == .int(2))
     #expect(x["sales_count"] == .int(0))
     #expect(x["gross"] == "0.00")
     #expect(x["total"] == "0.00")
     #expect(x["tenders"] == [])
     #expect(x["change_given"] == "0.00")
-    let z = try lane.service.ok(#"{"op":"report","kind":"z","day":1}"#)
+    let z = try lane.service.ok(Requests.Report(kind: .z, day: 1))
     #expect(
       z["text"]?.stringValue
         == zText.replacingOccurrences(
           of: "Z REPORT - DAY 1\n", with: "Z REPORT - DAY 1\n            *** REPRINT ***\n"))
     #expect(z["report"]?["reprint"] == .bool(true))
-    let hello = try lane.service.ok(#"{"op":"hello"}"#)
+    let hello = try lane.service.ok(Requests.Hello())
     #expect(hello["day"] == .int(2))
   }
 
@@ -483,7 +483,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     // The register carries on from there.
     let lane = try FileLane(directory: directory, clock: clock)
     #expect(lane.recovery.setAside == nil)
-    let done = try lane.service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    let done = try lane.service.ok(Requests.Tender(.cash(amount: usd("60.00"))))
     #expect(done["receipt"]?["number"] == .int(3))
     #expect(JournalScanner.scan(try journalBytes(in: directory)).isIntact)
   }
@@ -536,8 +536,8 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
   /// A lane that sold 2 of the 3 T-shirts (2 × 15.00 + 2.25 tax = 32.25 cash).
   static func laneAfterSellingTwoTees() throws -> JournalLane {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"32.25"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Tender(.cash(amount: usd("32.25"))))
     #expect(lane.register.products["TEE"]?.stock == 1)
     return lane
   }
@@ -575,7 +575,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     let tee = try #require(lane.register.products["TEE"])
     #expect(tee.salePrice?.minorUnits == 1200)
     #expect(tee.stock == 1)
-    let added = try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    let added = try lane.ok(Requests.Add(sku: "TEE"))
     #expect(added["lines"]?.arrayValue?.first?["unit_price"] == "12.00")
     // Started again on the same edited file: nothing new.
     #expect(Register.startupEvents(for: edited, current: lane.register).isEmpty)
@@ -601,10 +601,14 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
   @Test func anImportKeepsProductsAddedRemovedAndEditedThroughTheProtocol() throws {
     let lane = try Self.laneAfterSellingTwoTees()
     try lane.ok(
-      #"{"op":"product_add","product":{"sku":"SCARF","name":"Scarf","description":"","category":"Accessories","price":"45.00","stock":3}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "SCARF", "name": "Scarf", "description": "", "category": "Accessories",
+          "price": "45.00", "stock": 3,
+        ]))
     )
-    try lane.ok(#"{"op":"product_remove","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"product_update","sku":"HAT","changes":{"price":"30.00"}}"#)
+    try lane.ok(Requests.ProductRemove(sku: "JEANS"))
+    try lane.ok(Requests.ProductUpdate(sku: "HAT", changes: JSONObject(["price": "30.00"])))
     // The file changes one product only: TEE's price.
     let edited = try Self.catalog(#""price": "20.00""#, #""price": "21.00""#)
     _ = try Self.start(lane, with: edited)
@@ -625,7 +629,7 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(lane.register.products["TEE"]?.stock == 1)
     // A receipt already printed keeps the header it was printed with.
     #expect(lane.register.receipts[1] == receipt)
-    let reprint = try lane.ok(#"{"op":"receipt","number":1}"#)
+    let reprint = try lane.ok(Requests.Receipt(number: 1))
     #expect(reprint["text"]?.stringValue?.contains("Test Lane West") == false)
   }
 }
@@ -636,24 +640,24 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
   /// Cash sale with change, card sale, voided order with a cash tender handed back.
   static func ringUpDay(_ lane: JournalLane) throws {
     // JEANS 49.99 + 3.75 tax = 53.74; 60.00 cash → 6.26 change.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("60.00"))))
     // TEE 2 × 15.00 = 30.00 + 2.25 tax; GIFT 25.00 exempt: 57.25 by card (Visa).
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
     // JEANS 49.99 + 3.75 tax + GIFT 25.00 = 78.74, 10.00 cash taken, then voided.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
-    try lane.ok(#"{"op":"void","reason":"customer left"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
+    try lane.ok(Requests.Void(reason: "customer left"))
   }
 
   @Test func xReportTotals() throws {
     let lane = try JournalLane()
     try Self.ringUpDay(lane)
     lane.clock.advance(milliseconds: 90_000)
-    let result = try lane.ok(#"{"op":"report","kind":"x"}"#)
+    let result = try lane.ok(Requests.Report(kind: .x))
     let report = try #require(result["report"])
     #expect(report["kind"] == "x")
     #expect(report["day"] == .int(1))
@@ -706,19 +710,19 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
   @Test func closeDayIsRefusedWhileTheOrderHasLines() throws {
     let lane = try JournalLane()
     try Self.ringUpDay(lane)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let calls = lane.storage.appendCalls
     let totals = lane.register.day.totals
-    let refused = try lane.send(#"{"op":"close_day"}"#)
+    let refused = try lane.send(Requests.CloseDay())
     #expect(refused.errorCode == "order_not_empty")
     #expect(lane.storage.appendCalls == calls)
     #expect(lane.register.day.number == 1)
     #expect(lane.register.closedDays.isEmpty)
 
-    try lane.ok(#"{"op":"void"}"#)
+    try lane.ok(Requests.Void())
     let dayTotals = lane.register.day.totals
     #expect(dayTotals.voidedOrders == totals.voidedOrders + 1)
-    let closed = try lane.ok(#"{"op":"close_day"}"#)
+    let closed = try lane.ok(Requests.CloseDay())
     #expect(closed["report"]?["kind"] == "z")
     #expect(closed["report"]?["sales_count"] == .int(2))
     #expect(closed["report"]?["journal_seq"] == .int(lane.register.lastSequence))

@@ -11,12 +11,12 @@ import Testing
   /// TEE scanned twice (lines 1 and 2, the second discounted), JEANS (line 3), paid 20.00 by
   /// Visa and the rest in cash: receipt 1.
   static func sale(_ lane: TestLane) throws {
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.ok(#"{"op":"discount","line":2,"percent":"10","reason":"scuffed"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","amount":"20.00","card":\#(cardJSON())}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
+    try lane.ok(Requests.Add(sku: "TEE"))
+    try lane.ok(Requests.Discount(line: 2, value: .percent(percent("10")), reason: "scuffed"))
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: usd("20.00"))))
+    try lane.ok(Requests.Tender(.cash(amount: usd("100.00"))))
   }
 
   static func catalog(_ store: String = "") throws -> Catalog {
@@ -40,7 +40,8 @@ import Testing
     try Self.sale(lane)
     // Both tees by SKU: lines 1 and 2, in the receipt's order.
     let tees = try lane.ok(
-      #"{"op":"return","receipt":1,"lines":[{"item":"TEE","qty":2}],"reason":"x"}"#)
+      Requests.Return(receipt: 1, lines: [ReturnRequestLine(code: "TEE", quantity: 2)], reason: "x")
+    )
     let teeLines = try #require(tees["receipt"]?["lines"]?.arrayValue)
     #expect(teeLines.map { $0["line"] } == [.int(1), .int(2)])
     #expect(teeLines.map { $0["sku"] } == ["TEE", "TEE"])
@@ -51,7 +52,8 @@ import Testing
     // Every unit is back: nothing more to return, whatever it is called.
     for item in ["TEE", "tee", "jeans", "5449000000996"] {
       let refused = try lane.send(
-        #"{"op":"return","receipt":1,"lines":[{"item":"\#(item)","qty":1}],"reason":"x"}"#)
+        Requests.Return(
+          receipt: 1, lines: [ReturnRequestLine(code: item, quantity: 1)], reason: "x"))
       #expect(refused.errorCode == "return_exceeds_sold", "\(item): \(refused.serialized)")
     }
   }
@@ -62,7 +64,8 @@ import Testing
     try lane.ok(returnRequest(line: 1, qty: 1))
     // Line 1 is back; a tee by SKU is line 2's.
     let second = try lane.ok(
-      #"{"op":"return","receipt":1,"lines":[{"item":"tee","qty":1}],"reason":"x"}"#)
+      Requests.Return(receipt: 1, lines: [ReturnRequestLine(code: "tee", quantity: 1)], reason: "x")
+    )
     #expect(second["receipt"]?["lines"]?.arrayValue?.first?["line"] == .int(2))
   }
 
@@ -91,43 +94,50 @@ import Testing
     let strict = try TestLane(catalog: Self.catalog())
     try Self.sale(strict)
     let refused = try strict.send(
-      #"{"op":"return","receipt":1,"lines":[{"item":"JEANS","qty":1}],"reason":"x","refund_to":"cash"}"#
+      Requests.Return(
+        receipt: 1, lines: [ReturnRequestLine(code: "JEANS", quantity: 1)], reason: "x",
+        refundTo: .cash)
     )
     #expect(refused.errorCode == "forbidden")
     #expect(refused["error"]?["message"]?.stringValue?.contains("cash_refunds") == true)
     // The default: the card first, up to what it paid.
     let toTenders = try strict.ok(
-      #"{"op":"return","receipt":1,"lines":[{"item":"JEANS","qty":1}],"reason":"x"}"#)
+      Requests.Return(
+        receipt: 1, lines: [ReturnRequestLine(code: "JEANS", quantity: 1)], reason: "x"))
     #expect(toTenders["receipt"]?["refunds"]?.arrayValue?.first?["type"] == "card")
 
     let lenient = try TestLane(catalog: Self.catalog(#", "cash_refunds": true"#))
     try Self.sale(lenient)
     let cash = try lenient.ok(
-      #"{"op":"return","receipt":1,"lines":[{"item":"JEANS","qty":1}],"reason":"x","refund_to":"cash"}"#
+      Requests.Return(
+        receipt: 1, lines: [ReturnRequestLine(code: "JEANS", quantity: 1)], reason: "x",
+        refundTo: .cash)
     )
     let refunds = try #require(cash["receipt"]?["refunds"]?.arrayValue)
     #expect(refunds.map { $0["type"] } == ["cash"])
     #expect(refunds.first?["amount"] == cash["receipt"]?["total"])
     // A cash sale may always be refunded in cash.
     let cashSale = try TestLane(catalog: Self.catalog())
-    try cashSale.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try cashSale.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    try cashSale.ok(Requests.Add(sku: "JEANS"))
+    try cashSale.ok(Requests.Tender(.cash(amount: usd("60.00"))))
     try cashSale.ok(
-      #"{"op":"return","receipt":1,"lines":[{"item":"JEANS","qty":1}],"reason":"x","refund_to":"cash"}"#
+      Requests.Return(
+        receipt: 1, lines: [ReturnRequestLine(code: "JEANS", quantity: 1)], reason: "x",
+        refundTo: .cash)
     )
   }
 
   @Test func aReceiptNumbersTheLinesOfAProductOnSeveralLines() throws {
     let lane = try TestLane(catalog: Self.catalog())
     try Self.sale(lane)
-    let text = try #require(try lane.ok(#"{"op":"receipt","number":1}"#)["text"]?.stringValue)
+    let text = try #require(try lane.ok(Requests.Receipt(number: 1))["text"]?.stringValue)
     #expect(text.contains("#1 1 x T-Shirt"), "\(text)")
     #expect(text.contains("#2 1 x T-Shirt"), "\(text)")
     #expect(text.contains("\n1 x Jeans"), "one line of its product: no number\n\(text)")
     let single = try TestLane(catalog: Self.catalog())
-    try single.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try single.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
-    let plain = try single.ok(#"{"op":"receipt","number":1}"#)["text"]?.stringValue ?? ""
+    try single.ok(Requests.Add(sku: "JEANS"))
+    try single.ok(Requests.Tender(.cash(amount: usd("60.00"))))
+    let plain = try single.ok(Requests.Receipt(number: 1))["text"]?.stringValue ?? ""
     #expect(plain.contains("1 x Jeans") && !plain.contains("#"), "\(plain)")
   }
 }

@@ -19,19 +19,20 @@ import Testing
 func sellMixedOrder(
   _ service: RegisterService, sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> JSONValue {
-  try service.ok(#"{"op":"add","sku":"TEE","qty":3}"#, sourceLocation: sourceLocation)
-  try service.ok(#"{"op":"add","sku":"JEANS"}"#, sourceLocation: sourceLocation)
-  try service.ok(#"{"op":"add","sku":"GIFT"}"#, sourceLocation: sourceLocation)
+  try service.ok(Requests.Add(sku: "TEE", quantity: 3), sourceLocation: sourceLocation)
+  try service.ok(Requests.Add(sku: "JEANS"), sourceLocation: sourceLocation)
+  try service.ok(Requests.Add(sku: "GIFT"), sourceLocation: sourceLocation)
   try service.ok(
-    #"{"op":"discount","line":1,"percent":"10","reason":"loyalty"}"#,
+    Requests.Discount(line: 1, value: .percent(percent("10")), reason: "loyalty"),
     sourceLocation: sourceLocation)
   try service.ok(
-    #"{"op":"discount","amount":"5.00","reason":"coupon"}"#, sourceLocation: sourceLocation)
+    Requests.Discount(value: .amount(usd("5.00")), reason: "coupon"), sourceLocation: sourceLocation
+  )
   try service.ok(
-    #"{"op":"tender","type":"card","amount":"20.00","card":\#(cardJSON())}"#,
+    Requests.Tender(.card(testCard(), amount: usd("20.00"))),
     sourceLocation: sourceLocation)
   let sale = try service.ok(
-    #"{"op":"tender","type":"cash","amount":"100.00"}"#, sourceLocation: sourceLocation)
+    Requests.Tender(.cash(amount: usd("100.00"))), sourceLocation: sourceLocation)
   #expect(sale["status"] == "completed", sourceLocation: sourceLocation)
   #expect(sale["receipt"]?["number"] == .int(1), sourceLocation: sourceLocation)
   #expect(sale["total"] == "116.98", sourceLocation: sourceLocation)
@@ -236,9 +237,9 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
   @Test func aCardOnlySaleIsRefundedToThatCard() throws {
     // JEANS 49.99 + tax 3.75 = 53.74, all on a Mastercard ending 4444.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let card = cardJSON("5555555555554444")
-    let sale = try lane.ok(#"{"op":"tender","type":"card","card":\#(card)}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let card = testCard("5555555555554444")
+    let sale = try lane.ok(Requests.Tender(.card(card, amount: nil)))
     #expect(sale["status"] == "completed")
 
     let result = try lane.ok(returnRequest(line: 1, qty: 1, reason: "defect"))
@@ -257,7 +258,7 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
         == RefundState(
           cards: [mastercard: 5374], cash: 0, lineRefunds: [1: LineRefund(net: 4999, tax: 375)]))
 
-    let report = try #require(try lane.ok(#"{"op":"report","kind":"x"}"#)["report"])
+    let report = try #require(try lane.ok(Requests.Report(kind: .x))["report"])
     let byType = try #require(report["returns"]?["refunds"]?.arrayValue)
     #expect(byType.map { $0["type"] } == ["card MASTERCARD"])
     #expect(byType.map { $0["amount"] } == ["53.74"])
@@ -268,11 +269,11 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     // Returning 2 (50.00): Visa 10.00, Mastercard 30.00, cash 10.00. The last one (25.00): the
     // cards are used up, all in cash.
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT","qty":3}"#)
-    try lane.ok(#"{"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#)
-    let mastercard = cardJSON("5555555555554444")
-    try lane.ok(#"{"op":"tender","type":"card","amount":"30.00","card":\#(mastercard)}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"35.00"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT", quantity: 3))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: usd("10.00"))))
+    let mastercard = testCard("5555555555554444")
+    try lane.ok(Requests.Tender(.card(mastercard, amount: usd("30.00"))))
+    try lane.ok(Requests.Tender(.cash(amount: usd("35.00"))))
 
     let first = try lane.ok(returnRequest(line: 1, qty: 2))
     let refunds = try #require(first["receipt"]?["refunds"]?.arrayValue)
@@ -286,10 +287,10 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
 
   @Test func aReturnGetsItsOwnReceiptFromTheSaleSequence() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("60.00"))))
 
     let result = try lane.ok(returnRequest(line: 1, qty: 1, reason: "wrong size"))
     #expect(result["number"] == .int(3))
@@ -314,25 +315,25 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     #expect(lane.register.lastReceiptNumber == 3)
 
     // The next sale continues the sequence.
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
     #expect(sale["receipt"]?["number"] == .int(4))
 
     // The receipt op reprints the return.
-    let reprint = try lane.ok(#"{"op":"receipt","number":3}"#)
+    let reprint = try lane.ok(Requests.Receipt(number: 3))
     #expect(reprint["number"] == .int(3))
     #expect(reprint["receipt"]?["kind"] == "return")
     #expect(reprint["receipt"]?["reprint"] == .bool(true))
     let reprinted = try #require(reprint["text"]?.stringValue)
     #expect(reprinted.contains("*** REPRINT ***"))
     #expect(reprinted.contains(receiptColumns("Refund for receipt 1", "Day 1")))
-    #expect(try lane.ok(#"{"op":"receipt","number":1}"#)["receipt"]?["kind"] == "sale")
+    #expect(try lane.ok(Requests.Receipt(number: 1))["receipt"]?["kind"] == "sale")
   }
 
   @Test func aReturnReceiptOrAnUnknownReceiptCannotBeReturnedAgainst() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"GIFT","qty":2}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"50.00"}"#)
+    try lane.ok(Requests.Add(sku: "GIFT", quantity: 2))
+    try lane.ok(Requests.Tender(.cash(amount: usd("50.00"))))
     try lane.ok(returnRequest(line: 1, qty: 1))
     let before = lane.snapshot
     let ofReturn = try lane.send(returnRequest(receipt: 2, line: 1, qty: 1))
@@ -383,10 +384,10 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
 
   @Test func aVoidedLineOfTheSaleCannotBeReturned() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"void_line","line":1}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.VoidLine(line: 1))
+    try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
     let before = lane.snapshot
     #expect(try lane.send(returnRequest(line: 1, qty: 1)).errorCode == "line_not_found")
     #expect(lane.snapshot == before)
@@ -400,11 +401,11 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     // 51.69: 20.00 back on the Visa, 31.69 in cash.
     let lane = try TestLane()
     try sellMixedOrder(lane.service)
-    try lane.ok(#"{"op":"close_day"}"#)
+    try lane.ok(Requests.CloseDay())
     #expect(lane.register.day.number == 2)
     // The new day's drawer starts with a float; without cash in it a cash refund is refused
     // (insufficient_cash).
-    try lane.ok(#"{"op":"float","amount":"100.00"}"#)
+    try lane.ok(Requests.SetFloat(amount: usd("100.00")))
 
     let request =
       #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":2},{"line":3,"qty":1}],"#
@@ -418,7 +419,7 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     #expect(receipt["total"] == "51.69")
     #expect(lane.register.products["TEE"]?.stock == 2)
 
-    let reply = try lane.ok(#"{"op":"report","kind":"x"}"#)
+    let reply = try lane.ok(Requests.Report(kind: .x))
     let report = try #require(reply["report"])
     #expect(report["day"] == .int(2))
     #expect(report["sales_count"] == .int(0))
@@ -443,7 +444,7 @@ let visa4242 = CardSummary(brand: .visa, last4: "4242")
     #expect(text.contains(receiptColumns("  refund Cash (1)", "-31.69")))
 
     // Day 1's Z report is as it was closed: no returns.
-    let z = try #require(try lane.ok(#"{"op":"report","kind":"z","day":1}"#)["report"])
+    let z = try #require(try lane.ok(Requests.Report(kind: .z, day: 1))["report"])
     #expect(z["returns"]?["count"] == .int(0))
     #expect(z["sales_count"] == .int(1))
   }
@@ -484,8 +485,8 @@ let nickelCatalogJSON = """
     // Return 1: net 9.99, tax 2.09 / 3 = 0.6967 → 0.70, refund 9.99 (not 10.69).
     // Return 2: net 19.98, tax 2.09 − 0.70 = 1.39, refund 19.98. 9.99 + 19.98 = 29.97.
     let lane = try TestLane(lifecycleCatalog: taxInclusiveCatalogJSON)
-    try lane.ok(#"{"op":"add","sku":"MUG","qty":3}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"29.97"}"#)
+    try lane.ok(Requests.Add(sku: "MUG", quantity: 3))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("29.97"))))
     #expect(sale["total"] == "29.97")
     #expect(sale["tax"] == "2.09")
     #expect(lane.register.products["MUG"]?.stock == 2)
@@ -521,8 +522,8 @@ let nickelCatalogJSON = """
     sku: String, total: String, cash: String, rounding: String
   ) throws {
     let lane = try TestLane(lifecycleCatalog: nickelCatalogJSON)
-    try lane.ok(#"{"op":"add","sku":"\#(sku)"}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    try lane.ok(Requests.Add(sku: sku))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     #expect(sale["status"] == "completed")
     #expect(sale["cash_rounding"] == .string(rounding))
 
@@ -543,7 +544,7 @@ let nickelCatalogJSON = """
       lane.register.refunded[1]
         == RefundState(cards: [:], cash: exact, lineRefunds: [1: LineRefund(net: exact, tax: 0)]))
 
-    let report = try #require(try lane.ok(#"{"op":"report","kind":"x"}"#)["report"])
+    let report = try #require(try lane.ok(Requests.Report(kind: .x))["report"])
     #expect(report["returns"]?["cash_rounding"] == .string(rounding))
     #expect(report["returns"]?["total"] == .string(total))
     #expect(report["returns"]?["refunds"]?.arrayValue?.map { $0["amount"] } == [.string(cash)])
@@ -554,8 +555,8 @@ let nickelCatalogJSON = """
     // add up 10.03, 20.06, 30.09; rounded: 10.05, 20.05, 30.10; so the refunds are 10.05, then
     // 10.00, then 10.05 — 30.10 in all, exactly the cash taken (not 3 × 10.05 = 30.15).
     let lane = try TestLane(lifecycleCatalog: nickelCatalogJSON)
-    try lane.ok(#"{"op":"add","sku":"P3","qty":3}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"40.00"}"#)
+    try lane.ok(Requests.Add(sku: "P3", quantity: 3))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("40.00"))))
     #expect(sale["change_due"] == "9.90")
     var handedBack: [JSONValue] = []
     for _ in 0..<3 {

@@ -98,12 +98,12 @@ import Testing
 
   @Test func helloSaysWhatIsMissing() throws {
     let fresh = Fresh()
-    let hello = try fresh.service.ok(#"{"op":"hello"}"#)
+    let hello = try fresh.service.ok(Requests.Hello())
     #expect(
       hello["setup_needed"] == .array([.string("the store's settings"), .string("a manager")]))
     // A checkout's register (setup not required) never says so.
     let open = RegisterService(register: Register(), clock: ManualClock(testTime), journal: nil)
-    #expect(try open.ok(#"{"op":"hello"}"#)["setup_needed"] == nil)
+    #expect(try open.ok(Requests.Hello())["setup_needed"] == nil)
   }
 
   @Test func badSetupIsRefusedAndChangesNothing() throws {
@@ -151,12 +151,15 @@ import Testing
     #expect(register.store.tax.rate(of: "standard") == (try Percent.parse("8.25")))
     // No longer open: a change needs someone signed in, and the manager can.
     #expect(
-      try fresh.service.send(#"{"op":"float","amount":"50.00"}"#).errorCode == "not_signed_in")
-    try fresh.service.ok(#"{"op":"sign_in","operator":"mo","pin":"4321"}"#)
+      try fresh.service.send(Requests.SetFloat(amount: usd("50.00"))).errorCode == "not_signed_in")
+    try fresh.service.ok(Requests.SignIn(operatorID: "mo", pin: "4321"))
     try fresh.service.ok(
-      #"{"op":"product_add","product":{"sku":"MUG","name":"Mug","description":"","category":"Home","price":"20.00"}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "MUG", "name": "Mug", "description": "", "category": "Home", "price": "20.00",
+        ]))
     )
-    let order = try fresh.service.ok(#"{"op":"add","sku":"MUG"}"#)
+    let order = try fresh.service.ok(Requests.Add(sku: "MUG"))
     #expect(order["tax"] == .string("1.65"))
     // Setup is done once: a second is refused and changes nothing.
     let length = fresh.storage.bytes.count
@@ -175,7 +178,7 @@ import Testing
     let fresh = Fresh()
     let catalog = try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "t")
     try fresh.service.commit([.storeConfigured(catalog.store)])
-    let hello = try fresh.service.ok(#"{"op":"hello"}"#)
+    let hello = try fresh.service.ok(Requests.Hello())
     #expect(hello["setup_needed"] == .array([.string("a manager")]))
     let refused = try fresh.service.send(
       #"{"op":"setup","store":\#(Self.store),"manager":\#(Self.manager)}"#)

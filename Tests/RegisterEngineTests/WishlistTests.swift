@@ -31,19 +31,19 @@ let chainCatalogJSON = """
 @Suite struct WishlistTests {
   func lane() throws -> JournalLane {
     let lane = try JournalLane(catalogJSON: chainCatalogJSON)
-    try lane.ok(#"{"op":"customer_add","name":"Dana Lee"}"#)
-    try lane.ok(#"{"op":"customer_add","name":"Sam Roe"}"#)
+    try lane.ok(Requests.CustomerAdd(name: "Dana Lee"))
+    try lane.ok(Requests.CustomerAdd(name: "Sam Roe"))
     return lane
   }
 
   @Test func addListAndRemoveWithAvailability() throws {
     let lane = try lane()
-    let first = try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"COAT"}"#)
+    let first = try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "COAT"))
     #expect(first["wishlist"]?["items"]?.arrayValue?.count == 1)
     // Any product, in stock or not.
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"SCARF"}"#)
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"SOCKS"}"#)
-    let list = try lane.ok(#"{"op":"wishlist","customer_id":"C1"}"#)["wishlist"]
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "SCARF"))
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "SOCKS"))
+    let list = try lane.ok(Requests.Wishlist(customerID: "C1"))["wishlist"]
     #expect(list?["name"] == .string("Dana Lee"))
     let items = list?["items"]?.arrayValue ?? []
     #expect(items.map { $0["sku"] } == [.string("COAT"), .string("SCARF"), .string("SOCKS")])
@@ -56,22 +56,22 @@ let chainCatalogJSON = """
     #expect(items[2]["in_stock"] == .bool(true))
     #expect(items[2]["available"] == nil)
     // Another customer's list is their own.
-    let other = try lane.ok(#"{"op":"wishlist","customer_id":"C2"}"#)
+    let other = try lane.ok(Requests.Wishlist(customerID: "C2"))
     #expect(other["wishlist"]?["items"]?.arrayValue?.isEmpty == true)
-    let removed = try lane.ok(#"{"op":"wishlist_remove","customer_id":"C1","sku":"SCARF"}"#)
+    let removed = try lane.ok(Requests.WishlistRemove(customerID: "C1", sku: "SCARF"))
     #expect(
       removed["wishlist"]?["items"]?.arrayValue?.map { $0["sku"] } == [
         .string("COAT"), .string("SOCKS"),
       ])
     // Units held by the open order are not available to the wishlist either.
-    try lane.ok(#"{"op":"add","sku":"COAT"}"#)
-    let held = try lane.ok(#"{"op":"wishlist","customer_id":"C1"}"#)
+    try lane.ok(Requests.Add(sku: "COAT"))
+    let held = try lane.ok(Requests.Wishlist(customerID: "C1"))
     #expect(held["wishlist"]?["items"]?.arrayValue?.first?["in_stock"] == .bool(false))
   }
 
   @Test func badRequestsAreRefusedAndChangeNothing() throws {
     let lane = try lane()
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"COAT"}"#)
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "COAT"))
     let before = lane.register.customerBook
     let cases: [(String, String)] = [
       (#"{"op":"wishlist_add","customer_id":"C9","sku":"COAT"}"#, "customer_not_found"),
@@ -95,24 +95,28 @@ let chainCatalogJSON = """
     let lane = try lane()
     for index in 0..<CustomerBook.maximumWishlist {
       try lane.ok(
-        #"{"op":"product_add","product":{"sku":"P\#(index)","name":"P","description":"","category":"C","price":"1.00"}}"#
+        Requests.ProductAdd(
+          product: .object([
+            "sku": .string("P\(index)"), "name": "P", "description": "", "category": "C",
+            "price": "1.00",
+          ]))
       )
-      try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"P\#(index)"}"#)
+      try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "P\(index)"))
     }
-    let full = try lane.send(#"{"op":"wishlist_add","customer_id":"C1","sku":"COAT"}"#)
+    let full = try lane.send(Requests.WishlistAdd(customerID: "C1", sku: "COAT"))
     #expect(full.errorCode == "wishlist_full")
     #expect(lane.register.customerBook.wishlist("C1").count == CustomerBook.maximumWishlist)
   }
 
   @Test func toOrderMovesOneUnitAndAnUnavailableProductStays() throws {
     let lane = try lane()
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"COAT"}"#)
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"SCARF"}"#)
-    let moved = try lane.ok(#"{"op":"wishlist_to_order","customer_id":"C1","sku":"COAT"}"#)
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "COAT"))
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "SCARF"))
+    let moved = try lane.ok(Requests.WishlistToOrder(customerID: "C1", sku: "COAT"))
     #expect(moved["lines"]?.arrayValue?.map { $0["sku"] } == [.string("COAT")])
     #expect(moved["total"] == .string("132.00"))
     #expect(moved["wishlist"]?["items"]?.arrayValue?.map { $0["sku"] } == [.string("SCARF")])
-    let refused = try lane.send(#"{"op":"wishlist_to_order","customer_id":"C1","sku":"SCARF"}"#)
+    let refused = try lane.send(Requests.WishlistToOrder(customerID: "C1", sku: "SCARF"))
     #expect(refused.errorCode == "out_of_stock")
     #expect(refused["error"]?["message"]?.stringValue?.contains("stays on C1's wishlist") == true)
     #expect(lane.register.customerBook.wishlist("C1") == ["SCARF"])
@@ -124,23 +128,23 @@ let chainCatalogJSON = """
 
   @Test func aDiscontinuedProductStaysListedButCannotBeMoved() throws {
     let lane = try lane()
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"SOCKS"}"#)
-    try lane.ok(#"{"op":"product_remove","sku":"SOCKS"}"#)
-    let list = try lane.ok(#"{"op":"wishlist","customer_id":"C1"}"#)
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "SOCKS"))
+    try lane.ok(Requests.ProductRemove(sku: "SOCKS"))
+    let list = try lane.ok(Requests.Wishlist(customerID: "C1"))
     #expect(list["wishlist"]?["items"]?.arrayValue?.first?["discontinued"] == .bool(true))
-    let refused = try lane.send(#"{"op":"wishlist_to_order","customer_id":"C1","sku":"SOCKS"}"#)
+    let refused = try lane.send(Requests.WishlistToOrder(customerID: "C1", sku: "SOCKS"))
     #expect(refused.errorCode == "unknown_sku")
     // It can still be taken off.
-    try lane.ok(#"{"op":"wishlist_remove","customer_id":"C1","sku":"SOCKS"}"#)
+    try lane.ok(Requests.WishlistRemove(customerID: "C1", sku: "SOCKS"))
   }
 
   @Test func wishlistsReplayAndSurviveASnapshot() throws {
     let lane = try lane()
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"COAT"}"#)
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"SOCKS"}"#)
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C2","sku":"SCARF"}"#)
-    try lane.ok(#"{"op":"wishlist_to_order","customer_id":"C1","sku":"SOCKS"}"#)
-    try lane.ok(#"{"op":"wishlist_remove","customer_id":"C2","sku":"SCARF"}"#)
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "COAT"))
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "SOCKS"))
+    try lane.ok(Requests.WishlistAdd(customerID: "C2", sku: "SCARF"))
+    try lane.ok(Requests.WishlistToOrder(customerID: "C1", sku: "SOCKS"))
+    try lane.ok(Requests.WishlistRemove(customerID: "C2", sku: "SCARF"))
     let replayed = try Register.replaying(lane.scan().records)
     #expect(replayed.customerBook == lane.register.customerBook)
     #expect(replayed.customerBook.wishlists == ["C1": ["COAT"]])
@@ -164,7 +168,7 @@ let chainCatalogJSON = """
 
   @Test func aSnapshotWithABadWishlistIsRefused() throws {
     let lane = try lane()
-    try lane.ok(#"{"op":"wishlist_add","customer_id":"C1","sku":"COAT"}"#)
+    try lane.ok(Requests.WishlistAdd(customerID: "C1", sku: "COAT"))
     let text = lane.register.snapshotValue().serialized
     for bad in [
       #"{"customer_id":"C9","skus":["COAT"]}"#, #"{"customer_id":"C1","skus":[]}"#,
@@ -184,23 +188,25 @@ let chainCatalogJSON = """
 @Suite struct ProductStoresTests {
   @Test func catalogAndProductShowOtherStores() throws {
     let lane = try JournalLane(catalogJSON: chainCatalogJSON)
-    let catalog = try lane.ok(#"{"op":"catalog"}"#)
+    let catalog = try lane.ok(Requests.Catalog())
     let coat = catalog["products"]?.arrayValue?.first { $0["sku"] == .string("COAT") }
     #expect(coat?["stores"]?["Riverside"] == .int(4))
     #expect(coat?["stores"]?["Downtown"] == .int(0))
-    let product = try lane.ok(#"{"op":"product","sku":"SCARF"}"#)["product"]
+    let product = try lane.ok(Requests.ProductLookup(sku: "SCARF"))["product"]
     #expect(product?["available"] == .int(0))
     #expect(product?["stores"]?["Riverside"] == .int(2))
     // By a barcode it carries, too.
-    let byCode = try lane.ok(#"{"op":"product","sku":"2212345000005"}"#)
+    let byCode = try lane.ok(Requests.ProductLookup(sku: "2212345000005"))
     #expect(byCode["product"]?["sku"] == .string("CHEESE"))
-    #expect(try lane.send(#"{"op":"product","sku":"NOPE"}"#).errorCode == "unknown_sku")
+    #expect(try lane.send(Requests.ProductLookup(sku: "NOPE")).errorCode == "unknown_sku")
     #expect(try lane.send(#"{"op":"product"}"#).errorCode == "bad_request")
     // product_update changes the other stores' counts; the catalog export keeps them.
-    try lane.ok(#"{"op":"product_update","sku":"COAT","changes":{"stores":{"Riverside":3}}}"#)
-    let updated = try lane.ok(#"{"op":"product","sku":"COAT"}"#)["product"]
+    try lane.ok(
+      Requests.ProductUpdate(
+        sku: "COAT", changes: JSONObject(["stores": .object(["Riverside": 3])])))
+    let updated = try lane.ok(Requests.ProductLookup(sku: "COAT"))["product"]
     #expect(updated?["stores"]?.serialized == #"{"Riverside":3}"#)
-    let export = try lane.ok(#"{"op":"catalog_export"}"#)
+    let export = try lane.ok(Requests.CatalogExport())
     let exported = export["catalog"]?["products"]?.arrayValue?.first {
       $0["sku"] == .string("COAT")
     }
@@ -260,12 +266,12 @@ let chainCatalogJSON = """
 
   @Test func scanningALabelRingsTheItemUpAtTheLabelsPrice() throws {
     let lane = try JournalLane(catalogJSON: chainCatalogJSON)
-    let first = try lane.ok(#"{"op":"scan","code":"2212345012992"}"#)
+    let first = try lane.ok(Requests.Scan(code: "2212345012992"))
     let line = first["lines"]?.arrayValue?.last
     #expect(line?["sku"] == .string("CHEESE"))
     #expect(line?["unit_price"] == .string("12.99"))
     // Two labels, two lines at their own prices; tax on both.
-    let second = try lane.ok(#"{"op":"scan","code":"2212345005000"}"#)
+    let second = try lane.ok(Requests.Scan(code: "2212345005000"))
     #expect(
       second["lines"]?.arrayValue?.map { $0["unit_price"] } == [
         .string("12.99"), .string("5.00"),
@@ -274,7 +280,7 @@ let chainCatalogJSON = """
     #expect(second["tax"] == .string("1.80"))
     #expect(second["total"] == .string("19.79"))
     // The price is on the journaled line: a replay does not read the label again.
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     #expect(sale["receipt"]?["text"]?.stringValue?.contains("12.99") == true)
     let replayed = try Register.replaying(lane.scan().records)
     #expect(RegisterState(replayed) == RegisterState(lane.register))
@@ -284,11 +290,11 @@ let chainCatalogJSON = """
     let lane = try JournalLane(catalogJSON: chainCatalogJSON)
     let before = lane.register.order
     // Item 99999's code belongs to a gift card: not sold by a label.
-    #expect(try lane.send(#"{"op":"scan","code":"2299999010000"}"#).errorCode == "invalid_barcode")
+    #expect(try lane.send(Requests.Scan(code: "2299999010000")).errorCode == "invalid_barcode")
     // No product has item 12345 under prefix 23, which is not a price prefix here anyway.
-    #expect(try lane.send(#"{"op":"scan","code":"2312345009999"}"#).errorCode == "unknown_barcode")
+    #expect(try lane.send(Requests.Scan(code: "2312345009999")).errorCode == "unknown_barcode")
     // Prefix 22, an item nobody has.
-    let unknown = try lane.send(#"{"op":"scan","code":"2200001001008"}"#)
+    let unknown = try lane.send(Requests.Scan(code: "2200001001008"))
     #expect(unknown.errorCode == "unknown_barcode")
     #expect(unknown["error"]?["message"]?.stringValue?.contains("2200001000001") == true)
     #expect(lane.register.order == before)
@@ -298,9 +304,9 @@ let chainCatalogJSON = """
     let plain = chainCatalogJSON.replacingOccurrences(
       of: #""price_barcode_prefixes": ["22"]"#, with: #""cash_rounding": "0.05""#)
     let lane = try JournalLane(catalogJSON: plain)
-    #expect(try lane.send(#"{"op":"scan","code":"2212345012992"}"#).errorCode == "unknown_barcode")
+    #expect(try lane.send(Requests.Scan(code: "2212345012992")).errorCode == "unknown_barcode")
     // The item's own code still scans, at the catalog price.
-    #expect(try lane.ok(#"{"op":"scan","code":"2212345000005"}"#)["total"] == .string("0.00"))
+    #expect(try lane.ok(Requests.Scan(code: "2212345000005"))["total"] == .string("0.00"))
   }
 
   @Test func badPrefixesAreRefusedAtStartUp() {
