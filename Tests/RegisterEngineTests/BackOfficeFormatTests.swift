@@ -58,10 +58,11 @@ import Testing
 
   @Test func aSaleAndAReturnBecomeRowsThatAddUpAndNeverCarryACardNumber() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
-    try lane.ok(#"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"r"}"#)
-    try lane.ok(#"{"op":"close_day"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
+    try lane.ok(
+      Requests.Return(receipt: 1, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "r"))
+    try lane.ok(Requests.CloseDay())
     var exporter = BackOfficeExporter(lane: "L")
     var rows: [BackOfficeRow] = []
     for record in lane.scan().records { rows += try exporter.apply(record) }

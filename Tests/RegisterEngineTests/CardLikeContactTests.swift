@@ -34,12 +34,12 @@ import Testing
   func aCustomersAddressThatLooksLikeACardNumberIsRefused(_ email: String) throws {
     let lane = try JournalLane()
     let before = lane.storage.bytes
-    let reply = try lane.send(#"{"op":"customer_add","name":"N","email":"\#(email)"}"#)
+    let reply = try lane.send(Requests.CustomerAdd(name: "N", email: email))
     #expect(reply.errorCode == "invalid_email")
     #expect(reply["error"]?["message"]?.stringValue?.contains("looks like") == true)
     Self.expectNoCardNumber(in: lane, reply: reply, journalBefore: before)
     #expect(lane.register.customers.isEmpty)
-    let found = try lane.ok(#"{"op":"customer_find","query":"N"}"#)
+    let found = try lane.ok(Requests.CustomerFind(query: "N"))
     #expect(!found.serialized.contains("4111"), "\(found.serialized)")
   }
 
@@ -51,7 +51,7 @@ import Testing
     let lane = try JournalLane()
     try sellMixedOrder(lane.service)
     let before = lane.storage.bytes
-    let reply = try lane.send(#"{"op":"email_receipt","receipt":1,"to":"\#(address)"}"#)
+    let reply = try lane.send(Requests.EmailReceipt(receipt: 1, to: address))
     #expect(reply.errorCode == "invalid_email")
     Self.expectNoCardNumber(in: lane, reply: reply, journalBefore: before)
   }
@@ -62,7 +62,7 @@ import Testing
   ])
   func addressesWithDigitsThatAreNoCardNumberAreKept(_ email: String) throws {
     let lane = try JournalLane()
-    let reply = try lane.ok(#"{"op":"customer_add","name":"N","email":"\#(email)"}"#)
+    let reply = try lane.ok(Requests.CustomerAdd(name: "N", email: email))
     #expect(reply["email"] == .string(email))
   }
 
@@ -75,7 +75,7 @@ import Testing
   func aPhoneNumberThatLooksLikeACardNumberIsRefused(_ phone: String) throws {
     let lane = try JournalLane()
     let before = lane.storage.bytes
-    let reply = try lane.send(#"{"op":"customer_add","name":"A","phone":"\#(phone)"}"#)
+    let reply = try lane.send(Requests.CustomerAdd(name: "A", phone: phone))
     #expect(reply.errorCode == "invalid_phone")
     let message = reply["error"]?["message"]?.stringValue ?? ""
     #expect(message.contains("looks like a card number"), "\(message)")
@@ -93,7 +93,7 @@ import Testing
   ])
   func ordinaryInternationalNumbersStillPass(_ phone: String) throws {
     let lane = try JournalLane()
-    let reply = try lane.ok(#"{"op":"customer_add","name":"A","phone":"\#(phone)"}"#)
+    let reply = try lane.ok(Requests.CustomerAdd(name: "A", phone: phone))
     #expect(reply["phone"] == .string(phone))
   }
 

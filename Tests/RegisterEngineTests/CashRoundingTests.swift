@@ -44,7 +44,7 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
     increment: String, sku: String, balance: Int64, due: Int64
   ) throws {
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: increment))
-    let open = try lane.ok(#"{"op":"add","sku":"\#(sku)"}"#)
+    let open = try lane.ok(Requests.Add(sku: sku))
     #expect(open["total"] == .string(decimal(balance)))
     #expect(open["balance_due"] == .string(decimal(balance)))
     #expect(open["cash_due"] == .string(decimal(due)))
@@ -54,12 +54,12 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
     // neither settled nor owing: refused, and nothing changes.
     let before = lane.snapshot
     for amount in balance..<max(balance, due) {
-      let refused = try lane.send(#"{"op":"tender","type":"cash","amount":"\#(decimal(amount))"}"#)
+      let refused = try lane.send(Requests.Tender(.cash(amount: usd(decimal(amount)))))
       #expect(refused.errorCode == "invalid_amount", "\(decimal(amount))")
       #expect(lane.snapshot == before)
     }
 
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     let rounding = due - balance
     #expect(done["status"] == "completed")
     #expect(done["total"] == .string(decimal(balance)))
@@ -93,9 +93,9 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
   func theRoundedUpDueSettlesExactly(increment: String, sku: String) throws {
     // 10.03 → 10.05 and 10.05 → 10.10: tendering the cash due leaves no change.
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: increment))
-    let open = try lane.ok(#"{"op":"add","sku":"\#(sku)"}"#)
+    let open = try lane.ok(Requests.Add(sku: sku))
     let due = try #require(open["cash_due"]?.stringValue)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"\#(due)"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd(due))))
     #expect(done["status"] == "completed")
     #expect(done["change_due"] == "0.00")
     #expect(done["receipt"]?["receipt"]?["amount_due"] == .string(due))
@@ -106,13 +106,13 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
     // 10.02 in cash is not a whole number of 0.05 steps: it is refused, rather than giving
     // 0.02 back from a drawer that has no pennies.
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
-    try lane.ok(#"{"op":"add","sku":"P2"}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    try lane.ok(Requests.Add(sku: "P2"))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
     #expect(done["status"] == "completed")
     #expect(done["cash_rounding"] == "-0.02")
     #expect(done["change_due"] == "0.00")
-    try lane.ok(#"{"op":"add","sku":"P2"}"#)
-    let exact = try lane.send(#"{"op":"tender","type":"cash","amount":"10.02"}"#)
+    try lane.ok(Requests.Add(sku: "P2"))
+    let exact = try lane.send(Requests.Tender(.cash(amount: usd("10.02"))))
     #expect(exact.errorCode == "invalid_amount")
     #expect(exact["error"]?["message"]?.stringValue?.contains("steps of 0.05") == true)
     #expect(lane.register.order.tenders.isEmpty)
@@ -121,11 +121,11 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
   @Test func taxIsAddedBeforeTheCashIsRounded() throws {
     // 9.99 + 9.99 × 7.5 % (0.74925 → 0.75) = 10.74 → 10.75 in cash (+0.01).
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
-    let open = try lane.ok(#"{"op":"add","sku":"TAXED"}"#)
+    let open = try lane.ok(Requests.Add(sku: "TAXED"))
     #expect(open["tax"] == "0.75")
     #expect(open["total"] == "10.74")
     #expect(open["cash_due"] == "10.75")
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"11.00"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("11.00"))))
     #expect(done["cash_rounding"] == "0.01")
     #expect(done["change_due"] == "0.25")
   }
@@ -134,8 +134,8 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
     // 10.03: 5.00 cash leaves 5.03 (due as 5.05 in cash); nothing is rounded until the cash
     // that settles the sale: 5.05 then completes it with +0.02.
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
-    try lane.ok(#"{"op":"add","sku":"P3"}"#)
-    let partial = try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
+    try lane.ok(Requests.Add(sku: "P3"))
+    let partial = try lane.ok(Requests.Tender(.cash(amount: usd("5.00"))))
     #expect(partial["status"] == "open")
     #expect(partial["paid"] == "5.00")
     #expect(partial["balance_due"] == "5.03")
@@ -146,12 +146,12 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
 
     let before = lane.snapshot
     for amount in ["5.03", "5.04"] {
-      let refused = try lane.send(#"{"op":"tender","type":"cash","amount":"\#(amount)"}"#)
+      let refused = try lane.send(Requests.Tender(.cash(amount: usd(amount))))
       #expect(refused.errorCode == "invalid_amount")
     }
     #expect(lane.snapshot == before)
 
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"5.05"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("5.05"))))
     #expect(done["status"] == "completed")
     #expect(done["paid"] == "10.05")
     #expect(done["cash_rounding"] == "0.02")
@@ -165,9 +165,9 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
 
   @Test func zeroCashIsRefusedWhileCashIsDue() throws {
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
-    try lane.ok(#"{"op":"add","sku":"P3"}"#)
+    try lane.ok(Requests.Add(sku: "P3"))
     let before = lane.snapshot
-    let refused = try lane.send(#"{"op":"tender","type":"cash","amount":"0.00"}"#)
+    let refused = try lane.send(Requests.Tender(.cash(amount: usd("0.00"))))
     #expect(refused.errorCode == "invalid_amount")
     #expect(lane.snapshot == before)
   }
@@ -175,8 +175,8 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
   @Test func aCardForTheExactBalanceIsNeverRounded() throws {
     // 10.03 by card: no rounding, even though cash would be due as 10.05.
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
-    try lane.ok(#"{"op":"add","sku":"P3"}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    try lane.ok(Requests.Add(sku: "P3"))
+    let done = try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
     #expect(done["status"] == "completed")
     #expect(done["paid"] == "10.03")
     #expect(done["cash_rounding"] == nil)
@@ -194,18 +194,18 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
     // 10.03: card 5.00 leaves 5.03, due as 5.05 in cash; 10.00 cash → +0.02, change 4.95.
     // Σ tenders − change = 5.00 + 10.00 − 4.95 = 10.05 = 10.03 + 0.02.
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
-    try lane.ok(#"{"op":"add","sku":"P3"}"#)
+    try lane.ok(Requests.Add(sku: "P3"))
     let partial = try lane.ok(
-      #"{"op":"tender","type":"card","amount":"5.00","card":\#(cardJSON())}"#)
+      Requests.Tender(.card(testCard(), amount: usd("5.00"))))
     #expect(partial["status"] == "open")
     #expect(partial["balance_due"] == "5.03")
     #expect(partial["cash_due"] == "5.05")
     let before = lane.snapshot
     #expect(
-      try lane.send(#"{"op":"tender","type":"cash","amount":"5.04"}"#).errorCode
+      try lane.send(Requests.Tender(.cash(amount: usd("5.04")))).errorCode
         == "invalid_amount")
     #expect(lane.snapshot == before)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
     #expect(done["status"] == "completed")
     #expect(done["cash_rounding"] == "0.02")
     #expect(done["change_due"] == "4.95")
@@ -220,11 +220,11 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
     // 10.03 all in cash rounds up (+0.02); after a 0.01 card the cash part is 10.02, which
     // rounds down to 10.00 (−0.02).
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
-    try lane.ok(#"{"op":"add","sku":"P3"}"#)
+    try lane.ok(Requests.Add(sku: "P3"))
     let partial = try lane.ok(
-      #"{"op":"tender","type":"card","amount":"0.01","card":\#(cardJSON())}"#)
+      Requests.Tender(.card(testCard(), amount: usd("0.01"))))
     #expect(partial["cash_due"] == "10.00")
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
     #expect(done["cash_rounding"] == "-0.02")
     #expect(done["change_due"] == "0.00")
     let text = try #require(done["receipt"]?["text"]?.stringValue)
@@ -235,9 +235,9 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
   @Test func cashFirstThenACardForTheRestIsNotRounded() throws {
     // 10.03: 5.00 cash, then the card takes the exact 5.03 left.
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: "0.05"))
-    try lane.ok(#"{"op":"add","sku":"P3"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    try lane.ok(Requests.Add(sku: "P3"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("5.00"))))
+    let done = try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
     #expect(done["status"] == "completed")
     #expect(done["tenders"]?.arrayValue?.map { $0["amount"] } == ["5.00", "5.03"])
     #expect(done["cash_rounding"] == nil)
@@ -248,10 +248,10 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
 
   @Test func withoutCashRoundingThereIsNoCashDue() throws {
     let lane = try TestLane(catalogJSON: cashCatalogJSON(increment: nil))
-    let open = try lane.ok(#"{"op":"add","sku":"P3"}"#)
+    let open = try lane.ok(Requests.Add(sku: "P3"))
     #expect(open["balance_due"] == "10.03")
     #expect(open["cash_due"] == nil)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.03"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("10.03"))))
     #expect(done["status"] == "completed")
     #expect(done["change_due"] == "0.00")
     #expect(done["cash_rounding"] == nil)
@@ -261,7 +261,7 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
     #expect(!text.contains("Amount due"))
     // The original test store has no cash rounding either.
     let plain = try TestLane()
-    #expect(try plain.ok(#"{"op":"add","sku":"JEANS"}"#)["cash_due"] == nil)
+    #expect(try plain.ok(Requests.Add(sku: "JEANS"))["cash_due"] == nil)
   }
 
   @Test func theXReportSumsTheCashRounding() throws {
@@ -288,11 +288,11 @@ private func hasLine(_ text: String, startingWith prefix: String) -> Bool {
         ]
       ),
     ] {
-      try lane.ok(#"{"op":"add","sku":"\#(sku)"}"#)
+      try lane.ok(Requests.Add(sku: sku))
       for tender in tenders { try lane.ok(tender) }
     }
     #expect(lane.register.receipts.count == 5)
-    let result = try lane.ok(#"{"op":"report","kind":"x"}"#)
+    let result = try lane.ok(Requests.Report(kind: .x))
     let report = try #require(result["report"])
     #expect(report["sales_count"] == .int(5))
     #expect(report["total"] == "50.25")

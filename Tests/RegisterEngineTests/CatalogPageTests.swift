@@ -43,22 +43,22 @@ import Testing
     // Every page says whose catalog it is.
     #expect(pages.allSatisfy { $0["store"]?["name"] == "Big" })
     // After the last product: an empty page, and nothing remaining.
-    let past = try lane.ok(#"{"op":"catalog","after_sku":"P2345"}"#)
+    let past = try lane.ok(Requests.Catalog(afterSKU: "P2345"))
     #expect(Self.skus(past).isEmpty && past["remaining"] == nil)
   }
 
   @Test func aLimitSetsThePageSize() throws {
     let lane = try Self.lane(products: 20)
-    let page = try lane.ok(#"{"op":"catalog","limit":7,"after_sku":"P3"}"#)
+    let page = try lane.ok(Requests.Catalog(limit: 7, afterSKU: "P3"))
     #expect(Self.skus(page) == (4...10).map { "P\($0)" })
     #expect(page["remaining"] == .int(10))
-    let last = try lane.ok(#"{"op":"catalog","limit":1000,"after_sku":"P10"}"#)
+    let last = try lane.ok(Requests.Catalog(limit: 1000, afterSKU: "P10"))
     #expect(Self.skus(last) == (11...20).map { "P\($0)" } && last["remaining"] == nil)
   }
 
   @Test func aCatalogThatFitsInOnePageReadsAsBefore() throws {
     let lane = try JournalLane()
-    let reply = try lane.ok(#"{"op":"catalog"}"#)
+    let reply = try lane.ok(Requests.Catalog())
     #expect(reply.objectValue?.keys.sorted() == ["products", "store"])
     #expect(Self.skus(reply) == ["TEE", "JEANS", "GIFT", "HAT"])
   }
@@ -66,7 +66,7 @@ import Testing
   @Test func aPageAfterAnSKUTheCatalogDoesNotHaveIsRefused() throws {
     let lane = try JournalLane()
     let before = lane.storage.bytes
-    let reply = try lane.send(#"{"op":"catalog","after_sku":"NOPE"}"#)
+    let reply = try lane.send(Requests.Catalog(afterSKU: "NOPE"))
     #expect(reply.errorCode == "unknown_sku", "\(reply.serialized)")
     // A look-alike of a SKU (canonically equal, other bytes) names no product.
     let kelvin = try lane.send("{\"op\":\"catalog\",\"after_sku\":\"HAT\u{212A}\"}")

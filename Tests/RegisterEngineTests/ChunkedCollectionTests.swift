@@ -132,31 +132,31 @@ import Testing
          "products":[\#(products)]}
         """#)
     for number in 1...3000 {
-      _ = try lane.ok(#"{"op":"customer_add","name":"Customer \#(number)"}"#)
+      _ = try lane.ok(Requests.CustomerAdd(name: "Customer \(number)"))
     }
     let chunks = lane.service.register.products.chunkCount
     #expect(chunks == 20)
 
     var saved = lane.service.checkpoint()
-    _ = try lane.ok(#"{"op":"stock_adjust","sku":"P2600","delta":3,"reason":"delivery"}"#)
+    _ = try lane.ok(Requests.StockAdjust(sku: "P2600", delta: 3, reason: "delivery"))
     #expect(lane.service.register.products["P2600"]?.stock == 8)
     #expect(saved.products["P2600"]?.stock == 5)
     #expect(lane.service.register.products.sharedChunks(with: saved.products) == chunks - 1)
 
     saved = lane.service.checkpoint()
-    _ = try lane.ok(#"{"op":"product_update","sku":"P10","changes":{"price":"2.00"}}"#)
+    _ = try lane.ok(Requests.ProductUpdate(sku: "P10", changes: JSONObject(["price": "2.00"])))
     #expect(lane.service.register.products.sharedChunks(with: saved.products) == chunks - 1)
 
     // A product removed: its slot emptied and its SKU's index bucket, nothing else copied.
     saved = lane.service.checkpoint()
-    _ = try lane.ok(#"{"op":"product_remove","sku":"P11"}"#)
+    _ = try lane.ok(Requests.ProductRemove(sku: "P11"))
     #expect(lane.service.register.products["P11"] == nil && saved.products["P11"] != nil)
     #expect(lane.service.register.products.sharedChunks(with: saved.products) == chunks - 1)
     #expect(lane.service.register.products.sharedBuckets(with: saved.products).index == 255)
 
     saved = lane.service.checkpoint()
     let customers = saved.customers
-    _ = try lane.ok(#"{"op":"customer_add","name":"One More"}"#)
+    _ = try lane.ok(Requests.CustomerAdd(name: "One More"))
     let after = lane.service.register.customers
     #expect(after.count == customers.count + 1)
     #expect(after.sharedChunks(with: customers) == customers.chunkCount - 1)

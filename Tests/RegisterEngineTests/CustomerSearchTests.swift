@@ -136,9 +136,9 @@ import Testing
   static func lane(customers count: Int) throws -> JournalLane {
     let lane = try JournalLane()
     for number in 1...count {
-      _ = try lane.ok(#"{"op":"customer_add","name":"Dana \#(number)"}"#)
+      _ = try lane.ok(Requests.CustomerAdd(name: "Dana \(number)"))
     }
-    _ = try lane.ok(#"{"op":"customer_add","name":"Lee"}"#)
+    _ = try lane.ok(Requests.CustomerAdd(name: "Lee"))
     return lane
   }
 
@@ -148,29 +148,29 @@ import Testing
 
   @Test func aQueryMatchingMoreThanTheLimitReturnsTheFirstOnesAndTheCount() throws {
     let lane = try Self.lane(customers: 150)
-    let found = try lane.ok(#"{"op":"customer_find","query":"dana"}"#)
+    let found = try lane.ok(Requests.CustomerFind(query: "dana"))
     #expect(Self.ids(found) == (1...100).map { "C\($0)" })
     #expect(found["matches"] == .int(150))
-    let more = try lane.ok(#"{"op":"customer_find","query":"dana","limit":120}"#)
+    let more = try lane.ok(Requests.CustomerFind(query: "dana", limit: 120))
     #expect(Self.ids(more) == (1...120).map { "C\($0)" })
     #expect(more["matches"] == .int(150))
-    let one = try lane.ok(#"{"op":"customer_find","query":"dana","limit":1}"#)
+    let one = try lane.ok(Requests.CustomerFind(query: "dana", limit: 1))
     #expect(Self.ids(one) == ["C1"])
     #expect(one["matches"] == .int(150))
   }
 
   @Test func aReplyHoldingEveryMatchHasNoCount() throws {
     let lane = try Self.lane(customers: 150)
-    let all = try lane.ok(#"{"op":"customer_find","query":"dana","limit":1000}"#)
+    let all = try lane.ok(Requests.CustomerFind(query: "dana", limit: 1000))
     #expect(Self.ids(all) == (1...150).map { "C\($0)" })
     #expect(all["matches"] == nil)
-    let exact = try lane.ok(#"{"op":"customer_find","query":"dana","limit":150}"#)
+    let exact = try lane.ok(Requests.CustomerFind(query: "dana", limit: 150))
     #expect(Self.ids(exact).count == 150 && exact["matches"] == nil)
     // As before the limit: the reply is the customers alone.
-    let lee = try lane.ok(#"{"op":"customer_find","query":"lee"}"#)
+    let lee = try lane.ok(Requests.CustomerFind(query: "lee"))
     #expect(Self.ids(lee) == ["C151"])
     #expect(lee.objectValue?.keys.sorted() == ["customers"])
-    let none = try lane.ok(#"{"op":"customer_find","query":"zzz"}"#)
+    let none = try lane.ok(Requests.CustomerFind(query: "zzz"))
     #expect(none == .object(["customers": .array([])]))
   }
 
@@ -180,7 +180,7 @@ import Testing
   ])
   func aLimitOutOfRangeIsABadRequest(_ member: String) throws {
     let lane = try JournalLane()
-    _ = try lane.ok(#"{"op":"customer_add","name":"Dana"}"#)
+    _ = try lane.ok(Requests.CustomerAdd(name: "Dana"))
     let reply = try lane.send(#"{"op":"customer_find","query":"dana",\#(member)}"#)
     #expect(reply.errorCode == "bad_request", "\(member): \(reply.serialized)")
     #expect(

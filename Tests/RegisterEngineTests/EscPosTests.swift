@@ -8,12 +8,13 @@ import Testing
 /// then one T-shirt returned (receipt 2).
 private func saleAndReturn() throws -> TestLane {
   let lane = try TestLane()
-  try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-  try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-  try lane.ok(#"{"op":"tender","type":"card","amount":"30.00","card":\#(cardJSON())}"#)
-  try lane.ok(#"{"op":"tender","type":"cash","amount":"30.00"}"#)
+  try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+  try lane.ok(Requests.Add(sku: "GIFT"))
+  try lane.ok(Requests.Tender(.card(testCard(), amount: usd("30.00"))))
+  try lane.ok(Requests.Tender(.cash(amount: usd("30.00"))))
   try lane.ok(
-    #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"too small"}"#)
+    Requests.Return(
+      receipt: 1, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "too small"))
   return lane
 }
 
@@ -98,7 +99,7 @@ private func expectGolden(
     let lane = try saleAndReturn()
     expectGolden(
       ReportRenderer.escpos(DayReport(openDayOf: lane.register, at: testTime)), "x-report.hex")
-    try lane.ok(#"{"op":"close_day","counted":{"cash":"27.25"}}"#)
+    try lane.ok(Requests.CloseDay(countedCash: usd("27.25")))
     let closed = try #require(lane.register.closedDays[1])
     expectGolden(ReportRenderer.escpos(DayReport(closed: closed)), "z-report.hex")
   }
@@ -217,10 +218,14 @@ private func expectGolden(
   @Test func productNamesPrintInTheStoreCodePage() throws {
     let lane = try TestLane()
     try lane.ok(
-      #"{"op":"product_add","product":{"sku":"CAFE","name":"Café Señor – Łódź €","description":"","category":"X","price":"3.00"}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "CAFE", "name": "Café Señor – Łódź €", "description": "", "category": "X",
+          "price": "3.00",
+        ]))
     )
-    try lane.ok(#"{"op":"add","sku":"CAFE"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
+    try lane.ok(Requests.Add(sku: "CAFE"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("5.00"))))
     let sale = try #require(lane.register.receipts[1])
     for page in CodePage.allCases {
       let bytes = ReceiptRenderer.escpos(sale, options: EscPosOptions(codePage: page))
@@ -241,8 +246,8 @@ private func expectGolden(
     let catalog = Catalog(store: store, products: try TestLane().register.catalogBase)
     let lane = RegisterService(
       register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime))
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"50.00"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Tender(.cash(amount: usd("50.00"))))
     let sale = try #require(lane.register.receipts[1])
     let decoded = EscPosDecoder(ReceiptRenderer.escpos(sale))
     #expect(decoded.items[2] == .font(width <= 48 ? 0 : 1))
@@ -254,17 +259,17 @@ private func expectGolden(
 
   @Test func receiptAndReportRepliesCarryTheBytesWhenAsked() throws {
     let lane = try saleAndReturn()
-    let plain = try lane.ok(#"{"op":"receipt","number":1}"#)
+    let plain = try lane.ok(Requests.Receipt(number: 1))
     #expect(plain["escpos"] == nil)
     let reply = try lane.ok(#"{"op":"receipt","number":"R1","escpos":true}"#)
     let bytes = try #require(reply["escpos"]?.stringValue.flatMap(Base64.decode))
     let sale = try #require(lane.register.receipts[1])
     #expect(bytes == ReceiptRenderer.escpos(sale, reprint: true))
-    let refund = try lane.ok(#"{"op":"receipt","escpos":true}"#)
+    let refund = try lane.ok(Requests.Receipt(escpos: true))
     #expect(
       refund["escpos"]?.stringValue.flatMap(Base64.decode)
         == ReceiptRenderer.escpos(try #require(lane.register.returns[2]), reprint: true))
-    let report = try lane.ok(#"{"op":"report","escpos":true}"#)
+    let report = try lane.ok(Requests.Report(kind: .x, escpos: true))
     let reportBytes = try #require(report["escpos"]?.stringValue.flatMap(Base64.decode))
     #expect(EscPosDecoder(reportBytes).unpaddedLines.contains("X REPORT - DAY 1"))
     let refused = try lane.send(#"{"op":"receipt","escpos":"yes"}"#)
@@ -322,7 +327,7 @@ private func expectGolden(
     var display = CustomerDisplay(store: "Test Lane")
     display.apply(event: nil, order: lane.register.orderJSON)
     #expect(display.poleLines() == ["      Welcome!      ", "     Test Lane      "])
-    let added = try lane.ok(#"{"op":"add","sku":"JEANS","qty":2}"#)
+    let added = try lane.ok(Requests.Add(sku: "JEANS", quantity: 2))
     display.apply(
       event: .object([
         "event": "line_added",
@@ -330,7 +335,7 @@ private func expectGolden(
       ]), order: lane.register.orderJSON)
     // 2 × 49.99 = 99.98, tax 7.5 % = 7.4985 → 7.50: 107.48.
     #expect(display.poleLines() == ["2 x Jeans      99.98", "TOTAL         107.48"])
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"120.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("120.00"))))
     display.apply(
       event: .object([
         "event": "sale_completed",

@@ -105,7 +105,7 @@ import Testing
   @Test func aFailedGroupRollsBackItAndEverythingStagedAfterIt() throws {
     let lane = try JournalLane()
     let service = lane.service
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let durable = RegisterState(service.register)
     let lengthBefore = lane.storage.bytes.count
     lane.storage.failingAppend = lane.storage.appendCalls + 1
@@ -130,7 +130,7 @@ import Testing
     #expect(lane.storage.bytes.count == lengthBefore, "the partial write was cut off")
     #expect(service.nextWrite() == nil)
     // Still read-only, and the journal on "disk" replays to the durable state.
-    #expect(try lane.send(#"{"op":"add","sku":"TEE"}"#).errorCode == "storage_failed")
+    #expect(try lane.send(Requests.Add(sku: "TEE")).errorCode == "storage_failed")
     #expect(RegisterState(try Register.replaying(lane.scan().records)) == durable)
   }
 }

@@ -28,19 +28,19 @@ import Testing
 
     init() throws {
       lane = try JournalLane()
-      try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+      try lane.ok(Requests.Add(sku: "JEANS"))
       lane.clock.advance(milliseconds: 1_500)
-      try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+      try lane.ok(Requests.Add(sku: "GIFT"))
       lane.clock.advance(milliseconds: 2_250)
       let partial = try lane.ok(
-        #"{"op":"tender","type":"card","amount":"20.00","card":\#(cardJSON())}"#)
+        Requests.Tender(.card(testCard(), amount: usd("20.00"))))
       #expect(partial["status"] == "open")
       lane.clock.advance(milliseconds: 999)
-      let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+      let done = try lane.ok(Requests.Tender(.cash(amount: usd("60.00"))))
       #expect(done["status"] == "completed")
       #expect(done["change_due"] == "1.26")
       lane.clock.advance(milliseconds: 60_000)
-      try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+      try lane.ok(Requests.Add(sku: "TEE"))
       bytes = lane.storage.bytes
       lines = lineRanges(bytes)
       #expect(lines.count == 8)

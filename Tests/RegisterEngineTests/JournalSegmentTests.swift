@@ -11,9 +11,9 @@ import Testing
 @Suite struct JournalSegmentTests {
   /// One sale rung up and paid in cash.
   static func sale(_ service: RegisterService, clock: ManualClock) throws {
-    try service.ok(#"{"op":"add","sku":"TEE"}"#)
+    try service.ok(Requests.Add(sku: "TEE"))
     clock.advance(milliseconds: 30_000)
-    try service.ok(#"{"op":"tender","type":"cash","amount":"50.00"}"#)
+    try service.ok(Requests.Tender(.cash(amount: usd("50.00"))))
     clock.advance(milliseconds: 60_000)
   }
 
@@ -35,9 +35,9 @@ import Testing
     do {
       let lane = try FileLane(directory: directory, clock: clock)
       try Self.sale(lane.service, clock: clock)
-      try lane.service.ok(#"{"op":"close_day","counted":{"cash":"0.00"}}"#)
+      try lane.service.ok(Requests.CloseDay(countedCash: usd("0.00")))
       try Self.sale(lane.service, clock: clock)
-      try lane.service.ok(#"{"op":"close_day"}"#)
+      try lane.service.ok(Requests.CloseDay())
       try Self.sale(lane.service, clock: clock)
       live = lane.service.register
     }
@@ -75,7 +75,7 @@ import Testing
       let lane = try FileLane(directory: directory, clock: clock, segmentLimit: 4_000)
       try Self.sale(lane.service, clock: clock)
       for _ in 0..<60 {
-        try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+        try lane.service.ok(Requests.PaidIn(amount: usd("1.00"), reason: "change from the bank"))
       }
       try Self.sale(lane.service, clock: clock)
       live = lane.service.register
@@ -130,7 +130,7 @@ import Testing
     let lane = try FileLane(directory: directory, clock: clock)
     for _ in 0..<3 {
       try sale(lane.service, clock: clock)
-      try lane.service.ok(#"{"op":"close_day"}"#)
+      try lane.service.ok(Requests.CloseDay())
     }
   }
 
@@ -223,7 +223,7 @@ import Testing
     do {
       let lane = try FileLane(directory: directory, clock: clock)
       try sale(lane.service, clock: clock)
-      try lane.service.ok(#"{"op":"close_day"}"#)
+      try lane.service.ok(Requests.CloseDay())
       try sale(lane.service, clock: clock)
       live = lane.service.register
     }
@@ -258,9 +258,9 @@ import Testing
     let later: Register
     do {
       let lane = try FileLane(directory: directory, clock: clock)
-      try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
-      try lane.service.ok(#"{"op":"close_day"}"#)
-      try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+      try lane.service.ok(Requests.PaidIn(amount: usd("1.00"), reason: "change from the bank"))
+      try lane.service.ok(Requests.CloseDay())
+      try lane.service.ok(Requests.PaidIn(amount: usd("1.00"), reason: "change from the bank"))
       later = lane.service.register
     }
     let segments = try Self.segments(directory)
@@ -281,7 +281,7 @@ import Testing
     do {
       let lane = try FileLane(directory: directory, clock: clock)
       try Self.sale(lane.service, clock: clock)
-      try lane.service.ok(#"{"op":"close_day"}"#)
+      try lane.service.ok(Requests.CloseDay())
     }
     let files = try FileManager.default.contentsOfDirectory(
       atPath: JournalFiles.segmentDirectory(in: directory)

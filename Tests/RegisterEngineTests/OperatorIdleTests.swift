@@ -9,24 +9,24 @@ import Testing
   static func lane() throws -> JournalLane {
     let lane = try JournalLane()
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"mo","name":"M","role":"manager","pin":"9876"}"#)
-    try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
+      Requests.OperatorAdd(operatorID: "mo", name: "M", role: .manager, pin: "9876"))
+    try lane.ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"amy","name":"A","role":"cashier","pin":"1234"}"#)
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+      Requests.OperatorAdd(operatorID: "amy", name: "A", role: .cashier, pin: "1234"))
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
     return lane
   }
 
   @Test func anOperatorIdleFor15MinutesIsSignedOut() throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     lane.clock.advance(milliseconds: 14 * 60_000 + 59_999)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)  // a change restarts the count
+    try lane.ok(Requests.Add(sku: "JEANS"))  // a change restarts the count
     lane.clock.advance(milliseconds: 15 * 60_000)
     // Reads are answered, and do not sign anyone out.
-    try lane.ok(#"{"op":"order"}"#)
+    try lane.ok(Requests.Order())
     #expect(lane.register.currentOperator?.id == "amy")
-    let refused = try lane.send(#"{"op":"add","sku":"JEANS"}"#)
+    let refused = try lane.send(Requests.Add(sku: "JEANS"))
     #expect(refused.errorCode == "signed_out_idle")
     #expect(
       refused["error"]?["message"]?.stringValue?.contains("amy was signed out after 15 minutes")
@@ -38,17 +38,18 @@ import Testing
     #expect(replayed.staff.signedIn == nil)
     #expect(lane.scan().records.last?.type == "signed_out")
     // The next request that needs a sign-in says so; signing in again carries on.
-    #expect(try lane.send(#"{"op":"add","sku":"JEANS"}"#).errorCode == "not_signed_in")
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    #expect(try lane.send(Requests.Add(sku: "JEANS")).errorCode == "not_signed_in")
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
+    try lane.ok(Requests.Add(sku: "JEANS"))
   }
 
   @Test func anApprovalDoesNotStandInForAnIdleOperator() throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     lane.clock.advance(milliseconds: 16 * 60_000)
     let refused = try lane.send(
-      #"{"op":"void","reason":"x","approve":{"operator":"mo","pin":"9876"}}"#)
+      Requests.Void(reason: "x"),
+      envelope: RequestEnvelope(approval: Approval(operatorID: "mo", pin: "9876")))
     #expect(refused.errorCode == "signed_out_idle")
     #expect(lane.register.order.activeLines.count == 1)
   }
@@ -62,10 +63,10 @@ import Testing
     #expect(catalog.store.json["operator_idle_minutes"] == .int(0))
     let lane = try TestLane(catalog: catalog)
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"mo","name":"M","role":"manager","pin":"9876"}"#)
-    try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
+      Requests.OperatorAdd(operatorID: "mo", name: "M", role: .manager, pin: "9876"))
+    try lane.ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
     lane.clock.advance(milliseconds: 600 * 60_000)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
   }
 
   @Test(arguments: ["-1", "1441", "\"15\""])
@@ -80,7 +81,7 @@ import Testing
   /// the operator out when the live one would have.
   @Test func theSnapshotKeepsTheLastActivity() throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     let decoded = try Register(snapshot: lane.register.snapshotValue())
     #expect(decoded.staff.operatorActiveAt == lane.register.staff.operatorActiveAt)
     #expect(decoded.staff.operatorActiveAt != nil)

@@ -419,12 +419,12 @@ private func dimeStoreJSON(rounding: String, inclusive: Bool) -> String {
     #expect(lane.register.store.tax.rounding.rawValue == rounding)
     #expect(lane.register.store.tax.pricesIncludeTax == inclusive)
     var result = JSONValue.null
-    for _ in 1...3 { result = try lane.ok(#"{"op":"add","sku":"DIME"}"#) }
+    for _ in 1...3 { result = try lane.ok(Requests.Add(sku: "DIME")) }
     #expect(result["subtotal"] == "0.30")
     #expect(result["tax"] == .string(tax))
     #expect(result["tax_included"] == .bool(inclusive))
     #expect(result["total"] == .string(total))
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"1.00"}"#)
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("1.00"))))
     let text = try #require(done["receipt"]?["text"]?.stringValue)
     let printed = text.split(separator: "\n").map(String.init)
     #expect(printed.contains(receiptRow("TOTAL", total)))

@@ -18,19 +18,19 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
 @Suite struct PrintQueueTests {
   @Test func withoutAPrinterNothingIsQueued() throws {
     let lane = try printingLane(printer: false)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
-    try lane.ok(#"{"op":"no_sale"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("60.00"))))
+    try lane.ok(Requests.NoSale())
     #expect(lane.register.printQueue.pending.isEmpty)
-    let refused = try lane.send(#"{"op":"print","receipt":1}"#)
+    let refused = try lane.send(Requests.Print(receipt: 1))
     #expect(refused.errorCode == "no_printer")
   }
 
   @Test func aCashSalePrintsWithTheDrawerKickBeforeTheReceipt() throws {
     let lane = try printingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     #expect(lane.register.printQueue.pending.isEmpty, "nothing prints while ringing up")
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("60.00"))))
     let job = try #require(lane.register.printQueue.pending.first)
     #expect(job == PrintJob(id: 1, document: .receipt(1, reprint: false), drawer: true))
     let decoded = EscPosDecoder(try #require(lane.register.printBytes(for: job)))
@@ -45,8 +45,8 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
 
   @Test func aCardSaleDoesNotOpenTheDrawer() throws {
     let lane = try printingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
     let job = try #require(lane.register.printQueue.pending.first)
     #expect(!job.drawer)
     #expect(kicks(EscPosDecoder(try #require(lane.register.printBytes(for: job)))) == 0)
@@ -55,19 +55,19 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
   @Test func drawerEventsKickTheDrawerAndNothingElseDoes() throws {
     let lane = try printingLane()
     // None of these opens the drawer or prints.
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"discount","line":1,"percent":"10","reason":"r"}"#)
-    try lane.ok(#"{"op":"park"}"#)
-    try lane.ok(#"{"op":"resume","order_id":1}"#)
-    try lane.ok(#"{"op":"tender","type":"card","amount":"10.00","card":\#(cardJSON())}"#)
-    try lane.ok(#"{"op":"void"}"#)
-    try lane.ok(#"{"op":"customer_add","name":"Dana"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Discount(line: 1, value: .percent(percent("10")), reason: "r"))
+    try lane.ok(Requests.Park())
+    try lane.ok(Requests.Resume(orderID: 1))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: usd("10.00"))))
+    try lane.ok(Requests.Void())
+    try lane.ok(Requests.CustomerAdd(name: "Dana"))
     #expect(lane.register.printQueue.pending.isEmpty)
     // Each of these opens it, with nothing to print.
-    try lane.ok(#"{"op":"float","amount":"100.00"}"#)
-    try lane.ok(#"{"op":"paid_in","amount":"5.00","reason":"change"}"#)
-    try lane.ok(#"{"op":"paid_out","amount":"2.00","reason":"stamps"}"#)
-    try lane.ok(#"{"op":"no_sale","reason":"change for a 20"}"#)
+    try lane.ok(Requests.SetFloat(amount: usd("100.00")))
+    try lane.ok(Requests.PaidIn(amount: usd("5.00"), reason: "change"))
+    try lane.ok(Requests.PaidOut(amount: usd("2.00"), reason: "stamps"))
+    try lane.ok(Requests.NoSale(reason: "change for a 20"))
     let jobs = lane.register.printQueue.pending
     #expect(jobs.map(\.id) == [1, 2, 3, 4])
     #expect(jobs.allSatisfy { $0.document == .drawer && $0.drawer })
@@ -81,10 +81,11 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
 
   @Test func aReturnPrintsItsReceiptAndKicksForCashRefunds() throws {
     let lane = try printingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("60.00"))))
     try lane.ok(
-      #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"too big"}"#)
+      Requests.Return(
+        receipt: 1, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "too big"))
     let jobs = lane.register.printQueue.pending
     #expect(jobs.count == 2)
     #expect(jobs.last == PrintJob(id: 2, document: .receipt(2, reprint: false), drawer: true))
@@ -95,8 +96,8 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
 
   @Test func printQueuesAReprintAfterTheWaitingJobs() throws {
     let lane = try printingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: nil)))
     let reply = try lane.ok(#"{"op":"print","receipt":"R1"}"#)
     #expect(reply["print_job"]?["job"] == .int(2))
     #expect(reply["print_job"]?["reprint"] == .bool(true))
@@ -105,15 +106,15 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
     #expect(
       EscPosDecoder(try #require(lane.register.printBytes(for: job))).unpaddedLines.contains(
         "*** REPRINT ***"))
-    #expect(try lane.send(#"{"op":"print","receipt":9}"#).errorCode == "receipt_not_found")
+    #expect(try lane.send(Requests.Print(receipt: 9)).errorCode == "receipt_not_found")
     #expect(try lane.send(#"{"op":"print","receipt":"x"}"#).errorCode == "bad_request")
   }
 
   @Test func printDoneTakesTheJobOffAndEverythingReplaysAndSnapshots() throws {
     let lane = try printingLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
-    try lane.ok(#"{"op":"no_sale"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("60.00"))))
+    try lane.ok(Requests.NoSale())
     lane.stageSystemEvents([.printDone(job: 1)])
     lane.flush()
     #expect(lane.register.printQueue.pending.map(\.id) == [2])
@@ -141,13 +142,13 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
 
   @Test func helloShowsThePrinter() throws {
     let lane = try printingLane()
-    try lane.ok(#"{"op":"no_sale"}"#)
-    let hello = try lane.ok(#"{"op":"hello"}"#)
+    try lane.ok(Requests.NoSale())
+    let hello = try lane.ok(Requests.Hello())
     #expect(hello["printer"]?["device"] == "tcp:127.0.0.1:9100")
     #expect(hello["printer"]?["status"] == "unknown")
     #expect(hello["printer"]?["pending"] == .int(1))
     lane.printerStatus = .paperOut
-    #expect(try lane.ok(#"{"op":"hello"}"#)["printer"]?["status"] == "paper_out")
+    #expect(try lane.ok(Requests.Hello())["printer"]?["status"] == "paper_out")
     #expect(try printingLane(printer: false).ok(#"{"op":"hello"}"#)["printer"] == nil)
   }
 
@@ -177,9 +178,9 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
     let service = RegisterService(
       register: Register(), clock: ManualClock(testTime), journal: journal)
     try service.commit(Register.startupEvents(for: catalog, current: nil))
-    try service.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try service.ok(#"{"op":"tender","type":"cash","amount":"60.00"}"#)
-    try service.ok(#"{"op":"no_sale"}"#)
+    try service.ok(Requests.Add(sku: "JEANS"))
+    try service.ok(Requests.Tender(.cash(amount: usd("60.00"))))
+    try service.ok(Requests.NoSale())
     service.stageSystemEvents([.printDone(job: 1)])
     service.flush()
     let records = JournalScanner.scan(storage.bytes).records

@@ -198,7 +198,7 @@ extension String {
 
   @Test func fourTeesTakeOneThreeForThirty() throws {
     let lane = try Self.lane()
-    let order = try lane.ok(#"{"op":"add","sku":"TEE","qty":4}"#)
+    let order = try lane.ok(Requests.Add(sku: "TEE", quantity: 4))
     #expect(order["subtotal"] == "48.00")
     #expect(order["promotion_savings"] == "6.00")
     #expect(order["tax"] == "3.15")
@@ -213,8 +213,8 @@ extension String {
 
   @Test func theCheapestSockIsFreeAndTheSavingIsSpread() throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"add","sku":"SOCKS","qty":2}"#)
-    let order = try lane.ok(#"{"op":"add","sku":"SOCKS"}"#)
+    try lane.ok(Requests.Add(sku: "SOCKS", quantity: 2))
+    let order = try lane.ok(Requests.Add(sku: "SOCKS"))
     // 15.00 − 5.00 = 10.00, spread 10.00 : 5.00 over the two lines → 3.33 + 1.67 (the last
     // cent to the larger remainder).
     #expect(order["promotion_savings"] == "5.00")
@@ -229,9 +229,9 @@ extension String {
     // 4 socks, a belt and a cap: SOCKS-B2G1 on three socks (5.00) and ACC-ANY-2 on the belt
     // and the cap (28.00 − 18.00 = 10.00), the fourth sock at full price: 15.00. Putting the
     // belt with a sock instead (20.00 − 18.00 = 2.00) would save less.
-    try lane.ok(#"{"op":"add","sku":"SOCKS","qty":4}"#)
-    try lane.ok(#"{"op":"add","sku":"BELT"}"#)
-    let order = try lane.ok(#"{"op":"add","sku":"CAP"}"#)
+    try lane.ok(Requests.Add(sku: "SOCKS", quantity: 4))
+    try lane.ok(Requests.Add(sku: "BELT"))
+    let order = try lane.ok(Requests.Add(sku: "CAP"))
     #expect(order["promotion_savings"] == "15.00")
     #expect(order["promotions"]?[0]?["id"] == "SOCKS-B2G1")
     #expect(order["promotions"]?[1]?["id"] == "ACC-ANY-2")
@@ -240,19 +240,19 @@ extension String {
     #expect(order["lines"]?[2]?["promotion_discount"] == "4.64")
     // Removing the cap: the belt goes with a sock (2.00) only when that beats leaving it,
     // and a fourth sock is free to join it: 5.00 + 2.00.
-    let after = try lane.ok(#"{"op":"remove","line":3}"#)
+    let after = try lane.ok(Requests.Remove(line: 3))
     #expect(after["promotion_savings"] == "7.00")
   }
 
   @Test func theWinterPercentageAppliesBetweenItsDates() throws {
     // In March it is not on: three tees take the 3-for-30.
     let march = try Self.lane()
-    let before = try march.ok(#"{"op":"add","sku":"TEE","qty":3}"#)
+    let before = try march.ok(Requests.Add(sku: "TEE", quantity: 3))
     #expect(before["promotion_savings"] == "6.00")
     // In December 20 % off each tee (3 × 2.40 = 7.20) beats 3 for 30.00 (6.00).
     let december = try Self.lane(at: winterTime)
-    try december.ok(#"{"op":"add","sku":"TANK"}"#)
-    let order = try december.ok(#"{"op":"add","sku":"TEE","qty":3}"#)
+    try december.ok(Requests.Add(sku: "TANK"))
+    let order = try december.ok(Requests.Add(sku: "TEE", quantity: 3))
     #expect(order["promotion_savings"] == "8.80")
     #expect(order["promotions"]?.arrayValue?.count == 1)
     #expect(order["promotions"]?[0]?["id"] == "TOPS-WINTER")
@@ -260,40 +260,42 @@ extension String {
 
   @Test func manualPricingWinsAndTheOrderDiscountComesAfter() throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":3}"#)
-    let discounted = try lane.ok(#"{"op":"discount","line":1,"percent":"10","reason":"damaged"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 3))
+    let discounted = try lane.ok(
+      Requests.Discount(line: 1, value: .percent(percent("10")), reason: "damaged"))
     // The line discount takes the line out of the promotion.
     #expect(discounted["promotions"] == nil)
     #expect(discounted["discount_total"] == "3.60")
-    let back = try lane.ok(#"{"op":"discount","line":1,"percent":"0","reason":"undo"}"#)
+    let back = try lane.ok(
+      Requests.Discount(line: 1, value: .percent(percent("0")), reason: "undo"))
     #expect(back["promotion_savings"] == "6.00")
     // 10 % off the order applies to 30.00 after the promotion.
-    let order = try lane.ok(#"{"op":"discount","percent":"10","reason":"staff"}"#)
+    let order = try lane.ok(Requests.Discount(value: .percent(percent("10")), reason: "staff"))
     #expect(order["discount_total"] == "3.00")
     #expect(order["total"] == .string(decimal(2700 + 203)))
   }
 
   @Test func afterPaymentStartsAPromotionMayNotLowerTheTotal() throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Tender(.cash(amount: usd("5.00"))))
     // A third tee would make 24.00 + 12.00 cost 30.00 — more than before, so it is taken.
-    let third = try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    let third = try lane.ok(Requests.Add(sku: "TEE"))
     #expect(third["total"] == "32.25")
   }
 
   @Test func aProductMovedToAnotherCategoryLeavesACategoryPromotion() throws {
     let lane = try Self.lane(at: winterTime)
-    let order = try lane.ok(#"{"op":"add","sku":"TANK"}"#)
+    let order = try lane.ok(Requests.Add(sku: "TANK"))
     #expect(order["promotion_savings"] == "1.60")
-    try lane.ok(#"{"op":"park","note":"later"}"#)
+    try lane.ok(Requests.Park(note: "later"))
     // While it is parked the tank moves out of Tops: resumed, it is full price.
-    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Basics"}}"#)
-    let resumed = try lane.ok(#"{"op":"resume","order_id":1}"#)
+    try lane.ok(Requests.ProductUpdate(sku: "TANK", changes: JSONObject(["category": "Basics"])))
+    let resumed = try lane.ok(Requests.Resume(orderID: 1))
     #expect(resumed["promotions"] == nil)
     #expect(resumed["total"] == "8.60")
     // And back into Tops with the order open: the open order follows at once.
-    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Tops"}}"#)
+    try lane.ok(Requests.ProductUpdate(sku: "TANK", changes: JSONObject(["category": "Tops"])))
     #expect(lane.register.totals.promotionDiscounts == 160)
   }
 
@@ -303,11 +305,11 @@ extension String {
       + #""skus":["BELT","SOCKS"],"quantity":2,"price":"12.00"}"#
     let lane = try TestLane(
       catalogJSON: promotionCatalogJSON.replacingPromotions(with: cheap), at: testTime)
-    try lane.ok(#"{"op":"add","sku":"BELT"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
+    try lane.ok(Requests.Add(sku: "BELT"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("5.00"))))
     // Socks would bring 15.00 down to 12.00 for both: refused, as any change that lowers
     // the total once payment has started.
-    let socks = try lane.send(#"{"op":"add","sku":"SOCKS"}"#)
+    let socks = try lane.send(Requests.Add(sku: "SOCKS"))
     #expect(socks["error"]?["code"] == "order_has_tenders")
     #expect(lane.register.order.activeLines.count == 1)
   }
@@ -513,11 +515,11 @@ extension Promotion.Scope {
 @Suite struct PromotionSaleTests {
   /// 4 tees (48.00 − 6.00), a belt and a cap (28.00 − 10.00): 60.00 + 4.50 tax = 64.50, paid
   /// with 100.00 cash. Receipt 1.
-  static func sell(_ ok: (String) throws -> JSONValue) throws -> JSONValue {
-    _ = try ok(#"{"op":"add","sku":"TEE","qty":4}"#)
-    _ = try ok(#"{"op":"add","sku":"BELT"}"#)
-    _ = try ok(#"{"op":"add","sku":"CAP"}"#)
-    return try ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+  static func sell(_ ok: (any RequestBody) throws -> JSONValue) throws -> JSONValue {
+    _ = try ok(Requests.Add(sku: "TEE", quantity: 4))
+    _ = try ok(Requests.Add(sku: "BELT"))
+    _ = try ok(Requests.Add(sku: "CAP"))
+    return try ok(Requests.Tender(.cash(amount: usd("100.00"))))
   }
 
   @Test func theReceiptPrintsEachPromotionAndItReplaysByteForByte() throws {
@@ -548,7 +550,7 @@ extension Promotion.Scope {
     #expect(RegisterState(decoded) == RegisterState(lane.register))
 
     // The X report shows what the promotions saved.
-    let report = try lane.ok(#"{"op":"report","kind":"x"}"#)
+    let report = try lane.ok(Requests.Report(kind: .x))
     let reportText = try #require(report["text"]?.stringValue)
     #expect(reportText.contains(receiptRow("Promotions", "-16.00")))
     #expect(reportText.contains(receiptRow("  TEES-3-FOR-30 (1)", "-6.00")))
@@ -573,7 +575,10 @@ extension Promotion.Scope {
     #expect(second["receipt"]?["total"] == "3.23")
     // Everything else back: the rest of the 64.50, never more.
     let rest = try lane.ok(
-      #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":3},{"line":2,"qty":1}],"reason":"r"}"#)
+      Requests.Return(
+        receipt: 1,
+        lines: [ReturnRequestLine(line: 1, quantity: 3), ReturnRequestLine(line: 2, quantity: 1)],
+        reason: "r"))
     #expect(rest["receipt"]?["total"] == .string(decimal(6450 - 1290 - 323)))
     // Replayed, the returns are the same.
     let replayed = try Register.replaying(lane.scan().records)
@@ -582,8 +587,8 @@ extension Promotion.Scope {
 
   @Test func aReturnThatBreaksUpAPromotionMayRefundNothingYet() throws {
     let lane = try JournalLane(catalogJSON: promotionCatalogJSON)
-    _ = try lane.ok(#"{"op":"add","sku":"SOCKS","qty":3}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.75"}"#)
+    _ = try lane.ok(Requests.Add(sku: "SOCKS", quantity: 3))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("10.75"))))
     #expect(done["status"] == "completed")
     // Paid 10.00 + 0.75 for three socks; one back leaves two at 5.00 each: 10.75 − 10.75.
     let first = try lane.ok(returnRequest(line: 1, qty: 1))
@@ -595,8 +600,8 @@ extension Promotion.Scope {
 
   @Test func theExportKeepsThePromotionsAndReadsBack() throws {
     let lane = try JournalLane(catalogJSON: promotionCatalogJSON)
-    try lane.ok(#"{"op":"product_remove","sku":"CAP"}"#)
-    let exported = try #require(try lane.ok(#"{"op":"catalog_export"}"#)["catalog"])
+    try lane.ok(Requests.ProductRemove(sku: "CAP"))
+    let exported = try #require(try lane.ok(Requests.CatalogExport())["catalog"])
     let catalog = try Catalog(json: exported)
     #expect(catalog.promotions.count == 4)
     // CAP is gone from the list of ACC-ANY-2, so the file reads back.
@@ -616,7 +621,7 @@ extension Promotion.Scope {
     let first = try lane.ok(returnRequest(line: 1, qty: 1))
     #expect(first["receipt"]?["total"] == "12.90")
     // A new order has no promotions.
-    let order = try lane.ok(#"{"op":"add","sku":"TEE","qty":3}"#)
+    let order = try lane.ok(Requests.Add(sku: "TEE", quantity: 3))
     #expect(order["promotions"] == nil)
     #expect(order["subtotal"] == "36.00")
   }

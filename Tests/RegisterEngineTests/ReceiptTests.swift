@@ -7,10 +7,10 @@ import Testing
 /// Visa and 30.00 cash, and returns the lane and the completed sale.
 private func completedSale() throws -> (TestLane, CompletedSale) {
   let lane = try TestLane()
-  try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-  try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-  try lane.ok(#"{"op":"tender","type":"card","amount":"30.00","card":\#(cardJSON())}"#)
-  let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"30.00"}"#)
+  try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+  try lane.ok(Requests.Add(sku: "GIFT"))
+  try lane.ok(Requests.Tender(.card(testCard(), amount: usd("30.00"))))
+  let done = try lane.ok(Requests.Tender(.cash(amount: usd("30.00"))))
   #expect(done["status"] == "completed")
   return (lane, try #require(lane.register.receipts[1]))
 }
@@ -93,12 +93,12 @@ private func completedSale() throws -> (TestLane, CompletedSale) {
 
   @Test func replyCarriesTheSameText() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
-    try lane.ok(#"{"op":"tender","type":"card","amount":"30.00","card":\#(cardJSON())}"#)
-    let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"30.00"}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.ok(Requests.Add(sku: "GIFT"))
+    try lane.ok(Requests.Tender(.card(testCard(), amount: usd("30.00"))))
+    let done = try lane.ok(Requests.Tender(.cash(amount: usd("30.00"))))
     #expect(done["receipt"]?["text"] == .string(Self.expected))
-    let reprint = try lane.ok(#"{"op":"receipt","number":1}"#)
+    let reprint = try lane.ok(Requests.Receipt(number: 1))
     let sale = try #require(lane.register.receipts[1])
     #expect(reprint["text"] == .string(ReceiptRenderer.text(sale, reprint: true)))
   }

@@ -9,10 +9,10 @@ import Testing
 @Suite struct ReceiptWordsTests {
   @Test func aGiftCardOnlySaleHasNoItemCountOrSubtotal() throws {
     let lane = try JournalLane.tenders()
-    try lane.ok(#"{"op":"add","sku":"G25"}"#)
-    let order = try lane.ok(#"{"op":"order"}"#)
+    try lane.ok(Requests.Add(sku: "G25"))
+    let order = try lane.ok(Requests.Order())
     #expect(order["item_count"] == .int(0))
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"25.00"}"#)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("25.00"))))
     let text = try #require(sale["receipt"]?["text"]?.stringValue)
     #expect(!text.contains("Subtotal"), "\(text)")
     #expect(!text.contains("Items"), "\(text)")
@@ -22,9 +22,9 @@ import Testing
 
   @Test func aSaleWithItemsAndAGiftCardStillCountsItsItems() throws {
     let lane = try JournalLane.tenders()
-    try lane.ok(#"{"op":"add","sku":"G25"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"46.50"}"#)
+    try lane.ok(Requests.Add(sku: "G25"))
+    try lane.ok(Requests.Add(sku: "TEE"))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("46.50"))))
     let text = try #require(sale["receipt"]?["text"]?.stringValue)
     #expect(text.contains("Subtotal"), "\(text)")
     #expect(Self.row("Items", in: text) == "1", "\(text)")
@@ -32,12 +32,12 @@ import Testing
 
   @Test func youSavedCountsDiscountsAsWellAsSalePrices() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)  // 20.00 on sale at 15.00: 5.00 saved
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"discount","line":2,"amount":"9.99","reason":"damaged"}"#)
-    try lane.ok(#"{"op":"discount","amount":"5.00","reason":"coupon"}"#)
-    let total = try #require(try lane.ok(#"{"op":"order"}"#)["total"]?.stringValue)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"\#(total)"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))  // 20.00 on sale at 15.00: 5.00 saved
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Discount(line: 2, value: .amount(usd("9.99")), reason: "damaged"))
+    try lane.ok(Requests.Discount(value: .amount(usd("5.00")), reason: "coupon"))
+    let total = try #require(try lane.ok(Requests.Order())["total"]?.stringValue)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd(total))))
     let text = try #require(sale["receipt"]?["text"]?.stringValue)
     #expect(Self.row("Line discounts", in: text) == "-9.99", "\(text)")
     // 5.00 of sale price, 9.99 off the jeans, 5.00 off the order.
@@ -46,14 +46,14 @@ import Testing
 
   @Test func theOrderNamesItsCustomer() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"customer_add","name":"Dana Lee"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let order = try lane.ok(#"{"op":"attach_customer","customer_id":"C1"}"#)
+    try lane.ok(Requests.CustomerAdd(name: "Dana Lee"))
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let order = try lane.ok(Requests.AttachCustomer(customerID: "C1"))
     #expect(order["customer_id"] == .string("C1"))
     #expect(order["customer_name"] == .string("Dana Lee"))
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"53.74"}"#)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("53.74"))))
     #expect(sale["customer_name"] == .string("Dana Lee"), "\(sale.serialized)")
-    #expect(try lane.ok(#"{"op":"order"}"#)["customer_name"] == nil)
+    #expect(try lane.ok(Requests.Order())["customer_name"] == nil)
   }
 
   @Test(arguments: [
@@ -62,7 +62,7 @@ import Testing
   ])
   func cardNetworksAreNamedAsPeopleNameThem(number: String, cvv: String, words: String) throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let card = cardJSON(number, cvv: "\"" + cvv + "\"")
     let reply = try lane.send(#"{"op":"tender","type":"card","card":\#(card)}"#)
     let message = try #require(reply["error"]?["message"]?.stringValue)

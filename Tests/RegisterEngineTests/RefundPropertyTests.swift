@@ -247,16 +247,18 @@ extension SplitMix64 {
           let quantity = random.int(1...min(3, 8 - units))
           units += quantity
           let added = try lane.ok(
-            #"{"op":"add","sku":"P\#(random.int(0...5))","qty":\#(quantity)}"#)
-          if random.int(0...9) == 0, let line = added["lines"]?.arrayValue?.last?["line"] {
+            Requests.Add(sku: "P\(random.int(0...5))", quantity: quantity))
+          if random.int(0...9) == 0,
+            let line = added["lines"]?.arrayValue?.last?["line"]?.int64Value
+          {
             try lane.ok(
-              #"{"op":"discount","line":\#(line.serialized),"percent":"15","reason":"r"}"#)
+              Requests.Discount(line: Int(line), value: .percent(percent("15")), reason: "r"))
           }
         }
         if random.int(0...3) == 0 {
           try lane.ok(#"{"op":"discount","percent":"\#(random.int(1...30))","reason":"r"}"#)
         }
-        let done = try lane.ok(#"{"op":"tender","type":"cash","amount":"5000.00"}"#)
+        let done = try lane.ok(Requests.Tender(.cash(amount: usd("5000.00"))))
         #expect(done["status"] == "completed", "\(context)")
         let number = Int(try #require(done["receipt"]?["number"]?.int64Value))
         let sold = try #require(lane.register.receipts[number])
@@ -303,7 +305,7 @@ extension SplitMix64 {
               == sold.totals.total - sold.totals.giftCards, "\(context)")
         }
       }
-      try lane.ok(#"{"op":"close_day"}"#)
+      try lane.ok(Requests.CloseDay())
       // The journal replays to the same receipts and refunds.
       let records = lane.scan().records
       let replayed = try Register.replaying(records)

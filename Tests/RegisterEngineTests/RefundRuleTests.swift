@@ -30,13 +30,13 @@ let shoeCatalogJSON = """
   /// Two shoes (199.98 − 50.00 = 149.98) and the belt (35.00): 184.98 + 13.87 tax = 198.85.
   static func sellShoes(_ lane: JournalLane, asOneLine: Bool) throws {
     if asOneLine {
-      try lane.ok(#"{"op":"add","sku":"SNK-RUN-10","qty":2}"#)
+      try lane.ok(Requests.Add(sku: "SNK-RUN-10", quantity: 2))
     } else {
-      try lane.ok(#"{"op":"add","sku":"SNK-RUN-10"}"#)
-      try lane.ok(#"{"op":"add","sku":"SNK-RUN-10"}"#)
+      try lane.ok(Requests.Add(sku: "SNK-RUN-10"))
+      try lane.ok(Requests.Add(sku: "SNK-RUN-10"))
     }
-    try lane.ok(#"{"op":"add","sku":"BELT-LTH-M"}"#)
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"200.00"}"#)
+    try lane.ok(Requests.Add(sku: "BELT-LTH-M"))
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("200.00"))))
     #expect(sale["status"] == "completed")
     #expect(sale["total"] == "198.85")
     #expect(sale["tax"] == "13.87")
@@ -80,7 +80,10 @@ let shoeCatalogJSON = """
     let lane = try JournalLane(catalogJSON: shoeCatalogJSON)
     try Self.sellShoes(lane, asOneLine: false)
     let both = try lane.ok(
-      #"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1},{"line":2,"qty":1}],"reason":"r"}"#
+      Requests.Return(
+        receipt: 1,
+        lines: [ReturnRequestLine(line: 1, quantity: 1), ReturnRequestLine(line: 2, quantity: 1)],
+        reason: "r")
     )
     #expect(both["receipt"]?["net"] == "149.98")
     #expect(both["receipt"]?["tax"] == "11.25")

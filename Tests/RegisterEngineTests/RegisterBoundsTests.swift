@@ -29,21 +29,30 @@ import Testing
     }
     let service = try lane(applying: events)
     try service.ok(
-      #"{"op":"product_add","product":{"sku":"LAST","name":"Last","description":"","category":"C","price":"2.00"}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "LAST", "name": "Last", "description": "", "category": "C", "price": "2.00",
+        ]))
     )
     #expect(service.register.products.count == Register.maximumProducts)
     let before = service.register.products.count
     let refused = try service.send(
-      #"{"op":"product_add","product":{"sku":"MORE","name":"More","description":"","category":"C","price":"2.00"}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "MORE", "name": "More", "description": "", "category": "C", "price": "2.00",
+        ]))
     )
     #expect(refused.errorCode == "catalog_full")
     #expect(refused["error"]?["message"]?.stringValue?.contains("100000 products") == true)
     #expect(service.register.products.count == before)
     #expect(service.register.products["MORE"] == nil)
     // Removing one makes room.
-    try service.ok(#"{"op":"product_remove","sku":"P0"}"#)
+    try service.ok(Requests.ProductRemove(sku: "P0"))
     try service.ok(
-      #"{"op":"product_add","product":{"sku":"MORE","name":"More","description":"","category":"C","price":"2.00"}}"#
+      Requests.ProductAdd(
+        product: .object([
+          "sku": "MORE", "name": "More", "description": "", "category": "C", "price": "2.00",
+        ]))
     )
   }
 
@@ -66,9 +75,9 @@ import Testing
       Event.customerAdded(Customer(id: "C\($0)", name: "Customer \($0)", email: nil, phone: nil))
     }
     let service = try lane(applying: events)
-    try service.ok(#"{"op":"customer_add","name":"Last One"}"#)
+    try service.ok(Requests.CustomerAdd(name: "Last One"))
     #expect(service.register.customers.count == Register.maximumCustomers)
-    let refused = try service.send(#"{"op":"customer_add","name":"One More"}"#)
+    let refused = try service.send(Requests.CustomerAdd(name: "One More"))
     #expect(refused.errorCode == "customers_full")
     #expect(service.register.customers.count == Register.maximumCustomers)
     #expect(!service.register.customers.contains { $0.name == "One More" })
@@ -83,18 +92,18 @@ import Testing
         .operatorAdded(Operator(id: "op\(number)", name: "Op \(number)", role: .cashier, pin: pin)))
     }
     let service = try lane(applying: events)
-    try service.ok(#"{"op":"sign_in","operator":"boss","pin":"1234"}"#)
+    try service.ok(Requests.SignIn(operatorID: "boss", pin: "1234"))
     try service.ok(
-      #"{"op":"operator_add","operator_id":"last","name":"Last","role":"cashier","pin":"5678"}"#)
+      Requests.OperatorAdd(operatorID: "last", name: "Last", role: .cashier, pin: "5678"))
     #expect(service.register.operators.count == Register.maximumOperators)
     let refused = try service.send(
-      #"{"op":"operator_add","operator_id":"more","name":"More","role":"cashier","pin":"5678"}"#)
+      Requests.OperatorAdd(operatorID: "more", name: "More", role: .cashier, pin: "5678"))
     #expect(refused.errorCode == "operators_full")
     #expect(service.register.operators.count == Register.maximumOperators)
     // Removing one who left makes room.
-    try service.ok(#"{"op":"operator_remove","operator_id":"op1"}"#)
+    try service.ok(Requests.OperatorRemove(operatorID: "op1"))
     try service.ok(
-      #"{"op":"operator_add","operator_id":"more","name":"More","role":"cashier","pin":"5678"}"#)
+      Requests.OperatorAdd(operatorID: "more", name: "More", role: .cashier, pin: "5678"))
   }
 }
 
@@ -103,9 +112,9 @@ import Testing
 @Suite struct CustomerIndexTests {
   @Test func customersAreFoundByIdAndAddressLiveAndAfterASnapshot() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"customer_add","name":"Ann","email":"ann@example.com"}"#)
-    try lane.ok(#"{"op":"customer_add","name":"Bo","email":"Bo.Lee@Example.com"}"#)
-    try lane.ok(#"{"op":"customer_add","name":"Cy"}"#)
+    try lane.ok(Requests.CustomerAdd(name: "Ann", email: "ann@example.com"))
+    try lane.ok(Requests.CustomerAdd(name: "Bo", email: "Bo.Lee@Example.com"))
+    try lane.ok(Requests.CustomerAdd(name: "Cy"))
     for register in [lane.register, try SnapshotCodecTests.roundTrip(lane.register)] {
       let book = register.customerBook
       #expect(book.customer("C2")?.name == "Bo")
@@ -117,10 +126,10 @@ import Testing
       // The register answers from them: a taken address in another case, an attach.
       let service = RegisterService(register: register, clock: ManualClock(testTime))
       let taken = try service.send(
-        #"{"op":"customer_add","name":"Other","email":"BO.LEE@example.com"}"#)
+        Requests.CustomerAdd(name: "Other", email: "BO.LEE@example.com"))
       #expect(taken.errorCode == "customer_exists")
       #expect(taken["error"]?["message"]?.stringValue?.contains("C2") == true)
-      try service.ok(#"{"op":"attach_customer","customer_id":"C3"}"#)
+      try service.ok(Requests.AttachCustomer(customerID: "C3"))
       #expect(service.register.order.customerID == "C3")
     }
   }

@@ -36,7 +36,7 @@ import Testing
       try Requests.Order().answer(&replies, from: source, register: &source.register))
     #expect(empty == lane.register.orderJSON.serialized)
 
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     source.register = lane.register
     #expect(
       Self.text(try Requests.Order().answer(&replies, from: source, register: &source.register))
@@ -73,7 +73,7 @@ import Testing
 
   @Test func aMutationWithoutAResultOfItsOwnIsAnsweredWithTheOrder() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     let source = Source(lane.register)
     let replies = Replies(clock: lane.clock, journal: nil)
     let events: [Event] = [.pinAccepted(id: "7"), .customerAttached(order: 1, customerID: "C1")]

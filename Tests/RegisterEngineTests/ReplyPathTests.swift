@@ -78,25 +78,25 @@ import Testing
   @Test func theOrderReplyFollowsEveryChange() throws {
     let lane = try TestLane()
     func expectCurrent(_ sourceLocation: SourceLocation = #_sourceLocation) throws {
-      let reply = try lane.ok(#"{"op":"order"}"#)
+      let reply = try lane.ok(Requests.Order())
       #expect(reply == lane.register.orderJSON, sourceLocation: sourceLocation)
     }
     try expectCurrent()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     try expectCurrent()
-    try lane.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
+    try lane.ok(Requests.Add(sku: "TEE", quantity: 2))
     try expectCurrent()
-    try lane.ok(#"{"op":"set_qty","line":2,"qty":1}"#)
+    try lane.ok(Requests.SetQty(line: 2, quantity: 1))
     try expectCurrent()
     // A change that is not to the order: the store's settings (cash rounding shows cash_due).
     var store = lane.register.store
     store.cashRounding = Money(minorUnits: 5, currency: store.currency)
     lane.service.stageSystemEvents([.storeConfigured(store)])
     lane.service.flush()
-    let reply = try lane.ok(#"{"op":"order"}"#)
+    let reply = try lane.ok(Requests.Order())
     #expect(reply["cash_due"] != nil)
     try expectCurrent()
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("100.00"))))
     try expectCurrent()
   }
 
@@ -131,10 +131,10 @@ import Testing
   /// does) or the storage state.
   @Test func helloFollowsTheJournalAndTheState() throws {
     let lane = try JournalLane()
-    let first = try lane.ok(#"{"op":"hello"}"#)
-    #expect(try lane.ok(#"{"op":"hello"}"#) == first)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    let second = try lane.ok(#"{"op":"hello"}"#)
+    let first = try lane.ok(Requests.Hello())
+    #expect(try lane.ok(Requests.Hello()) == first)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    let second = try lane.ok(Requests.Hello())
     #expect(second["journal_seq"] == .int(lane.register.lastSequence))
     #expect(second["journal"]?["records"] == .int(lane.journal.recordsWritten))
     #expect(second["journal"]?["fsyncs"] == .int(lane.journal.batchesWritten))
@@ -146,7 +146,7 @@ import Testing
     lane.service.flush()
     let held = lane.service.takeReleasable().replies
     #expect(held.count == 2)
-    let afterWrite = try lane.ok(#"{"op":"hello"}"#)
+    let afterWrite = try lane.ok(Requests.Hello())
     #expect(afterWrite["journal"]?["records"] == .int(lane.journal.recordsWritten))
     #expect(afterWrite["journal"]?["fsyncs"] == .int(lane.journal.batchesWritten))
   }

@@ -30,8 +30,8 @@ import Testing
   static func beltAndCap() throws -> TestLane {
     let lane = try TestLane(catalogJSON: withoutAccessoryDealJSON, at: testTime)
     #expect(!lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
-    try lane.ok(#"{"op":"add","sku":"BELT"}"#)
-    let order = try lane.ok(#"{"op":"add","sku":"CAP"}"#)
+    try lane.ok(Requests.Add(sku: "BELT"))
+    let order = try lane.ok(Requests.Add(sku: "CAP"))
     #expect(order["total"] == "30.10")
     return lane
   }
@@ -39,30 +39,30 @@ import Testing
   @Test("a product_update that would put a paid-for line into a promotion is refused")
   func productUpdateThatLowersAPaidOrder() throws {
     let lane = try TestLane(catalogJSON: promotionCatalogJSON, at: winterTime)
-    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Basics"}}"#)
-    #expect(try lane.ok(#"{"op":"add","sku":"TANK"}"#)["total"] == "8.60")
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"5.00"}"#)
+    try lane.ok(Requests.ProductUpdate(sku: "TANK", changes: JSONObject(["category": "Basics"])))
+    #expect(try lane.ok(Requests.Add(sku: "TANK"))["total"] == "8.60")
+    try lane.ok(Requests.Tender(.cash(amount: usd("5.00"))))
     let before = lane.register
     // Back into Tops, 20 % off this month: the tank would cost 6.88, less than the 8.60
     // payment started on.
     let refused = try lane.send(
-      #"{"op":"product_update","sku":"TANK","changes":{"category":"Tops"}}"#)
+      Requests.ProductUpdate(sku: "TANK", changes: JSONObject(["category": "Tops"])))
     #expect(refused["error"]?["code"] == "order_has_tenders", "\(refused)")
     let message = refused["error"]?["message"]?.stringValue ?? ""
     #expect(message.contains("order 1 from 8.60 to 6.88"), "\(message)")
     #expect(lane.register == before, "a refusal changes nothing")
     // Paid in full, the update goes through and the next order has the promotion.
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"3.60"}"#)
-    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Tops"}}"#)
-    #expect(try lane.ok(#"{"op":"add","sku":"TANK"}"#)["total"] == "6.88")
+    try lane.ok(Requests.Tender(.cash(amount: usd("3.60"))))
+    try lane.ok(Requests.ProductUpdate(sku: "TANK", changes: JSONObject(["category": "Tops"])))
+    #expect(try lane.ok(Requests.Add(sku: "TANK"))["total"] == "6.88")
   }
 
   @Test("the same update on an order without tenders reprices it at once")
   func productUpdateRepricesAnUnpaidOrder() throws {
     let lane = try TestLane(catalogJSON: promotionCatalogJSON, at: winterTime)
-    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Basics"}}"#)
-    try lane.ok(#"{"op":"add","sku":"TANK"}"#)
-    try lane.ok(#"{"op":"product_update","sku":"TANK","changes":{"category":"Tops"}}"#)
+    try lane.ok(Requests.ProductUpdate(sku: "TANK", changes: JSONObject(["category": "Basics"])))
+    try lane.ok(Requests.Add(sku: "TANK"))
+    try lane.ok(Requests.ProductUpdate(sku: "TANK", changes: JSONObject(["category": "Tops"])))
     #expect(lane.register.totals.total == 688)
   }
 
@@ -72,7 +72,7 @@ import Testing
     let lane = try Self.beltAndCap()
     var imported: [[Event]] = []
     lane.service.onDeferredImport = { imported.append($0) }
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     let outcome = lane.service.importCatalog(deal, into: lane.register)
     guard case .deferred(let order, let reason) = outcome else {
       Issue.record("expected the import to wait, got \(outcome)")
@@ -84,11 +84,11 @@ import Testing
     #expect(lane.register.totals.total == 3010)
     #expect(!lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
     // Other requests leave it waiting while the order still has its tender.
-    try lane.ok(#"{"op":"paid_in","amount":"1.00","reason":"float top-up"}"#)
+    try lane.ok(Requests.PaidIn(amount: usd("1.00"), reason: "float top-up"))
     #expect(lane.service.deferredImport != nil)
     #expect(imported.isEmpty)
     // The sale completes at the price payment started on; the import follows at once.
-    let sale = try lane.ok(#"{"op":"tender","type":"cash","amount":"10.10"}"#)
+    let sale = try lane.ok(Requests.Tender(.cash(amount: usd("10.10"))))
     #expect(sale["receipt"]?["receipt"]?["total"] == "30.10", "\(sale)")
     #expect(lane.service.deferredImport == nil)
     #expect(
@@ -99,8 +99,8 @@ import Testing
         ]
       ])
     #expect(lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
-    try lane.ok(#"{"op":"add","sku":"BELT"}"#)
-    #expect(try lane.ok(#"{"op":"add","sku":"CAP"}"#)["total"] == "19.35")
+    try lane.ok(Requests.Add(sku: "BELT"))
+    #expect(try lane.ok(Requests.Add(sku: "CAP"))["total"] == "19.35")
     // The completed sale's receipt is as it was paid.
     #expect(lane.register.receipts[1]?.totals.total == 3010)
   }
@@ -109,14 +109,14 @@ import Testing
   func importWaitsForTheVoid() throws {
     let deal = try Self.withAccessoryDeal
     let lane = try Self.beltAndCap()
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     guard
       case .deferred = lane.service.importCatalog(deal, into: lane.register)
     else {
       Issue.record("expected the import to wait")
       return
     }
-    try lane.ok(#"{"op":"void","reason":"customer left"}"#)
+    try lane.ok(Requests.Void(reason: "customer left"))
     #expect(lane.service.deferredImport == nil)
     #expect(lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
   }
@@ -138,7 +138,7 @@ import Testing
     // Tenders, and an import that takes a promotion away from other products: nothing the
     // order has paid for changes, so it is imported now.
     let paid = try Self.beltAndCap()
-    try paid.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    try paid.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     var fewer = noDeal
     fewer.promotions.removeAll { $0.id == "TEES-3-FOR-30" }
     guard case .changes = paid.service.importCatalog(fewer, into: paid.register) else {
@@ -153,14 +153,14 @@ import Testing
     let deal = try Self.withAccessoryDeal
     let noDeal = try Self.withoutAccessoryDeal
     let lane = try Self.beltAndCap()
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"20.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     _ = lane.service.importCatalog(deal, into: lane.register)
     #expect(lane.service.deferredImport != nil)
     // The file put back as the register has it: nothing to import, nothing waits.
     #expect(
       lane.service.importCatalog(noDeal, into: lane.register) == .unchanged)
     #expect(lane.service.deferredImport == nil)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.10"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("10.10"))))
     #expect(!lane.register.promotions.contains { $0.id == "ACC-ANY-2" })
   }
 }
@@ -176,7 +176,7 @@ import Testing
   @Test("a catalog file in another currency is refused once there is a sale, and changes nothing")
   func refusedAfterASale() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
+    try lane.ok(Requests.Add(sku: "TEE"))
     let euros = try Self.catalog("EUR")
     #expect(euros.store.currency.code == "EUR")
     // Even an order only rung up holds amounts.
@@ -186,7 +186,7 @@ import Testing
     }
     #expect(reason.contains("currency is USD"), "\(reason)")
     #expect(reason.contains("cannot become EUR"), "\(reason)")
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"50.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("50.00"))))
     let before = lane.register
     #expect(
       lane.service.importCatalog(euros, into: lane.register)
@@ -238,9 +238,9 @@ import Testing
   @Test("a keyed tender that completes the sale keeps its key; the import follows it")
   func keyStaysOnTheRequest() throws {
     let lane = try JournalLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
     let total = lane.register.totals.total
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"10.00"}"#)
+    try lane.ok(Requests.Tender(.cash(amount: usd("10.00"))))
     // Prices that include tax: the same jeans would come to less.
     let inclusive = try CatalogFile.parse(
       Array(
@@ -254,7 +254,8 @@ import Testing
       return
     }
     let rest = Money(minorUnits: total - 1000, currency: .usd).decimalString
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"\#(rest)","key":"pay-rest"}"#)
+    try lane.ok(
+      Requests.Tender(.cash(amount: usd(rest))), envelope: RequestEnvelope(key: "pay-rest"))
     #expect(lane.register.store.tax.pricesIncludeTax)
 
     let records = lane.scan().records

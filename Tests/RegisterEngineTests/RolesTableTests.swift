@@ -42,15 +42,15 @@ import Testing
   static func lane() throws -> TestLane {
     let lane = try TestLane()
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"mo","name":"M","role":"manager","pin":"9876"}"#)
-    try lane.ok(#"{"op":"sign_in","operator":"mo","pin":"9876"}"#)
+      Requests.OperatorAdd(operatorID: "mo", name: "M", role: .manager, pin: "9876"))
+    try lane.ok(Requests.SignIn(operatorID: "mo", pin: "9876"))
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"amy","name":"A","role":"cashier","pin":"1234"}"#)
+      Requests.OperatorAdd(operatorID: "amy", name: "A", role: .cashier, pin: "1234"))
     try lane.ok(
-      #"{"op":"operator_add","operator_id":"bob","name":"B","role":"cashier","pin":"5555"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"tender","type":"cash","amount":"100.00"}"#)
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
+      Requests.OperatorAdd(operatorID: "bob", name: "B", role: .cashier, pin: "5555"))
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Tender(.cash(amount: usd("100.00"))))
+    try lane.ok(Requests.Add(sku: "JEANS"))
     return lane
   }
 
@@ -61,7 +61,7 @@ import Testing
   @Test(arguments: RolesTableTests.managerOps)
   func aCashierIsRefusedAManagerOp(_ op: Op) throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
     for line in Self.before[op] ?? [] { try lane.ok(line) }
     let before = lane.snapshot
     let operators = lane.register.operators
@@ -82,7 +82,7 @@ import Testing
   @Test(arguments: RolesTableTests.managerOps)
   func aCashierWithAManagersApprovalMayDoIt(_ op: Op) throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
     for line in Self.before[op] ?? [] { try lane.ok(line) }
     var request = try #require(Self.managerRequests[op])
     request.removeLast()
@@ -91,15 +91,15 @@ import Testing
 
   @Test func aCashierMayDoEveryCashiersOp() throws {
     let lane = try Self.lane()
-    try lane.ok(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)
-    try lane.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.ok(#"{"op":"set_qty","line":2,"qty":2}"#)
-    try lane.ok(#"{"op":"void_line","line":2}"#)
-    try lane.ok(#"{"op":"paid_in","amount":"5.00","reason":"x"}"#)
-    try lane.ok(#"{"op":"park","note":"later"}"#)
-    try lane.ok(#"{"op":"operator_set_pin","operator_id":"amy","pin":"2468"}"#)
+    try lane.ok(Requests.SignIn(operatorID: "amy", pin: "1234"))
+    try lane.ok(Requests.Add(sku: "TEE"))
+    try lane.ok(Requests.SetQty(line: 2, quantity: 2))
+    try lane.ok(Requests.VoidLine(line: 2))
+    try lane.ok(Requests.PaidIn(amount: usd("5.00"), reason: "x"))
+    try lane.ok(Requests.Park(note: "later"))
+    try lane.ok(Requests.OperatorSetPIN(operatorID: "amy", pin: "2468"))
     #expect(
-      try lane.send(#"{"op":"operator_set_pin","operator_id":"bob","pin":"2468"}"#).errorCode
+      try lane.send(Requests.OperatorSetPIN(operatorID: "bob", pin: "2468")).errorCode
         == "approval_required")
   }
 

@@ -83,19 +83,19 @@ import Testing
   /// close.
   static func twoDays(_ directory: String, clock: ManualClock) throws -> Register {
     let lane = try FileLane(directory: directory, clock: clock)
-    try lane.service.ok(#"{"op":"customer_add","name":"Ada Park"}"#)
-    try lane.service.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.service.ok(#"{"op":"add","sku":"TEE","qty":2}"#)
-    try lane.service.ok(#"{"op":"attach_customer","customer_id":"C1"}"#)
-    try lane.service.ok(#"{"op":"tender","type":"card","card":\#(cardJSON())}"#)
+    try lane.service.ok(Requests.CustomerAdd(name: "Ada Park"))
+    try lane.service.ok(Requests.Add(sku: "JEANS"))
+    try lane.service.ok(Requests.Add(sku: "TEE", quantity: 2))
+    try lane.service.ok(Requests.AttachCustomer(customerID: "C1"))
+    try lane.service.ok(Requests.Tender(.card(testCard(), amount: nil)))
     clock.advance(milliseconds: 60_000)
-    try lane.service.ok(#"{"op":"close_day"}"#)
+    try lane.service.ok(Requests.CloseDay())
     try snapshot(lane)
-    try lane.service.ok(#"{"op":"add","sku":"TEE"}"#)
-    try lane.service.ok(#"{"op":"tender","type":"cash","amount":"50"}"#)
-    try lane.service.ok(#"{"op":"close_day"}"#)
+    try lane.service.ok(Requests.Add(sku: "TEE"))
+    try lane.service.ok(Requests.Tender(.cash(amount: usd("50"))))
+    try lane.service.ok(Requests.CloseDay())
     try snapshot(lane)
-    try lane.service.ok(#"{"op":"add","sku":"JEANS"}"#)
+    try lane.service.ok(Requests.Add(sku: "JEANS"))
     #expect(lane.service.register.ledger.sales.count == 0, "days 1 and 2 left memory")
     return lane.service.register
   }
@@ -156,21 +156,23 @@ import Testing
     #expect(lane.recovery.snapshot?.day == 3)
     #expect(lane.service.register.ledger.sales.count == 0, "no closed day's sale in memory")
     // A reprint of day 1's receipt comes from its archive file, the same text.
-    let reprint = try lane.service.ok(#"{"op":"receipt","number":1}"#)
+    let reprint = try lane.service.ok(Requests.Receipt(number: 1))
     let original = try #require(live.receipts[1])
     #expect(reprint == original.receiptReply(reprint: true))
     // The customer's history lists it without a scan; a return against it works.
-    let history = try lane.service.ok(#"{"op":"customer_history","customer_id":"C1"}"#)
+    let history = try lane.service.ok(Requests.CustomerHistory(customerID: "C1"))
     #expect(history["receipts"]?.arrayValue?.count == 1)
-    try lane.service.ok(#"{"op":"void","reason":"start over"}"#)
+    try lane.service.ok(Requests.Void(reason: "start over"))
     let refund = try lane.service.ok(
-      #"{"op":"return","receipt":1,"lines":[{"line":2,"qty":1}],"reason":"too small"}"#)
+      Requests.Return(
+        receipt: 1, lines: [ReturnRequestLine(line: 2, quantity: 1)], reason: "too small"))
     #expect(refund["receipt"]?["original_receipt"] == .int(1))
-    let after = try lane.service.ok(#"{"op":"customer_history","customer_id":"C1"}"#)
+    let after = try lane.service.ok(Requests.CustomerHistory(customerID: "C1"))
     #expect(after["receipts"]?.arrayValue?.count == 2, "the return is the customer's too")
     // A second return of the same unit is refused: what was returned survives the archive.
     let again = try lane.service.send(
-      #"{"op":"return","receipt":1,"lines":[{"line":2,"qty":2}],"reason":"again"}"#)
+      Requests.Return(receipt: 1, lines: [ReturnRequestLine(line: 2, quantity: 2)], reason: "again")
+    )
     #expect(again["error"]?["code"] == "return_exceeds_sold")
   }
 
@@ -264,12 +266,12 @@ import Testing
   static func fourDays(_ directory: String, clock: ManualClock) throws -> Register {
     let lane = try FileLane(directory: directory, clock: clock)
     for _ in 0..<4 {
-      try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+      try lane.service.ok(Requests.PaidIn(amount: usd("1.00"), reason: "change from the bank"))
       clock.advance(milliseconds: 60_000)
-      try lane.service.ok(#"{"op":"close_day"}"#)
+      try lane.service.ok(Requests.CloseDay())
       try snapshot(lane)
     }
-    try lane.service.ok(#"{"op":"paid_in","amount":"1.00","reason":"change from the bank"}"#)
+    try lane.service.ok(Requests.PaidIn(amount: usd("1.00"), reason: "change from the bank"))
     return lane.service.register
   }
 

@@ -20,8 +20,8 @@ import Testing
 
   @Test func subscribeAnswersAndTurnsTheConnectionIntoAListener() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let last = lane.register.lastSequence
     #expect(last >= 2)
 
@@ -72,8 +72,8 @@ import Testing
 
   @Test func subscribeWithTopicsAndAfter() throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
     let result = lane.service.process([
       incoming(3, #"{"op":"subscribe","topics":["order","day_closed"],"after":1}"#)
     ])
@@ -112,8 +112,8 @@ import Testing
   ])
   func aBadSubscriptionIsRefused(request: String) throws {
     let lane = try TestLane()
-    try lane.ok(#"{"op":"add","sku":"JEANS"}"#)
-    try lane.ok(#"{"op":"add","sku":"GIFT"}"#)
+    try lane.ok(Requests.Add(sku: "JEANS"))
+    try lane.ok(Requests.Add(sku: "GIFT"))
     #expect(lane.register.lastSequence == 2)
     let result = lane.service.process([incoming(4, request)])
     let reply = try #require(result.replies.first)
