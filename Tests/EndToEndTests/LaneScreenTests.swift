@@ -401,4 +401,26 @@ struct LaneScreenTests {
     }
     return user + system
   }
+
+  /// Colour where the terminal has it; under `NO_COLOR` (no-color.org) none, with the bars
+  /// and keys still in reverse video.
+  @Test(arguments: [false, true])
+  func colourFollowsNoColor(noColor: Bool) throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let output = daemon.directory.path("lane-output")
+    let screen = try TmuxScreen(
+      [Binaries.registerCLI.path, "--socket", daemon.socketPath, "lane"],
+      environment: noColor ? ["NO_COLOR": "1"] : [:])
+    defer { screen.close() }
+    try screen.recordOutput(to: output)
+    try screen.type("h")
+    try screen.waitFor("Keys")
+    try screen.type("q0000000000\r")
+    try screen.waitFor("No product has the code")
+    let drawn = try String(contentsOfFile: output, encoding: .utf8)
+    let colours = ["31m", "36m"].filter { drawn.contains(";\($0)") }
+    #expect(colours.isEmpty == noColor, "colour sequences: \(colours)")
+    #expect(drawn.contains("\u{1B}[0;7") || drawn.contains(";7;"), "reverse video either way")
+  }
 }

@@ -19,7 +19,9 @@ final class TmuxScreen {
     let assignments = environment.sorted { $0.key < $1.key }.map {
       "\($0.key)=\(Self.quoted($0.value))"
     }
-    let line = (["exec", "env"] + assignments + command.map(Self.quoted)).joined(separator: " ")
+    // (NO_COLOR from the test's own environment is not passed on: a test says what it wants.)
+    let line = (["exec", "env", "-u", "NO_COLOR"] + assignments + command.map(Self.quoted))
+      .joined(separator: " ")
     try run([
       "new-session", "-d", "-s", "lane", "-x", "\(width)", "-y", "\(height)", line,
     ])
