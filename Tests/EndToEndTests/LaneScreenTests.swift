@@ -423,4 +423,54 @@ struct LaneScreenTests {
     #expect(colours.isEmpty == noColor, "colour sequences: \(colours)")
     #expect(drawn.contains("\u{1B}[0;7") || drawn.contains(";7;"), "reverse video either way")
   }
+
+  /// A line's quantity, a new price, an order discount and a voided line, then a sale paid
+  /// with a gift card, a store tender (a check, with its number) and cash; and a no-sale.
+  @Test func linesChangedAndPaidEveryWay() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "GIFT-25"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "25"]).status == 0)
+    let sold = try JSONParser.parse(try daemon.cli(["--json", "receipt", "1"]).stdout)
+    let card = try #require(
+      sold["result"]?["receipt"]?["gift_cards"]?.arrayValue?.first?["number"]?.stringValue)
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type("2001234000147\r2001234001199\r")
+    try screen.waitFor("Leather Belt, M")
+    try screen.press("Up")
+    try screen.type("q3\r")
+    var rows = try screen.waitFor("29.97")
+    #expect(
+      rows[2] == "> 1      3  Classic Cotton Tee, Black L                                  29.97")
+    try screen.press("Down")
+    try screen.type("p30\rdisplay model\r")
+    rows = try screen.waitFor("Line 2 repriced.")
+    #expect(rows[5] == "            price changed, was 35.00 (display model)")
+    try screen.type("o10%\rloyalty\r")
+    rows = try screen.waitFor("Discount set on the order.")
+    #expect(rows[16].hasPrefix(" Subtotal          59.97   Discounts         -6.00"))
+    try screen.type("20000011\r")
+    try screen.waitFor("Socks")
+    try screen.type("v")
+    rows = try screen.waitFor("Line 3 voided.")
+    #expect(rows[6].hasSuffix("VOID"))
+    let order = try daemon.connect().send(#"{"op":"order"}"#).result
+    let total = try #require(order["total"]?.stringValue)
+    try screen.type("tg" + card + "\r\r")
+    rows = try screen.waitFor("Paid              25.00")
+    #expect(!rows.joined().contains(card), "a gift card's number is typed as bullets")
+    try screen.type("tocheck\r20\r1042\r")
+    try screen.waitFor("Paid              45.00")
+    try screen.type("tc\r")
+    try screen.waitFor("Sale complete. Receipt 2.")
+    let receipt = try JSONParser.parse(try daemon.cli(["--json", "receipt", "2"]).stdout)
+    let tenders = receipt["result"]?["receipt"]?["tenders"]?.arrayValue ?? []
+    #expect(tenders.map { $0["type"]?.stringValue ?? "" } == ["gift_card", "other", "cash"])
+    #expect(tenders.first?["amount"] == "25.00")
+    #expect(tenders.dropFirst().first?["reference"] == "1042")
+    #expect(receipt["result"]?["receipt"]?["total"]?.stringValue == total)
+    try screen.type("n")
+    try screen.waitFor("Drawer opened (no sale).")
+  }
 }

@@ -261,8 +261,9 @@ extension Requests.CustomerFind {
   public static let result = WireType.object(
     [
       .required("customers", .array(.ref("customer")), "the matches"),
-      .optional("total", .integer(), "how many matched in all"),
-    ], open: true)
+      .optional(
+        "matches", .integer(), "how many matched in all, when more than `customers` holds"),
+    ], open: false)
 }
 
 extension Requests.AttachCustomer {

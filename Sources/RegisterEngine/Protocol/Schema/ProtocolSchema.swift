@@ -226,6 +226,18 @@ public enum ProtocolSchema {
           .optional("tax_exempt", .text, "the tax-exemption certificate"),
           .optional("note", .text, "the order's note"),
           .optional("parked_at", .timestamp, "when it was parked"),
+          .optional(
+            "parked", .object([], open: true),
+            "in `park`'s reply (the new open order): the order just parked"),
+          .optional(
+            "voided_order_id", .integer(),
+            "in `void`'s reply (the new open order): the order voided"),
+          .optional(
+            "reversed_tenders", .array(.ref("tender")),
+            "in `void`'s reply: the payments to hand back or reverse"),
+          .optional(
+            "wishlist", .ref("wishlist"),
+            "in `wishlist_to_order`'s reply: the customer's wishlist after"),
         ], open: true)
     ),
     (
@@ -300,6 +312,25 @@ public enum ProtocolSchema {
           .required("journal_seq", .integer(), "the last journal record"),
           .required("read_only", .boolean, "storage failed: changes are refused"),
           .optional("setup_needed", .array(.text), "what an installed register still needs"),
+          .optional(
+            "journal",
+            .object(
+              [
+                .required("records", .integer(), "records written since start-up"),
+                .required("fsyncs", .integer(), "groups synced since start-up"),
+                .required("last_seq", .integer(), "the last record's sequence number"),
+              ], open: true), "the journal's counts"),
+          .optional(
+            "printer",
+            .object(
+              [
+                .required("device", .text, "where the receipt printer is"),
+                .required(
+                  "status",
+                  .oneOfStrings(["ok", "offline", "paper_out", "cover_open", "error", "unknown"]),
+                  "what it last said of itself"),
+                .required("pending", .integer(), "jobs waiting"),
+              ], open: true), "the receipt printer, when the store has one"),
           .required("ops", .array(.text), "the ops it serves"),
         ], open: true)
     ),
@@ -314,7 +345,11 @@ public enum ProtocolSchema {
     ),
     (
       "operator_list",
-      .object([.required("operators", .array(.ref("operator")), "the operators")], open: true)
+      .object(
+        [
+          .required("operators", .array(.ref("operator")), "the operators"),
+          .required("signed_in", .nullable(.text), "who is signed in (null: nobody)"),
+        ], open: true)
     ),
     (
       "customer",
@@ -330,6 +365,9 @@ public enum ProtocolSchema {
         [
           .required("customer", .ref("customer"), "the customer"),
           .required("receipts", .array(.object([], open: true)), "their receipts"),
+          .required("spent", .money, "what their sales came to"),
+          .required("refunded", .money, "what their returns gave back"),
+          .required("net", .money, "spent less refunded"),
         ], open: true)
     ),
     (
