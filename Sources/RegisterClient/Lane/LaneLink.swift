@@ -3,14 +3,14 @@ import RegisterServer
 
 /// The lane screen's two connections to registerd: one for its requests, one subscribed to
 /// the live events (so a change made on another terminal shows at once). When either breaks,
-/// both are dropped; `connect` makes them again and subscribes with `after`, so the events
-/// since the last one seen come first and none is missed.
+/// both are dropped; `connect` makes them again. It subscribes without `after`: the lane reads
+/// the order and the status bar again once subscribed, which covers whatever happened while it
+/// was away, and a catch-up could be long, or refused after `register-cli archive`, and keep
+/// the lane offline.
 final class LaneLink {
   let socketPath: String
   private var requests: RegisterConnection?
   private var events: RegisterConnection?
-  /// The `seq` of the last event read.
-  private(set) var lastSeen: Int64?
   private var nextID = 1
 
   init(socketPath: String) {
@@ -28,9 +28,9 @@ final class LaneLink {
     guard let made = try? RegisterConnection(socketPath: socketPath),
       let listener = try? RegisterConnection(socketPath: socketPath)
     else { return false }
-    let subscribe = TypedRequest(Requests.Subscribe(after: lastSeen))
-    guard case .success(_, let result)? = try? listener.send(subscribe) else { return false }
-    if lastSeen == nil { lastSeen = result["after"]?.int64Value }
+    guard case .success? = try? listener.send(TypedRequest(Requests.Subscribe())) else {
+      return false
+    }
     requests = made
     events = listener
     return true
@@ -72,7 +72,6 @@ final class LaneLink {
         disconnect()
         return (types, true)
       }
-      if let sequence = event["seq"]?.int64Value { lastSeen = sequence }
       if let type = event["event"]?.stringValue { types.append(type) }
     }
     return (types, false)
