@@ -244,15 +244,21 @@ struct LaneScreenTests {
     )
     #expect(rows.count == 30)
     try screen.resize(width: 80, height: 24)
-    rows = try screen.waitUntil("the screen is 80×24") { $0.count == 24 && $0[1].count == 78 }
+    // tmux may show a frame half drawn: wait for its last changed row, then read it all.
+    rows = try screen.waitUntil("the screen is 80×24") {
+      $0.count == 24 && $0[1].count == 78 && $0[16].hasPrefix(" Subtotal")
+    }
     #expect(
       rows[2] == "> 1      1  Classic Cotton Tee, Black L                                   9.99")
     #expect(
       rows[16] == " Subtotal           9.99   Tax                0.75                    _   _")
     #expect(rows.allSatisfy { $0.count <= 80 })
     try screen.resize(width: 100, height: 30)
-    rows = try screen.waitUntil("the screen is 100×30") { $0.count == 30 && $0[1].count == 98 }
+    rows = try screen.waitUntil("the screen is 100×30") {
+      $0.count == 30 && $0[1].count == 98 && $0[22].hasPrefix(" Subtotal")
+    }
     #expect(rows[22].hasPrefix(" Subtotal           9.99   Tax                0.75"))
+    #expect(rows[2].hasSuffix("9.99") && rows[2].count == 98)
   }
 
   /// A keyboard-wedge scanner's burst: 50 codes, each with its Enter, typed as fast as the

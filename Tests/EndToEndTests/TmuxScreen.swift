@@ -69,14 +69,23 @@ final class TmuxScreen {
     }
   }
 
-  /// Waits until `condition` holds of the screen's rows.
+  /// Waits until `condition` holds of the screen's rows, and the screen has settled: tmux
+  /// takes a large frame (a redraw after a resize) in more than one read, so a capture can show
+  /// one half drawn. The rows returned held the condition on two reads 30 ms apart that agreed.
   @discardableResult
   func waitUntil(
     _ what: String, within seconds: Double = 10, _ condition: ([String]) -> Bool
   ) throws -> [String] {
     let deadline = Date().addingTimeInterval(seconds)
     var rows = try self.rows()
-    while !condition(rows) {
+    while true {
+      if condition(rows) {
+        usleep(30_000)
+        let again = try self.rows()
+        if again == rows || (Date() >= deadline && condition(again)) { return again }
+        rows = again
+        continue
+      }
       guard Date() < deadline else {
         throw HarnessError(
           "timed out waiting until \(what); the screen:\n\(rows.joined(separator: "\n"))")
@@ -84,7 +93,6 @@ final class TmuxScreen {
       usleep(20_000)
       rows = try self.rows()
     }
-    return rows
   }
 
   /// From now on, every byte the program writes to its terminal is appended to `path` (tmux's
