@@ -13,6 +13,7 @@ private final class DiscardingStorage: JournalStorage {
   private(set) var length = 0
   func appendDurably(_ bytes: [UInt8]) throws(SystemError) { length += bytes.count }
   func truncate(to length: Int) throws(SystemError) { self.length = length }
+  func restoreDurable() throws(SystemError) {}
   func write(_ effect: FileEffect) throws(SystemError) {}
 }
 

@@ -222,8 +222,13 @@ if recovery.register.lastSequence > 0 {
 let service = RegisterService(register: recovery.takeRegister(), clock: clock, journal: journal)
 // Installed, the register serves nobody until it has store settings and a manager.
 service.requiresSetup = options.installedLayout
+// What is durable is the truth: after a failed write the register is read back from the
+// snapshot and the journal, through the last record on disk.
+service.rebuildFromDurable = { [dataDirectory = options.dataDirectory, journalKey] sequence in
+  try JournalFiles.rebuild(dataDirectory, through: sequence, key: journalKey)
+}
 service.onStorageFailure = { message in
-  Log.error("STORAGE FAILED: \(message); refusing all changes until restarted")
+  Log.error("STORAGE FAILED: \(message)")
 }
 service.outboxDirectory = options.dataDirectory + "/outbox"
 journal.onSegmentFailure = { error in

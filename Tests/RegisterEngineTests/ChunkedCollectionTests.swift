@@ -5,8 +5,8 @@ import Testing
 
 /// `ChunkedArray` and `ChunkedDictionary` behave as `Array` and `Dictionary` do, and a change to
 /// a copy copies one chunk or bucket, not the whole collection: what keeps a sale, a stock
-/// count or a `customer_add` from copying the whole catalog or customer book while the state
-/// before its group is held for a rollback.
+/// count or a `customer_add` from copying the whole catalog or customer book while a copy of
+/// the register is held (a snapshot being written, an export worked out off the loop).
 @Suite struct ChunkedCollectionTests {
   @Test(arguments: [1, 2, 3])
   func anArrayDoesWhatAnArrayDoes(seed: UInt64) {
@@ -119,10 +119,11 @@ import Testing
     #expect(shrunk.sharedBuckets(with: original) == 255 && shrunk.count == 9_999)
   }
 
-  /// The register's own parts: the state a group starts from (`RegisterService.checkpoint`)
-  /// and the state after a stock count, a product edit or a new customer share all but a
-  /// chunk of the catalog and the customer book.
-  @Test func aGroupCopiesAChunkOfTheCatalogAndTheCustomerBookNotAllOfThem() throws {
+  /// The register's own parts: a copy of the register held while the lane goes on (a snapshot
+  /// being written, a `catalog_export` or `customer_history` worked out off the loop) and the
+  /// register after a stock count, a product edit or a new customer share all but a chunk of
+  /// the catalog and the customer book.
+  @Test func aChangeCopiesAChunkOfTheCatalogAndTheCustomerBookNotAllOfThem() throws {
     let products = (1...5000).map {
       #"{"sku":"P\#($0)","name":"Product \#($0)","description":"","category":"Test","price":"1.00","stock":5}"#
     }.joined(separator: ",")
@@ -137,24 +138,24 @@ import Testing
     let chunks = lane.service.register.products.chunkCount
     #expect(chunks == 20)
 
-    var saved = lane.service.checkpoint()
+    var saved = lane.service.register
     _ = try lane.ok(Requests.StockAdjust(sku: "P2600", delta: 3, reason: "delivery"))
     #expect(lane.service.register.products["P2600"]?.stock == 8)
     #expect(saved.products["P2600"]?.stock == 5)
     #expect(lane.service.register.products.sharedChunks(with: saved.products) == chunks - 1)
 
-    saved = lane.service.checkpoint()
+    saved = lane.service.register
     _ = try lane.ok(Requests.ProductUpdate(sku: "P10", changes: JSONObject(["price": "2.00"])))
     #expect(lane.service.register.products.sharedChunks(with: saved.products) == chunks - 1)
 
     // A product removed: its slot emptied and its SKU's index bucket, nothing else copied.
-    saved = lane.service.checkpoint()
+    saved = lane.service.register
     _ = try lane.ok(Requests.ProductRemove(sku: "P11"))
     #expect(lane.service.register.products["P11"] == nil && saved.products["P11"] != nil)
     #expect(lane.service.register.products.sharedChunks(with: saved.products) == chunks - 1)
     #expect(lane.service.register.products.sharedBuckets(with: saved.products).index == 255)
 
-    saved = lane.service.checkpoint()
+    saved = lane.service.register
     let customers = saved.customers
     _ = try lane.ok(Requests.CustomerAdd(name: "One More"))
     let after = lane.service.register.customers
@@ -162,7 +163,7 @@ import Testing
     #expect(after.sharedChunks(with: customers) == customers.chunkCount - 1)
     let search = lane.service.register.customerBook.sharedSearchPages(with: saved.customerBook)
     #expect(search.pages == 12 && search.shared == search.pages - 1)
-    // The new customer is found, and the one before the checkpoint still is in the copy.
+    // The new customer is found, and the copy taken before it does not have it.
     #expect(lane.service.register.customerBook.find("one more").map(\.name) == ["One More"])
     #expect(saved.customerBook.find("one more").isEmpty)
   }

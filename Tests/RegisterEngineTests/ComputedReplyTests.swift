@@ -91,10 +91,10 @@ import Testing
     #expect(try JSONParser.parse(answers[1][2]).errorCode == "customer_not_found")
   }
 
-  /// A storage failure rolls back the group an export's reply waits on: the export is answered
-  /// again from the state restored (in full, on the spot), and the bytes worked out from the
-  /// state that was lost are dropped when they come.
-  @Test func aRollbackAnswersAnExportAgainAndDropsTheBytesWorkedOutBefore() throws {
+  /// A storage failure drops the group an export's reply waits on: the export is answered
+  /// again from the state rebuilt from the journal (in full, on the spot), and the bytes worked
+  /// out from the state that was lost are dropped when they come.
+  @Test func aFailedWriteAnswersAnExportAgainAndDropsTheBytesWorkedOutBefore() throws {
     let lane = try JournalLane()
     let service = lane.service
     service.computesRepliesAway = true

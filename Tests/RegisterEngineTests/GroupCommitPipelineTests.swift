@@ -102,7 +102,7 @@ import Testing
     #expect(written.records.last?.sum == lane.journal.lastSum)
   }
 
-  @Test func aFailedGroupRollsBackItAndEverythingStagedAfterIt() throws {
+  @Test func aFailedGroupAndEverythingStagedAfterItAreDroppedAndTheStateRebuilt() throws {
     let lane = try JournalLane()
     let service = lane.service
     try lane.ok(Requests.Add(sku: "JEANS"))

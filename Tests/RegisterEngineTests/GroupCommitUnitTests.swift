@@ -3,24 +3,22 @@ import Testing
 
 @testable import RegisterEngine
 
-/// GroupCommit on its own (GroupCommitTests drives it through the service), with an owner whose state is a counter of changes: replies leave
-/// only when their group is durable, in arrival order; a failed group rolls back and every
-/// reply that depended on it is answered again.
+/// GroupCommit on its own (GroupCommitTests drives it through the service), with an owner whose
+/// state is a counter of changes: replies leave only when their group is durable, in arrival
+/// order; a failed group is dropped with everything after it, the owner rebuilds its state from
+/// what is durable, and every reply that depended on the dropped groups is answered again.
 @Suite struct GroupCommitUnitTests {
   /// A state that is just the number of changes applied; answers say which state they saw.
   final class CountingOwner: GroupCommitOwner {
     var changes = 0
-    var checkpoints = 0
-    var rollBacks: [(to: Int, sequence: Int64, failure: String)] = []
+    /// Each failure reported: the last durable sequence the state was rebuilt to.
+    var rebuilds: [(sequence: Int64, failure: String)] = []
 
-    func checkpoint() -> Int {
-      checkpoints += 1
-      return changes
-    }
-
-    func rollBack(to checkpoint: Int, sequence: Int64, failure: SystemError) {
-      changes = checkpoint
-      rollBacks.append((checkpoint, sequence, failure.description))
+    /// Rebuilt from what is durable: one change per record, so the durable sequence is the
+    /// number of changes.
+    func storageFailed(durableThrough sequence: Int64, failure: SystemError) {
+      changes = Int(sequence)
+      rebuilds.append((sequence, failure.description))
     }
 
     func answer(_ incoming: IncomingLine) -> SerializedReply {
@@ -38,7 +36,7 @@ import Testing
 
   /// Applies one change in the owner and stages its record, as the service does.
   static func change(_ groups: GroupCommit<CountingOwner>, _ owner: CountingOwner) {
-    groups.willStage(for: owner)
+    groups.willStage()
     owner.changes += 1
     groups.stage([
       PendingRecord(
@@ -49,7 +47,7 @@ import Testing
 
   /// Applies a close of day in the owner and stages its record.
   static func closeDay(_ groups: GroupCommit<CountingOwner>, _ owner: CountingOwner, day: Int) {
-    groups.willStage(for: owner)
+    groups.willStage()
     owner.changes += 1
     groups.stage([
       PendingRecord(
@@ -122,12 +120,11 @@ import Testing
     #expect(afterSecond.events.map(\.sequence) == [2, 3])
     #expect(groups.durableSequence == 3)
     #expect(!groups.hasPendingWrites)
-    #expect(owner.checkpoints == 2, "one checkpoint per group, before its first change")
-    #expect(owner.rollBacks.isEmpty)
+    #expect(owner.rebuilds.isEmpty)
     #expect(JournalScanner.scan(storage.bytes).records.count == 3)
   }
 
-  @Test func aFailedGroupRollsBackItAndEverythingAfterItAndAnswersAgain() throws {
+  @Test func aFailedGroupIsDroppedWithEverythingAfterItTheStateRebuiltAndAnsweredAgain() throws {
     let storage = MemoryJournalStorage()
     let journal = Self.journal(storage)
     let owner = CountingOwner()
@@ -150,11 +147,11 @@ import Testing
 
     let failingError = journal.write(&failing)
     groups.finished(failing, error: failingError, for: owner)
-    // Back to the state after the durable group, and the journal's chain with it.
+    // Rebuilt to the durable group, and the journal's chain is still there.
     #expect(owner.changes == 1)
-    #expect(owner.rollBacks.count == 1)
-    #expect(owner.rollBacks.first?.to == 1 && owner.rollBacks.first?.sequence == 1)
-    #expect(owner.rollBacks.first?.failure.contains("memory journal") == true)
+    #expect(owner.rebuilds.count == 1)
+    #expect(owner.rebuilds.first?.sequence == 1)
+    #expect(owner.rebuilds.first?.failure.contains("memory journal") == true)
     #expect(journal.lastSequence == 1)
     let result = groups.takeReleasable()
     #expect(Self.lines(result) == ["again 1 saw 1", "again 2 saw 1", "again 3 saw 1"])
@@ -199,11 +196,10 @@ import Testing
     let nextError = journal.write(&next)
     groups.finished(next, error: nextError, for: owner)
     #expect(Self.lines(groups.takeReleasable()) == ["first 2 saw 5"])
-    #expect(owner.checkpoints == 3, "one checkpoint per group, the split one included")
     #expect(!groups.hasPendingWrites)
   }
 
-  @Test func aFailedCloseRollsBackTheGroupsQueuedBehindIt() throws {
+  @Test func aFailedCloseDropsTheGroupsQueuedBehindIt() throws {
     let storage = MemoryJournalStorage()
     let journal = Self.journal(storage)
     let owner = CountingOwner()
@@ -220,8 +216,8 @@ import Testing
     var closing = try #require(groups.nextWrite(for: owner))
     let closingError = journal.write(&closing)
     groups.finished(closing, error: closingError, for: owner)
-    #expect(owner.changes == 1, "back to the state before the close")
-    #expect(owner.rollBacks.map(\.to) == [1])
+    #expect(owner.changes == 1, "rebuilt to the state before the close")
+    #expect(owner.rebuilds.map(\.sequence) == [1])
     #expect(Self.lines(groups.takeReleasable()) == ["again 1 saw 1"])
     #expect(groups.nextWrite(for: owner) == nil, "the queued group went with it")
     #expect(!groups.hasPendingWrites)
@@ -246,7 +242,7 @@ import Testing
     groups.finished(second, error: secondError, for: owner)
     // Group 1 was durable: its reply stands; group 2's reply is made again.
     #expect(Self.lines(groups.takeReleasable()) == ["first 1 saw 1", "again 2 saw 1"])
-    #expect(owner.rollBacks.map(\.to) == [1])
+    #expect(owner.rebuilds.map(\.sequence) == [1])
   }
 
   @Test func withoutAJournalNothingIsSealedUntilSettled() {
@@ -256,7 +252,6 @@ import Testing
     Self.request(groups, owner, 1)
     #expect(groups.nextWrite(for: owner) == nil)
     #expect(groups.journalHead() == nil)
-    #expect(owner.checkpoints == 0, "nothing to roll back to without a journal")
     #expect(groups.takeReleasable().replies.isEmpty)
     groups.settleWithoutJournal()
     let result = groups.takeReleasable()

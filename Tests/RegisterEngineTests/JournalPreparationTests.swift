@@ -34,7 +34,7 @@ import Testing
     #expect(raw.starts(with: written) && raw.dropFirst(written.count).allSatisfy { $0 == 0 })
     #expect(try JournalFiles.readSegment(first.path) == written)
 
-    // A rollback cuts the file back, zeros and all; the next append writes ahead again.
+    // A failed append cuts the file back, zeros and all; the next append writes ahead again.
     try storage?.truncate(to: written.count - 12)
     written.removeLast(12)
     #expect(storage?.prepared == 0)

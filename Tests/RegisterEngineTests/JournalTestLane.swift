@@ -18,6 +18,7 @@ struct JournalLane {
     catalog = try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "test-catalog.json")
     journal = Journal(storage: storage, lastSum: JournalRecord.genesis, lastSequence: 0)
     service = RegisterService(register: Register(), clock: clock, journal: journal)
+    service.rebuilds(from: storage)
     try service.commit(Register.startupEvents(for: catalog, current: nil))
   }
 

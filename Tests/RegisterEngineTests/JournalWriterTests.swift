@@ -82,7 +82,7 @@ import Testing
     #expect(JournalScanner.scan(storage.bytes).isIntact)
   }
 
-  @Test func aFailedBatchFailsEveryGroupInItAndRollsBackToBeforeTheFirst() throws {
+  @Test func aFailedBatchFailsEveryGroupInItAndRebuildsToBeforeTheFirst() throws {
     let fixture = Fixture()
     let (storage, journal, owner, groups) = (
       fixture.storage, fixture.journal, fixture.owner, fixture.groups
@@ -93,7 +93,7 @@ import Testing
     #expect(storage.bytes.isEmpty, "the half-written batch was cut back")
     #expect(storage.files.isEmpty, "no file follows a group that is not durable")
     for work in works { groups.finished(work, error: error, for: owner) }
-    #expect(owner.changes == 0 && owner.rollBacks.map(\.to) == [0])
+    #expect(owner.changes == 0 && owner.rebuilds.map(\.sequence) == [0])
     #expect(
       Unit.lines(groups.takeReleasable()) == ["again 1 saw 0", "again 2 saw 0", "again 3 saw 0"])
     #expect(!groups.hasPendingWrites)

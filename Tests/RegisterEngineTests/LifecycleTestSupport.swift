@@ -14,7 +14,9 @@ extension JournalLane {
     #expect(scan.isIntact, sourceLocation: sourceLocation)
     let register = try Register.replaying(scan.records)
     let journal = Journal(storage: storage, lastSum: scan.lastSum, lastSequence: scan.lastSequence)
-    return RegisterService(register: register, clock: clock, journal: journal)
+    let service = RegisterService(register: register, clock: clock, journal: journal)
+    service.rebuilds(from: storage)
+    return service
   }
 }
 

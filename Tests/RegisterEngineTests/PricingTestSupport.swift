@@ -90,6 +90,7 @@ extension JournalLane {
     catalog = try CatalogFile.parse(Array(json.utf8), file: "pricing-catalog.json")
     journal = Journal(storage: storage, lastSum: JournalRecord.genesis, lastSequence: 0)
     service = RegisterService(register: Register(), clock: clock, journal: journal)
+    service.rebuilds(from: storage)
     try service.commit(Register.startupEvents(for: catalog, current: nil))
   }
 }

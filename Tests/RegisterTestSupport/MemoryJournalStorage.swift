@@ -8,8 +8,13 @@ public final class MemoryJournalStorage: JournalStorage {
   public var bytes: [UInt8] = []
   public private(set) var appendCalls = 0
   public private(set) var truncations: [Int] = []
-  /// The 1-based number of the append call that fails; every later call fails too.
+  /// The 1-based number of the append call that fails; every later call fails too, and so
+  /// does `restoreDurable`, until it is set to nil (the disk has room again).
   public var failingAppend: Int?
+  /// The length of the appends that succeeded.
+  public private(set) var durableLength = 0
+  /// How many times `restoreDurable` was called.
+  public private(set) var restoreCalls = 0
 
   public var length: Int { bytes.count }
 
@@ -23,12 +28,22 @@ public final class MemoryJournalStorage: JournalStorage {
       throw SystemError("write", path: "memory journal", code: ENOSPC)
     }
     bytes.append(contentsOf: new)
+    durableLength = bytes.count
+  }
+
+  public func restoreDurable() throws(SystemError) {
+    restoreCalls += 1
+    bytes.removeSubrange(durableLength...)
+    if failingAppend != nil {
+      throw SystemError("write", path: "memory journal", code: ENOSPC)
+    }
   }
 
   public func truncate(to length: Int) throws(SystemError) {
     truncations.append(length)
     guard length <= bytes.count else { throw SystemError("ftruncate", code: EINVAL) }
     bytes.removeSubrange(length...)
+    durableLength = min(durableLength, length)
   }
 
   /// Files that followed from durable groups, kept in memory.
@@ -36,5 +51,21 @@ public final class MemoryJournalStorage: JournalStorage {
 
   public func write(_ effect: FileEffect) throws(SystemError) {
     files.append(effect)
+  }
+}
+
+extension RegisterService {
+  /// After a failed write this service rebuilds its register as the daemon does, from what is
+  /// durable: `base` (the register the service started from, as a snapshot would be) and the
+  /// records `storage` holds after it, through the last durable one.
+  public func rebuilds(from storage: MemoryJournalStorage, after base: Register = Register()) {
+    rebuildFromDurable = { [storage, base] sequence in
+      var register = base
+      try register.replay(
+        JournalScanner.scan(storage.bytes).records.lazy.filter {
+          $0.sequence > base.lastSequence && $0.sequence <= sequence
+        })
+      return register
+    }
   }
 }

@@ -6,6 +6,10 @@ public protocol JournalStorage: AnyObject {
   func appendDurably(_ bytes: [UInt8]) throws(SystemError)
   /// Tries to cut the storage back to `length` bytes after a failed append (best effort).
   func truncate(to length: Int) throws(SystemError)
+  /// After a failed append: cuts whatever it left past the last append that was made durable,
+  /// and proves the storage takes a write and a sync again. Throws while it does not (the disk
+  /// is still full, or still failing); the register takes no change until this succeeds.
+  func restoreDurable() throws(SystemError)
   /// Current length in bytes.
   var length: Int { get }
   /// Writes a file that follows from a durable group (an e-mailed receipt), atomically.
@@ -81,6 +85,8 @@ public struct JournalWrite: Sendable {
   public var macKey: HMACSHA256?
   /// Set by `Journal.write` when the group ended a segment (a close of day, or a full one).
   public var endedSegment = false
+  /// The journal's `era` when the group was sealed.
+  public var era = 0
 
   /// How many records the group holds.
   public var records: Int { pending.count }
@@ -162,6 +168,10 @@ public final class Journal: @unchecked Sendable {
   /// writer thread, or `append` before the daemon's writer starts); nil until the first write,
   /// when a group's sealed chain is taken as it is.
   private var writtenHead: (sum: String, sequence: Int64)?
+  /// How many times writing resumed after a failure (`resume`). A group carries the era it was
+  /// sealed in, and only the current era's groups are written. Changed by the writer only while
+  /// no group is being handed to it (the register takes no change until storage works again).
+  public private(set) var era = 0
 
   public init(storage: any JournalStorage, lastSum: String, lastSequence: Int64) {
     self.storage = storage
@@ -175,6 +185,7 @@ public final class Journal: @unchecked Sendable {
     var work = JournalWrite(
       group: group, pending: records, previousSum: lastSum, previousSequence: lastSequence)
     work.macKey = macKey
+    work.era = era
     return work
   }
 
@@ -220,6 +231,14 @@ public final class Journal: @unchecked Sendable {
     var bytes: [UInt8] = []
     var head = writtenHead
     for index in works.indices {
+      // A group sealed before a failed write was resumed from belongs to changes the register
+      // dropped when it rebuilt itself from the journal: never written, even where its
+      // sequence numbers would follow on.
+      guard works[index].era == era else {
+        return SystemError(
+          "journal group \(works[index].group) was sealed before a failed write", code: 22,
+          reason: "Invalid argument")
+      }
       if let head,
         works[index].previousSequence != head.sequence || works[index].previousSum != head.sum
       {
@@ -302,6 +321,19 @@ public final class Journal: @unchecked Sendable {
     counts = JournalCounts(
       lastSequence: last.sequence, records: counts.records + work.records,
       fsyncs: counts.fsyncs + 1)
+  }
+
+  /// After a failed write: cuts the storage back to what is durable and tries a write and a
+  /// sync (on the writer's thread, once every group handed to it is done). nil when storage
+  /// works again.
+  public func resume() -> SystemError? {
+    do {
+      try storage.restoreDurable()
+    } catch {
+      return error
+    }
+    era += 1
+    return nil
   }
 
   /// Encodes and writes records at once. On failure nothing of them counts.

@@ -1,8 +1,9 @@
 /// A failed system call: which one, on what, and errno's text.
 ///
 /// The engine does no system calls; it declares this so that the journal's storage (which the
-/// platform layer provides) can report a failure the engine then acts on: a failed group is
-/// rolled back and the register stops taking changes. RegisterServer makes these from `errno`.
+/// platform layer provides) can report a failure the engine then acts on: the register is
+/// rebuilt from what is durable and takes no change until a write succeeds again.
+/// RegisterServer makes these from `errno`.
 public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
   public var operation: String
   public var path: String?

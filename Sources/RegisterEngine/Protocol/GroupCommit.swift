@@ -1,15 +1,12 @@
-/// What group commit needs from the state whose changes it makes durable: something to go back
-/// to, the way back, a fresh answer to a request, and the files a group calls for. Group commit
-/// knows nothing of how a reply is made or what the state is.
+/// What group commit needs from the state whose changes it makes durable: a way back to what
+/// is durable when a write fails, a fresh answer to a request, and the files a group calls for.
+/// Group commit knows nothing of how a reply is made or what the state is.
 protocol GroupCommitOwner: AnyObject {
-  /// What is kept before a group's first change, to restore if the group fails.
-  associatedtype Checkpoint
-  /// The state now, before the open group's first change.
-  func checkpoint() -> Checkpoint
-  /// Puts the state back to `checkpoint` after `failure`; the journal was at `sequence` then.
-  /// From here on the owner must refuse changes (group commit stages nothing after a failure).
-  func rollBack(to checkpoint: Checkpoint, sequence: Int64, failure: SystemError)
-  /// Answers a held request again, from the state after a rollback.
+  /// A write failed with `failure`: what is durable is the truth. The owner rebuilds its state
+  /// from the records through `sequence` (the last one known to be on disk) and refuses
+  /// changes until storage works again (group commit stages nothing meanwhile).
+  func storageFailed(durableThrough sequence: Int64, failure: SystemError)
+  /// Answers a held request again, from the state rebuilt after a failure.
   func answer(_ incoming: IncomingLine) -> SerializedReply
   /// The files a group's records call for, from the state after the group.
   func effects(of records: [PendingRecord]) -> [FileEffect]
@@ -26,8 +23,9 @@ protocol GroupCommitOwner: AnyObject {
 /// writer takes every group waiting for it in one write and one fsync as soon as the one before
 /// is done, so under load many requests share each fsync and the disk never waits for the loop
 /// (nor the loop for the disk). If a write fails, that group and every one staged after it are
-/// rolled back (the owner restores its checkpoint and the journal's chain is rewound), and
-/// every reply that depended on them is answered again by the owner.
+/// dropped, the owner rebuilds its state from what is durable (nothing is copied ahead of a
+/// group in case it fails: the journal is the truth), and every reply that depended on the
+/// dropped groups is answered again by the owner.
 ///
 /// A group ends with a `day_closed` record: the next change starts a new group (the closed
 /// group waits, sealed, in `queued`), and the writer never puts records after a close in the
@@ -50,14 +48,6 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     }
   }
 
-  /// What to restore if a group fails: the owner's state, and the sequence number of the last
-  /// record before the group. (The journal's chain needs no restoring: it moves only when a
-  /// group has been written, and groups are written in order.)
-  private struct Checkpoint {
-    var state: Owner.Checkpoint
-    var sequence: Int64
-  }
-
   /// Where groups are written; without one nothing is ever sealed (see `settleWithoutJournal`).
   private let journal: Journal?
   /// Everything that changes, in one value: a method that touches only it (`hold`, `stage`,
@@ -75,7 +65,6 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     var inFlight: [(group: Int, records: [PendingRecord])] = []
     /// Groups ended early (by a close of day) waiting for the writer, oldest first.
     var queued: [(group: Int, records: [PendingRecord])] = []
-    var checkpoints: [Int: Checkpoint] = [:]
     /// Events that became durable and have not been handed out yet.
     var committed: [CommittedEvent] = []
     /// The sequence number of the last record known to be on disk.
@@ -105,7 +94,7 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     }
 
     /// The reply `ticket` was worked out: it is `bytes` (ignored when that reply is no longer
-    /// held: answered again after a rollback).
+    /// held: answered again after a failed write).
     mutating func computed(_ ticket: Int, bytes: [UInt8]) {
       guard let index = held.firstIndex(where: { $0.computing == ticket }) else { return }
       held[index].computing = nil
@@ -167,23 +156,15 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     !state.inFlight.isEmpty || !state.queued.isEmpty || !state.openRecords.isEmpty
   }
 
-  /// Before a change is applied: when it is the open group's first, keeps the owner's
-  /// checkpoint (and the journal's chain) to go back to should the group fail. A group that
-  /// ends with a close of day is ended first, so the change goes into a new group.
-  func willStage(for owner: Owner) {
-    guard let journal else { return }
+  /// Before a change is applied: a group that ends with a close of day is ended first, so the
+  /// change goes into a new group.
+  func willStage() {
+    guard journal != nil else { return }
     if let last = state.openRecords.last, last.event.eventType == .dayClosed {
       state.queued.append((state.openGroup, state.openRecords))
       state.openRecords = []
       state.openGroup += 1
     }
-    guard state.openRecords.isEmpty, state.checkpoints[state.openGroup] == nil else { return }
-    let sequence =
-      state.queued.last?.records.last?.sequence ?? state.inFlight.last?.records.last?.sequence
-      ?? journal.lastSequence
-    // The owner is asked before the state is changed (not while).
-    let checkpoint = Checkpoint(state: owner.checkpoint(), sequence: sequence)
-    state.checkpoints[state.openGroup] = checkpoint
   }
 
   /// Queues records (already applied by the owner) in the open group.
@@ -258,7 +239,6 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     journal?.noteWritten(work)
     state.durableSequence = current.records.last?.sequence ?? state.durableSequence
     state.inFlight.removeFirst()
-    state.checkpoints[work.group] = nil
     state.committed.append(contentsOf: current.records.map(CommittedEvent.init))
   }
 
@@ -282,23 +262,21 @@ final class GroupCommit<Owner: GroupCommitOwner> {
     state.takeReleasable()
   }
 
-  /// Rolls back `group` and everything staged after it, and answers again every request whose
-  /// reply depended on the lost changes.
+  /// Drops `group` and everything staged after it, has the owner rebuild its state from what
+  /// is durable, and answers again every request whose reply depended on the dropped changes.
   private func fail(group: Int, error: SystemError, owner: Owner) {
-    guard let checkpoint = state.checkpoints[group] else { return }
     state.inFlight = []
     state.queued = []
     state.openRecords = []
-    state.checkpoints = [:]
-    owner.rollBack(to: checkpoint.state, sequence: checkpoint.sequence, failure: error)
+    owner.storageFailed(durableThrough: state.durableSequence, failure: error)
     for index in state.held.indices where (state.held[index].group ?? 0) >= group {
       // The owner answers before the held reply is changed (not while), and answers in full
-      // (nothing left to work out): a rollback is rare, and its answers are short refusals.
+      // (nothing left to work out): a failure is rare, and its answers are short refusals.
       let answer = owner.answer(state.held[index].incoming)
       state.held[index].reply = answer
       state.held[index].group = nil
       if state.held[index].computing != nil {
-        // Its worked-out bytes, when they come, describe the state rolled back: dropped.
+        // Its worked-out bytes, when they come, describe changes that were dropped.
         state.held[index].computing = nil
         state.computing -= 1
       }

@@ -34,12 +34,15 @@ extension RegisterService {
   /// before any request is staged.
   public func commit(_ events: [Event]) throws(SystemError) {
     guard !events.isEmpty else { return }
-    let snapshot = register
+    if let storageFailure {
+      throw SystemError("append", code: 5, reason: "storage failed before: \(storageFailure)")
+    }
     let pending = record(events, at: clock.now())
     do {
       try journal?.append(pending)
     } catch {
-      restore(snapshot)
+      // What is durable is the truth: the register is rebuilt from it.
+      storageFailed(durableThrough: durableSequence, failure: error)
       throw error
     }
     // Written and fsynced: durable, so `subscribe` with an earlier `after` replays them.

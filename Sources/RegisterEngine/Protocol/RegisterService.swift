@@ -5,15 +5,18 @@ public let registerdVersion = "0.1.0"
 /// register, stages its changes and hands its reply to group commit.
 ///
 /// Requests are handled one at a time in arrival order, each against the state the previous
-/// ones left. The parts it coordinates each do one job: `GroupCommit` (groups, checkpoints,
-/// held replies, rollback), `Replies` (queries and mutation results, from the state),
+/// ones left. The parts it coordinates each do one job: `GroupCommit` (groups, held replies,
+/// answering again after a failed write), `Replies` (queries and mutation results, from the state),
 /// `ReceiptOutbox` (the e-mail files a group calls for); the synchronous API tests use is in
 /// RegisterService+Synchronous.swift.
 ///
-/// If storage fails, the failed group and everything staged after it are rolled back (the
-/// state before the group is restored), every mutation among them is refused with
-/// `storage_failed`, reads among them are answered again from the restored state, and the
-/// register takes no more mutations until restarted.
+/// What is durable is the truth. If storage fails, the failed group and everything staged
+/// after it are dropped and the register is rebuilt from the journal (`rebuildFromDurable`:
+/// the newest snapshot and the records through the last one known to be on disk); every
+/// mutation among them is refused with `storage_failed`, reads among them are answered again
+/// from the rebuilt state, and mutations are refused until a write succeeds again
+/// (`retryStorage`, or the daemon's writer trying and `storageWorksAgain`). Nothing is copied
+/// ahead of a change in case it fails.
 public final class RegisterService {
   /// The state. Every change to it goes through this property, so its observer can drop what
   /// was rendered from the old state.
@@ -35,18 +38,28 @@ public final class RegisterService {
   @usableFromInline private(set) var state: Register
   /// The answers read from `register`, with the rendering kept between changes.
   private var replies: Replies
-  /// Groups, held replies and rollback; it calls back (GroupCommitOwner) for a checkpoint, a
-  /// rollback and a fresh answer.
+  /// Groups and held replies; it calls back (GroupCommitOwner) when a write failed and for a
+  /// fresh answer.
   let groups: GroupCommit<RegisterService>
   /// The time each change is recorded at.
   let clock: any RegisterClock
   /// Where changes are made durable (nil: in memory only, for tests and demos).
   let journal: Journal?
-  /// Why the register stopped taking mutations, when storage has failed.
+  /// Why the register stopped taking mutations, when storage has failed (cleared once a
+  /// write succeeds again).
   public private(set) var storageFailure: String?
+  /// Why the register could not be rebuilt from the journal after a failed write, when it
+  /// could not: its state is then unknown, and every request but `hello` is refused until a
+  /// rebuild succeeds (tried again with the storage).
+  public private(set) var rebuildFailure: String?
+  /// The register as the durable records through the given sequence number leave it: the
+  /// daemon reads the newest snapshot and the journal's segments (`JournalFiles.rebuild`).
+  /// nil: a failed write leaves the register's state unknown (see `rebuildFailure`).
+  public var rebuildFromDurable: ((Int64) throws -> Register)?
   /// What the receipt printer said last; the daemon's printer thread reports it.
   public var printerStatus: PrinterStatus?
-  /// Called with a message when storage fails (the daemon logs it).
+  /// Called with a message when storage fails, once for each time it does until it works
+  /// again (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }
   /// A catalog import waiting for the open order's payment to finish (`importCatalog`).
   public private(set) var deferredImport: Catalog?
@@ -290,6 +303,12 @@ public final class RegisterService {
   private func execute(_ request: consuming Request, prepared: PreparedPINs) throws(RegisterError)
     -> ReplyResult
   {
+    if let rebuildFailure, !(request.body is Requests.Hello) {
+      throw RegisterError(
+        .storageFailed,
+        "the register cannot read its journal back after a failed write (\(rebuildFailure)); it answers again once it can. Nothing was changed"
+      )
+    }
     if awaitsSetup, !(request.body is Requests.Hello), !(request.body is Requests.Setup) {
       throw RegisterError(
         .notSetUp,
@@ -320,7 +339,7 @@ public final class RegisterService {
     if let storageFailure {
       throw RegisterError(
         .storageFailed,
-        "the register cannot store changes (\(storageFailure)); nothing was changed. Fix the storage and restart registerd"
+        "the register cannot store changes (\(storageFailure)); nothing was changed. It takes changes again as soon as a write to its disk succeeds (tried every few seconds)"
       )
     }
     if let expected = request.expectVersion, expected != register.order.version {
@@ -377,7 +396,7 @@ public final class RegisterService {
   private func stage(
     _ events: [Event], at time: Timestamp, approvedBy: String?, priced: PricedOrder? = nil
   ) {
-    groups.willStage(for: self)
+    groups.willStage()
     groups.stage(record(events, at: time, approvedBy: approvedBy, priced: priced))
   }
 
@@ -428,32 +447,65 @@ public final class RegisterService {
     return records
   }
 
-  /// Puts `register` back as it was before a synchronous `commit` that could not be written
-  /// (`register` can only be set here: its observer must see every change).
-  func restore(_ saved: Register) {
-    register = saved
+  /// Storage failed with `failure`: the register is rebuilt from the records through
+  /// `sequence` (what is on disk) and takes no change until storage works again.
+  func storageFailed(durableThrough sequence: Int64, failure: SystemError) {
+    let message = failure.description
+    let first = storageFailure == nil
+    storageFailure = message
+    rebuild(through: sequence)
+    guard first else { return }
+    if let rebuildFailure {
+      onStorageFailure(
+        "\(message); the register could not be read back from its journal (\(rebuildFailure)), and refuses every request but hello until it can (tried again with the storage)"
+      )
+    } else {
+      onStorageFailure(
+        "\(message); the register was rebuilt from its journal through record \(sequence) (nothing acknowledged is lost), answers reads, and refuses changes until a write succeeds again"
+      )
+    }
+  }
+
+  /// Replaces the register with the one the durable records through `sequence` leave.
+  private func rebuild(through sequence: Int64) {
+    do {
+      guard let rebuildFromDurable else {
+        throw RecoveryError("nothing to rebuild the register from")
+      }
+      let rebuilt = try rebuildFromDurable(sequence)
+      guard rebuilt.lastSequence == sequence else {
+        throw RecoveryError(
+          "the journal read back ends at record \(rebuilt.lastSequence), not at \(sequence)")
+      }
+      register = rebuilt
+      rebuildFailure = nil
+    } catch {
+      rebuildFailure = "\(error)"
+    }
+  }
+
+  /// Storage took a write and a sync again after a failure (the daemon's writer tried it):
+  /// the register takes changes again. False (still failed) when the register could not be
+  /// rebuilt from the journal and still cannot.
+  @discardableResult
+  public func storageWorksAgain() -> Bool {
+    guard storageFailure != nil else { return true }
+    if rebuildFailure != nil { rebuild(through: durableSequence) }
+    guard rebuildFailure == nil else { return false }
+    storageFailure = nil
+    return true
+  }
+
+  /// Tries storage again after a failure, on this thread (the synchronous API): true when it
+  /// works again and the register takes changes.
+  public func retryStorage() -> Bool {
+    guard storageFailure != nil else { return true }
+    if let journal, journal.resume() != nil { return false }
+    return storageWorksAgain()
   }
 }
 
 extension RegisterService: GroupCommitOwner {
-  /// The state before a group: the register, leaving out the open day's keys (restored from
-  /// the live table on a rollback): sharing them would make the next keyed request copy every
-  /// one of them.
-  func checkpoint() -> Register {
-    var saved = register
-    saved.keys = register.keys.checkpointCopy(openDay: register.day.number)
-    return saved
-  }
-
-  func rollBack(to saved: Register, sequence: Int64, failure: SystemError) {
-    let live = register.keys
-    register = saved
-    register.keys.restoreOpenDay(register.day.number, from: live, upTo: sequence)
-    let message = failure.description
-    storageFailure = message
-    onStorageFailure(message)
-  }
-
   func answer(_ incoming: IncomingLine) -> SerializedReply {
     reply(to: incoming, inline: true)
   }

@@ -1,11 +1,11 @@
 /// The register's large collections (products, customers and their indexes, gift cards) live
-/// in these two containers, because the register is copied before every group of changes:
-/// `GroupCommit` keeps the state a group started from until the group is on disk, to roll back
-/// to should the write fail. A copy shares storage, and the first change after it copies what
-/// it changes. With a plain `Array` or `Dictionary` that is the whole collection: with 10,000
-/// products every sale (its stock) copied all 10,000 of them on the event loop, and with
-/// 90,000 customers every `customer_add` copied all 90,000 and their indexes. Here a change
-/// copies one chunk or one bucket and the short list that holds them, whatever the size.
+/// in these two containers, because the register is copied while the lane goes on changing
+/// it: a snapshot is written from a copy on another thread, and a `catalog_export` or
+/// `customer_history` is worked out from a copy off the event loop. A copy shares storage, and
+/// the first change after it copies what it changes. With a plain `Array` or `Dictionary` that
+/// is the whole collection, on the event loop (with 100,000 products, the first sale after
+/// each copy copied all of them). Here a change copies one chunk or one bucket and the short
+/// list that holds them, whatever the size.
 
 /// An array kept in chunks of 256 elements. A change to one element of a copy copies that
 /// element's chunk and the list of chunks; the other chunks stay shared.

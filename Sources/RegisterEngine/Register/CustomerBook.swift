@@ -4,8 +4,8 @@
 /// by scanning it: a sale to a customer, an attach and each `customer_add`'s check for a taken
 /// address would otherwise cost a pass over up to `Register.maximumCustomers` customers. The
 /// list and the indexes are chunked (`ChunkedArray`, `ChunkedDictionary`, `CustomerSearch`'s
-/// pages), so a `customer_add` copies a chunk of each while the state before it is held for a
-/// rollback, not the whole book.
+/// pages), so a `customer_add` copies a chunk of each while a copy of the register is held (a
+/// snapshot being written, a reply worked out off the loop), not the whole book.
 public struct CustomerBook: Sendable, Equatable {
   /// The most products one customer's wishlist holds: a long list is a catalog, and every
   /// entry is state the register keeps for years.

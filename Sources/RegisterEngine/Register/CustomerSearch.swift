@@ -13,8 +13,8 @@
 /// retain and release on the way); anything else is compared as `String`s.
 ///
 /// The customers are kept in pages of 256: adding one to a copy of the search (the register
-/// is copied before every group of changes, for a rollback) copies the last page, not the
-/// fields of every customer.
+/// is copied for a snapshot, or for a reply worked out off the loop) copies the last page, not
+/// the fields of every customer.
 struct CustomerSearch: Sendable {
   /// The customers, 256 to a page, in the order they were added.
   fileprivate var pages: [Page] = []

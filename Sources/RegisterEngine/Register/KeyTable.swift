@@ -14,11 +14,6 @@ public struct StoredKey: Sendable, Equatable {
 /// expire when the day after the one they were used in is closed (`expire(before:)`, driven by
 /// the journaled `day_closed`, so a replay expires exactly the same keys), and an expired day's
 /// keys are dropped from memory as a whole.
-///
-/// Grouping by day also keeps keyed requests cheap while changes wait to be made durable: the
-/// service's rollback checkpoint shares the closed days' keys and leaves out the open day's
-/// (`checkpointCopy(openDay:)`), so the open day's table is never shared and a new key is
-/// inserted in place instead of copying every key the day has seen.
 public struct KeyTable: Sendable, Equatable {
   /// The keys by the business day they were used in (internal for the snapshot codec).
   /// A key is its exact bytes (`ExactText`): keys that differ in their bytes are different
@@ -67,20 +62,5 @@ public struct KeyTable: Sendable, Equatable {
   /// Forgets the keys of every day before `day`.
   mutating func expire(before day: Int) {
     for held in days.keys where held < day { days[held] = nil }
-  }
-
-  /// A copy for a rollback checkpoint: every day's keys but `openDay`'s, which the live table
-  /// goes on changing (see `restoreOpenDay`).
-  func checkpointCopy(openDay: Int) -> KeyTable {
-    var copy = self
-    copy.days[openDay] = nil
-    return copy
-  }
-
-  /// Puts back, into a checkpoint copy, the keys of `openDay` that `live` holds from records
-  /// up to `sequence`: the open day's keys as they were when the checkpoint was taken.
-  mutating func restoreOpenDay(_ openDay: Int, from live: KeyTable, upTo sequence: Int64) {
-    guard let table = live.days[openDay] else { return }
-    days[openDay] = table.filter { $0.value.sequence <= sequence }
   }
 }

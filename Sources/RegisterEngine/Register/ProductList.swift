@@ -1,7 +1,7 @@
 /// The catalog's products in file order, with lookup by SKU and by barcode. Kept in chunked
 /// storage (`ChunkedArray`, `ChunkedDictionary`): a sale's stock change or a product edit
-/// copies one chunk of the list, not the whole catalog, while the state before the group is
-/// held for a rollback.
+/// copies one chunk of the list, not the whole catalog, while a copy of the register is held
+/// (a snapshot being written, an export worked out off the loop).
 ///
 /// Each product keeps its slot while it is listed. Removing one empties its slot, and changing
 /// a product's barcodes touches only those barcodes, so neither costs a pass over the catalog:
@@ -11,7 +11,7 @@
 /// (`compactionMinimum` at least), one pass for at least as many removals.
 public struct ProductList: Sendable {
   /// The products in catalog order; nil where one was removed. Each is kept in a box of its
-  /// own: the first change to a chunk after a copy (a group's checkpoint) copies 256
+  /// own: the first change to a chunk after a copy (a snapshot's) copies 256
   /// references, not 256 products with every string and array in them (about 100,000
   /// instructions, which a sale's stock change paid on the event loop).
   private var slots = ChunkedArray<ProductBox?>()

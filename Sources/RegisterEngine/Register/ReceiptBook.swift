@@ -7,8 +7,8 @@ extension CompletedSale: Numbered {
   public var number: Int { receiptNumber }
 }
 
-/// Receipts in number order, stored so that copying the register (a snapshot per batch, for
-/// rollback) costs the same with a hundred receipts or a million: full chunks of 64 are
+/// Receipts in number order, stored so that copying the register (for a snapshot, or a reply
+/// worked out off the loop) costs the same with a hundred receipts or a million: full chunks of 64 are
 /// immutable objects shared between copies; only the last, open chunk is copied.
 public struct ReceiptBook<Element: Numbered>: Sendable, Equatable {
   private final class Chunk: Sendable {

@@ -78,6 +78,37 @@ package final class JournalWriter: @unchecked Sendable {
     return batch
   }
 
+  /// The result of the last `resume` not taken yet (under `lock`): nil, or the error (nil
+  /// inside: storage works again).
+  private var resumed: SystemError??
+  /// True while a `resume` handed over has not been taken back (loop's thread only).
+  private(set) var isResuming = false
+
+  /// After a failed write, once every group handed over is reported back: the writer cuts the
+  /// journal back to what is durable and tries a write and a sync (`Journal.resume`); the
+  /// result comes back through `takeResumed`, with a byte on the pipe.
+  func resume() {
+    isResuming = true
+    queue.async { [self] in
+      let error = journal.resume()
+      lock.withLock { resumed = .some(error) }
+      wakePipe.wake()
+    }
+  }
+
+  /// The result of the `resume` handed over, once it is done: `.some(nil)` when storage works
+  /// again, `.some(error)` when it still fails, nil while it is still being tried.
+  func takeResumed() -> SystemError?? {
+    guard isResuming else { return nil }
+    let result = lock.withLock {
+      let taken = resumed
+      resumed = nil
+      return taken
+    }
+    if result != nil { isResuming = false }
+    return result
+  }
+
   /// Finished writes since the last call (call when `notifyFD` is readable), oldest first.
   func takeCompletions() -> [(JournalWrite, SystemError?)] {
     wakePipe.drain()

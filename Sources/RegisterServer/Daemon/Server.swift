@@ -173,6 +173,8 @@ package final class Server {
   /// ones in (logged once when it starts), and how many were.
   private var makingRoom = false
   private var closedForRoom = 0
+  /// When to try storage again after a failed write.
+  private var storageRetry = StorageRetry()
   /// The receipt printer, when the store has one: jobs go to it one at a time, in order.
   package var printer: ReceiptPrinter?
   /// Print jobs whose `print_queued` is durable and that are not yet printed, oldest first
@@ -330,6 +332,7 @@ package final class Server {
       handleQueuedLines(pinsChecked: pinsChecked)
       startComputingReplies()
       startWrite()
+      tendStorage(now: afterPoll)
       release()
       startPrint()
       startSnapshot()
@@ -432,6 +435,7 @@ package final class Server {
     var deadline = listenerPausedUntil
     if let due = nextWatchdog { deadline = min(deadline ?? .max, due) }
     if let due = welcomeDue { deadline = min(deadline ?? .max, due) }
+    if let due = storageRetry.due { deadline = min(deadline ?? .max, due) }
     if draining { deadline = min(deadline ?? .max, drainDeadline) }
     let timeout = currentIdleTimeout
     prunePartialLines()
@@ -823,7 +827,41 @@ package final class Server {
       service.finished(work, error: error)
       if error == nil, work.endedSegment { snapshotDue = true }
     }
+    if let tried = writer.takeResumed() { storageTried(tried, now: monotonicMilliseconds()) }
     if startNext { startWrite() }
+  }
+
+  /// After a failed write (the register was rebuilt from the journal and refuses changes):
+  /// tries storage again when a try is due (`StorageRetry`) and no write is outstanding, on
+  /// the writer's thread.
+  private func tendStorage(now: Int64) {
+    guard service.storageFailure != nil else { return }
+    guard storageRetry.since != nil else {
+      storageRetry.failed(at: now)
+      return
+    }
+    guard let due = storageRetry.due, due <= now else { return }
+    guard let writer else {
+      storageRetry.trying()
+      storageTried(
+        service.retryStorage() ? nil : SystemError("retry", code: 5, reason: ""), now: now)
+      return
+    }
+    guard !writer.isBusy, !writer.isResuming else { return }
+    storageRetry.trying()
+    writer.resume()
+  }
+
+  /// A try of storage came back: with no error (and the register read back if it had not
+  /// been) the register takes changes again; otherwise the next try is scheduled.
+  private func storageTried(_ error: SystemError?, now: Int64) {
+    if error == nil, service.storageWorksAgain() {
+      let (milliseconds, tries) = storageRetry.recovered(at: now)
+      Log.info(
+        "storage works again after \(milliseconds) ms (\(tries) failed tries); taking changes")
+    } else {
+      storageRetry.failed(at: now)
+    }
   }
 
   /// Starts working out the next reply when its thread is free: the oldest waiting whose

@@ -24,6 +24,9 @@ public final class FileJournalStorage: JournalStorage {
   private var fd: Int32
   /// The length of the records written (where the next group goes).
   public private(set) var length: Int
+  /// The length of the records known to be durable: the open segment is cut back to it after
+  /// a failed append (`restoreDurable`).
+  private var durableLength: Int
   /// The size past which a new segment is started after the next group.
   public let segmentLimit: Int
   /// The file's size: from `length` to here it holds zeros written ahead.
@@ -49,6 +52,7 @@ public final class FileJournalStorage: JournalStorage {
     let (fd, length, size) = try Self.openFile(segment)
     self.fd = fd
     self.length = length
+    self.durableLength = length
     self.preparedEnd = size
   }
 
@@ -109,6 +113,28 @@ public final class FileJournalStorage: JournalStorage {
     length += bytes.count
     if length > preparedEnd { preparedEnd = length }
     try FileIO.sync(fd, path: path)
+    durableLength = length
+  }
+
+  /// Cuts the open segment back to its durable records (a failed append may have left bytes
+  /// after them, whether or not they reached the disk), writes zeros ahead again and syncs:
+  /// the disk has room and takes a sync, or this throws.
+  public func restoreDurable() throws(SystemError) {
+    guard ftruncate(fd, off_t(durableLength)) == 0 else {
+      throw SystemError("ftruncate", path: path)
+    }
+    length = durableLength
+    preparedEnd = durableLength
+    nextPreparationAt = 0
+    let zeros = [UInt8](repeating: 0, count: Self.preparationChunk)
+    do {
+      try FileIO.writeAll(fd, zeros, at: length, path: path)
+      preparedEnd = length + zeros.count
+      try FileIO.sync(fd, path: path)
+    } catch {
+      if ftruncate(fd, off_t(length)) == 0 { preparedEnd = length }
+      throw error
+    }
   }
 
   /// Writes zeros ahead of the records, at least through `end`, 256 KiB at a time (not
@@ -141,6 +167,7 @@ public final class FileJournalStorage: JournalStorage {
     self.length = length
     preparedEnd = length
     try FileIO.sync(fd, path: path)
+    durableLength = length
   }
 
   public func write(_ effect: FileEffect) throws(SystemError) {
@@ -188,6 +215,7 @@ public final class FileJournalStorage: JournalStorage {
     closeDescriptor(fd)
     fd = newFD
     length = newLength
+    durableLength = newLength
     preparedEnd = newSize
     nextPreparationAt = 0
     segment = next

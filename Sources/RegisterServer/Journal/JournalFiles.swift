@@ -433,7 +433,7 @@ public enum JournalFiles {
   /// key made.
   public static func load(
     _ directory: String, segments: [Segment], snapshotDay: Int? = nil, key: HMACSHA256? = nil,
-    until done: (Register) -> Bool = { _ in false }
+    through last: Int64 = .max, until done: (Register) -> Bool = { _ in false }
   ) throws(RecoveryError) -> Loaded {
     var register = Register()
     var from = JournalHead(sequence: 0, sum: JournalRecord.genesis)
@@ -463,7 +463,11 @@ public enum JournalFiles {
         register: register, chain: damaged, snapshot: snapshot, skippedSnapshots: skipped)
     }
     let apply = { (_: Segment, records: [JournalRecord]) throws(RecoveryError) in
-      try register.replay(records)
+      if let after = records.last?.sequence, after > last {
+        try register.replay(records.prefix { $0.sequence <= last })
+      } else {
+        try register.replay(records)
+      }
     }
     let chain = try read(
       segments, after: from.sequence, sum: from.sum, key: key, ahead: ahead,
