@@ -33,8 +33,14 @@ enum Strace {
     /// strace's options that make call `n` of these fail, in every thread, logging them (with
     /// the paths of descriptors), or with `n` nil only log them.
     func options(at n: Int?, log: String) -> [String] {
+      options(when: n.map(String.init), log: log)
+    }
+
+    /// The same, with strace's `when` as it is written: `5` (the fifth call), `5+` (the fifth
+    /// and every one after it), `5..8`.
+    func options(when: String?, log: String) -> [String] {
       ["-f", "-y", "-o", log, "-e", "trace=\(calls)"]
-        + (n.map { ["-e", "inject=\(calls):error=\(error):when=\($0)"] } ?? [])
+        + (when.map { ["-e", "inject=\(calls):error=\(error):when=\($0)"] } ?? [])
     }
   }
 
@@ -44,16 +50,25 @@ enum Strace {
     let log: String
 
     /// Attaches to every thread of process `pid` and returns once strace says it has.
-    init(to pid: Int32, injecting fault: Fault, at n: Int, in directory: TemporaryDirectory)
+    convenience init(
+      to pid: Int32, injecting fault: Fault, at n: Int, in directory: TemporaryDirectory
+    ) throws {
+      try self.init(to: pid, injecting: fault, when: String(n), in: directory)
+    }
+
+    /// Attaches to every thread of process `pid`, the fault made at the calls `when` names
+    /// (strace's syntax), and returns once strace says it has.
+    init(to pid: Int32, injecting fault: Fault, when: String, in directory: TemporaryDirectory)
       throws
     {
-      log = directory.path("strace-\(n).log")
-      let said = directory.path("strace-\(n).err")
+      let name = when.filter { $0.isNumber }
+      log = directory.path("strace-\(name)-\(UUID().uuidString.prefix(6)).log")
+      let said = log + ".err"
       _ = FileManager.default.createFile(atPath: said, contents: nil)
       let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: said))
       defer { try? errors.close() }
       process.executableURL = URL(fileURLWithPath: path ?? "strace")
-      process.arguments = fault.options(at: n, log: log) + ["-p", String(pid)]
+      process.arguments = fault.options(when: when, log: log) + ["-p", String(pid)]
       process.standardError = errors
       process.standardOutput = FileHandle.nullDevice
       try process.run()
@@ -67,6 +82,14 @@ enum Strace {
       kill(process.processIdentifier, SIGKILL)
       throw HarnessError(
         "strace did not attach: \((try? String(contentsOfFile: said, encoding: .utf8)) ?? "")")
+    }
+
+    /// Lets go of the process (the fault ends). strace would detach on SIGINT, but a process
+    /// the test runner starts inherits its blocked signals; killed, strace leaves the process
+    /// it attached to (`-p`) running, untraced (the kernel detaches a dead tracer's tracees).
+    func detach() {
+      kill(process.processIdentifier, SIGKILL)
+      _ = exitStatus(of: process, timeout: 10)
     }
 
     /// Waits for strace to end (its tracee has gone) and says whether the fault was made.

@@ -856,11 +856,12 @@ package final class Server {
   /// been) the register takes changes again; otherwise the next try is scheduled.
   private func storageTried(_ error: SystemError?, now: Int64) {
     if error == nil, service.storageWorksAgain() {
-      let (milliseconds, tries) = storageRetry.recovered(at: now)
+      let (milliseconds, tries, last) = storageRetry.recovered(at: now)
       Log.info(
-        "storage works again after \(milliseconds) ms (\(tries) failed tries); taking changes")
+        "storage works again after \(milliseconds) ms (\(tries) failed tries"
+          + (last.map { ", the last: \($0)" } ?? "") + "); taking changes")
     } else {
-      storageRetry.failed(at: now)
+      storageRetry.failed(at: now, error)
     }
   }
 

@@ -11,12 +11,14 @@ struct StorageRetry {
   private(set) var since: Int64?
   /// When the next try is due.
   private(set) var due: Int64?
-  /// Tries that failed in this episode.
+  /// Tries that failed in this episode, and why the last one did.
   private(set) var tries = 0
+  private(set) var lastError: SystemError?
   private var wait = firstWait
 
   /// Storage failed at `now` (a write, or a try): the next try is due after the wait.
-  mutating func failed(at now: Int64) {
+  mutating func failed(at now: Int64, _ error: SystemError? = nil) {
+    if let error { lastError = error }
     if since == nil {
       since = now
       wait = Self.firstWait
@@ -34,8 +36,10 @@ struct StorageRetry {
 
   /// Storage works again: how long the episode lasted (milliseconds) and how many tries
   /// failed in it.
-  mutating func recovered(at now: Int64) -> (milliseconds: Int64, failedTries: Int) {
+  mutating func recovered(at now: Int64) -> (
+    milliseconds: Int64, failedTries: Int, lastError: SystemError?
+  ) {
     defer { self = StorageRetry() }
-    return (now - (since ?? now), tries)
+    return (now - (since ?? now), tries, lastError)
   }
 }
