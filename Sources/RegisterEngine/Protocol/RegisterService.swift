@@ -282,7 +282,8 @@ public final class RegisterService {
         return SerializedReply(bytes: ReplyEnvelope.success(id: id, result))
       case .encoded(let result):
         return SerializedReply(pieces: ReplyEnvelope.success(id: id, encoded: result))
-      case .subscribed(let subscription, let result):
+      case .subscribed(var subscription, let result):
+        subscription.requestID = id
         return SerializedReply(
           bytes: ReplyEnvelope.success(id: id, result), subscription: subscription)
       case .computed(let work):

@@ -61,6 +61,9 @@ public struct ReplyPieces: Sendable {
 public struct Subscription: Sendable, Equatable {
   public var topics: Set<String>?
   public var cursor: Int64
+  /// The id of the `subscribe` request, for a refusal the daemon sends in its reply's place
+  /// (`history_archived`) without reading its own reply back.
+  public var requestID: JSONValue = .null
 
   public init(topics: Set<String>?, cursor: Int64) {
     self.topics = topics

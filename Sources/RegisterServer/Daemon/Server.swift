@@ -1235,7 +1235,7 @@ package final class Server {
       let first = (try? JournalFiles.segments(in: dataDirectory))?.first?.firstSequence,
       subscription.cursor < first - 1
     else { return nil }
-    let id = (try? JSONParser.parse(reply.bytes))?["id"] ?? .null
+    let id = subscription.requestID
     let error = RegisterError(
       .historyArchived,
       "records \(subscription.cursor + 1)-\(first - 1) were archived out of the data directory (register-cli archive); subscribe with after \(first - 1) or later (older ones are in the archive, offline)"
