@@ -23,7 +23,8 @@ enum LaneWords {
     case .orderHasTenders?:
       return "Payment has started: the total cannot go down now (void the sale instead)."
     case .storageFailed?:
-      return "The register cannot save right now: nothing was done. Try again in a moment; if it goes on, call a manager."
+      return
+        "The register cannot save right now: nothing was done. Try again in a moment; if it goes on, call a manager."
     case .approvalRequired?:
       return "This needs a manager's approval."
     case .lineNotFound?:
