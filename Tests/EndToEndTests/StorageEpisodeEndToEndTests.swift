@@ -173,14 +173,24 @@ enum Tmpfs {
   }()
 
   static func mount(_ point: String, size: String) -> Bool {
+    guard let program = try? ExternalProgram.mount.located() else { return false }
     let result = try? runProgram(
-      URL(fileURLWithPath: "/bin/mount"),
-      ["-t", "tmpfs", "-o", "size=\(size),mode=0700", "tmpfs", point])
+      program, ["-t", "tmpfs", "-o", "size=\(size),mode=0700", "tmpfs", point])
     return result?.status == 0
   }
 
   static func unmount(_ point: String) {
-    _ = try? runProgram(URL(fileURLWithPath: "/bin/umount"), ["-l", point])
+    guard let program = try? ExternalProgram.umount.located() else { return }
+    _ = try? runProgram(program, ["-l", point])
+  }
+
+  /// Fills the file system `file` is on: writes zeros to it until the disk is full.
+  static func fill(_ file: String) throws {
+    let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw HarnessError("cannot create \(file)") }
+    defer { close(fd) }
+    let zeros = [UInt8](repeating: 0, count: 64 << 10)
+    while zeros.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
   }
 }
 
@@ -216,6 +226,7 @@ struct StorageEpisodeEndToEndTests {
 
   @Test(
     "a full disk (a small tmpfs) until space is freed",
+    .tags(.outsideProgram), .requires(.mount, .umount),
     .enabled(if: Tmpfs.canMount, "needs to mount a tmpfs (root, and a kernel that allows it)"))
   func diskFull() throws {
     let directory = try TemporaryDirectory()
@@ -229,8 +240,7 @@ struct StorageEpisodeEndToEndTests {
     // records that need a new page of the segment find no room.
     #expect(daemon.stop() == 0)
     let filler = data + "/filler"
-    _ = try runProgram(
-      URL(fileURLWithPath: "/bin/dd"), ["if=/dev/zero", "of=\(filler)", "bs=64k", "count=1000"])
+    try Tmpfs.fill(filler)
     try daemon.start()
     let lanes = KeyedLanes()
     try lanes.run(daemon) {

@@ -87,6 +87,9 @@ extension ExternalProgram {
   public static let tmux = ExternalProgram("tmux", package: "tmux")
   /// The reference SHA-256.
   public static let sha256sum = ExternalProgram("sha256sum", package: "coreutils")
+  /// Mounts a small tmpfs for the full-disk test (and `umount` takes it away).
+  public static let mount = ExternalProgram("mount", package: "mount")
+  public static let umount = ExternalProgram("umount", package: "mount")
   /// Makes registerd's system calls fail on purpose (`-e inject=`).
   public static let strace = ExternalProgram("strace", package: "strace")
   /// Passes registerd a listening socket as systemd does.
