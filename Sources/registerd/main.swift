@@ -302,8 +302,13 @@ do {
         current: service.register.lastSequence > 0 ? service.register : nil, when: .startUp))
   }
 } catch {
-  Log.error("cannot write the journal: \(error)")
-  exit(1)
+  // No exit (a full disk would have the service manager restart registerd over and over, and
+  // the lane stay dark): the register was rebuilt from the journal, serves reads, and takes
+  // changes once a write succeeds; the catalog's changes are imported at the next SIGHUP or
+  // start.
+  Log.error(
+    "could not journal the changes in \(options.catalogPath) (\(error)); serving the register as it was, without them. They are imported on SIGHUP or at the next start"
+  )
 }
 
 // Under socket activation the service manager made the socket (and owns its file): serve on

@@ -253,6 +253,47 @@ struct StorageEpisodeEndToEndTests {
     try lanes.check(daemon, "disk full")
   }
 
+  /// A start on a full disk with a catalog file changed meanwhile: the import cannot be
+  /// journaled, yet registerd serves (no exit for a service manager to restart in a loop),
+  /// and takes changes once there is room.
+  @Test(
+    "started on a full disk with catalog changes to import",
+    .tags(.outsideProgram), .requires(.mount, .umount),
+    .enabled(if: Tmpfs.canMount, "needs to mount a tmpfs (root, and a kernel that allows it)"))
+  func startedOnAFullDisk() throws {
+    let directory = try TemporaryDirectory()
+    let data = directory.path("data")
+    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+    #expect(Tmpfs.mount(data, size: "8m"))
+    defer { Tmpfs.unmount(data) }
+    let daemon = try Daemon(catalog: KeyedLanes.catalog, directory: directory)
+    defer { daemon.cleanup() }
+    #expect(try daemon.connect().send(#"{"op":"add","sku":"ITEM"}"#).isOK)
+    #expect(daemon.stop() == 0)
+    let filler = data + "/filler"
+    try Tmpfs.fill(filler)
+    // More products than the last page of the journal's segment has room for.
+    let more = (1...300).map {
+      #"{"sku":"MORE-\#($0)","name":"More \#($0)","description":"","category":"Test","price":"1.00"}"#
+    }
+    try KeyedLanes.catalog.replacingOccurrences(
+      of: #""stock":1000000}"#, with: #""stock":1000000},"# + more.joined(separator: ",")
+    )
+    .write(toFile: daemon.catalogPath, atomically: false, encoding: .utf8)
+    try daemon.start()
+    #expect(daemon.waitForLog("STORAGE FAILED"), "\(daemon.log)")
+    let client = try daemon.connect()
+    let order = try client.send(#"{"op":"order"}"#)
+    #expect(order.result["lines"]?.arrayValue?.count == 1, "the register as it was")
+    #expect(try client.send(#"{"op":"add","sku":"ITEM"}"#).errorCode == "storage_failed")
+    try FileManager.default.removeItem(atPath: filler)
+    #expect(daemon.waitForLog("storage works again"), "\(daemon.log)")
+    #expect(try client.send(#"{"op":"add","sku":"ITEM"}"#).isOK)
+    #expect(try client.send(#"{"op":"add","sku":"MORE-1"}"#).errorCode == "unknown_sku")
+    let verify = try runCLI(["verify", "--data-dir", daemon.dataDirectory])
+    #expect(verify.status == 0, "\(verify.stderr)")
+  }
+
   @Test(
     "kill -9 while the register is being rebuilt from its journal",
     .tags(.outsideProgram), .requires(.strace),
