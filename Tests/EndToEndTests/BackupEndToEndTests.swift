@@ -71,7 +71,7 @@ struct BackupEndToEndTests {
       done.wait()
     }
     func waitForSales(_ count: Int) {
-      for _ in 0..<400 where sold.value < count { usleep(10_000) }
+      #expect(waitUntil(within: 20, every: 0.01) { sold.value >= count }, "\(count) sales")
     }
     waitForSales(5)
     var backups: [(path: String, lastSeq: Int64, lastSum: String)] = []
@@ -260,19 +260,13 @@ struct BackupEndToEndTests {
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    var stalled = false
-    for _ in 0..<400 {
-      if names(scratch.url.path).contains(where: { $0.hasPrefix("nightly.tmp-") }),
-        let temporary = names(scratch.url.path).first(where: { $0.hasPrefix("nightly.tmp-") }),
-        names(scratch.path(temporary)).contains("receipts")
-      {
-        stalled = true
-        break
-      }
-      usleep(25_000)
-    }
-    #expect(stalled, "the backup got as far as its temporary directory")
-    usleep(200_000)
+    // It says so once the backup is written in its temporary directory, not yet renamed.
+    let said = read(errors.fileHandleForReading, until: "stalling in")
+    #expect(said.contains("stalling in"), "the backup did not get to its stall: \(said)")
+    let temporary = names(scratch.url.path).first { $0.hasPrefix("nightly.tmp-") }
+    #expect(
+      temporary.map { names(scratch.path($0)).contains("receipts") } == true,
+      "the backup got as far as its temporary directory")
     kill(process.processIdentifier, SIGKILL)
     #expect(exitStatus(of: process, timeout: 10) != 0)
     #expect(!FileManager.default.fileExists(atPath: target), "no backup that looks complete")

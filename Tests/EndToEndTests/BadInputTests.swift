@@ -160,7 +160,7 @@ struct BadInputTests {
 
   @Test("a client that disconnects mid-request changes nothing")
   func disconnectMidLine() throws {
-    let daemon = try Daemon()
+    let daemon = try Daemon(arguments: ["--log-level", "debug"])
     defer { daemon.cleanup() }
     do {
       // The unfinished last line is still a request at end of stream (see
@@ -168,7 +168,8 @@ struct BadInputTests {
       let quitter = try daemon.connect()
       try quitter.sendRaw(Array(#"{"op":"add","sku":"TEE-WHT-M""#.utf8))
     }
-    usleep(200_000)
+    // Closed once its last line was handled.
+    #expect(daemon.waitForConnectionsClosed(), "\(daemon.log)")
     let client = try daemon.connect()
     #expect(try client.send(#"{"op":"order"}"#).result["lines"] == .array([]))
   }

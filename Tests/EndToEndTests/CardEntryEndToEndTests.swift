@@ -31,13 +31,12 @@ struct CardEntryEndToEndTests {
 
     // Once it has become register-cli (its own arguments show), it waits for the number.
     var argv: [String] = []
-    let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline {
+    _ = waitUntil(within: 10, every: 0.01) {
       argv = arguments(ofProcess: pid)
-      if argv.contains("tender") { break }
-      usleep(10_000)
+      return argv.contains("tender")
     }
     #expect(argv.contains("tender"), "\(argv)")
+    // That it waits is what is checked: a while passes, and it has not exited.
     usleep(200_000)
     #expect(exitStatus(of: process, timeout: 0) == nil, "it waits for the number on stdin")
     argv = arguments(ofProcess: pid)
@@ -146,20 +145,6 @@ struct CardEntryEndToEndTests {
     #expect(refused.stderr.contains("stopped at input line 2 (tender card …)"), "\(refused.stderr)")
     #expect(!refused.stderr.contains("4242424242424241"))
   }
-}
-
-/// Reads from `handle` until the text read so far contains `needle` or `seconds` pass.
-private func read(_ handle: FileHandle, until needle: String, seconds: Int32 = 20) -> String {
-  var text = ""
-  var entry = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-  let deadline = Date().addingTimeInterval(TimeInterval(seconds))
-  while !text.contains(needle) && Date() < deadline {
-    guard poll(&entry, 1, 200) > 0 else { continue }
-    let chunk = handle.availableData
-    if chunk.isEmpty { break }
-    text += String(decoding: chunk, as: UTF8.self)
-  }
-  return text
 }
 
 /// register-cli with a terminal of its own: under script(1), which gives the shell command a

@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterTestSupport
 import Testing
 
 /// A read whose work grows with the store (`catalog_export` of a large catalog) is worked out
@@ -36,6 +37,7 @@ import Testing
   func expectResidentStaysNear(_ start: Int, pid: Int32) {
     var peak = start
     for _ in 0..<30 {
+      // What is under test is that it stays near over a while: time must pass.
       usleep(100_000)
       peak = max(peak, residentKiB(pid) ?? 0)
     }
@@ -52,7 +54,7 @@ import Testing
     let lane = try daemon.connect()
     #expect(try lane.send(#"{"op":"hello"}"#)["ok"] == true)
     try exporter.sendRaw(Self.exportThenHello)
-    usleep(20_000)  // the daemon has the export in hand
+    #expect(exporter.waitUntilRead(), "the daemon did not read the export request")
     // A sale on the lane, every change durable, while the export is worked out.
     #expect(try lane.send(#"{"op":"add","sku":"P7"}"#)["ok"] == true)
     #expect(try lane.send(#"{"op":"tender","type":"cash","amount":"20.00"}"#)["ok"] == true)
@@ -114,7 +116,8 @@ import Testing
       let exporter = try daemon.connect()
       try exporter.sendRaw(Array((#"{"id":\#(id),"op":"catalog_export"}"# + "\n").utf8))
       exporters.append(exporter)
-      usleep(10_000)  // taken in this order, so worked out in it
+      // Taken in this order, so worked out in it.
+      #expect(exporter.waitUntilRead(), "the daemon did not read export \(id)")
     }
     expectResidentStaysNear(start, pid: pid)
     #expect(try daemon.connect().send(#"{"op":"hello"}"#)["ok"] == true)
@@ -196,10 +199,11 @@ import Testing
       let leaver = try daemon.connect()
       let requests = String(repeating: #"{"op":"catalog_export"}"# + "\n", count: 12)
       try leaver.sendRaw(Array(requests.utf8))
-      usleep(50_000)  // the daemon has them in hand
+      #expect(leaver.waitUntilRead(), "the daemon did not read the twelve requests")
       leaver.connection.disconnect()
     }
-    usleep(50_000)
+    // No wait for the daemon to see the hang-up: it finds it when it writes the export under
+    // way, before it starts any export asked for after it.
     let waited = try firstByte()
     // Worked out, the twelve would take about twelve times `one` before this one.
     #expect(waited < one * 5, "one export took \(one) s; behind the hung-up client's, \(waited) s")
@@ -218,7 +222,7 @@ import Testing
     let exporter = try daemon.connect()
     #expect(try exporter.send(#"{"op":"hello"}"#)["ok"] == true)
     try exporter.sendRaw(Self.exportThenHello)
-    usleep(20_000)
+    #expect(exporter.waitUntilRead(), "the daemon did not read the export request")
     kill(daemon.process.processIdentifier, SIGTERM)
     let export = try exporter.read()
     #expect(export["id"] == .int(1))

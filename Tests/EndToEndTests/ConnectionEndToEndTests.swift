@@ -102,6 +102,8 @@ struct ConnectionEndToEndTests {
         peak = max(peak, residentKiB(pid) ?? 0)
         nextHello = Date().addingTimeInterval(0.2)
       }
+      // The flood goes on for a while (what is under test is that memory stays flat over
+      // it): a short pause between rounds of sending.
       usleep(500)
     }
     peak = max(peak, residentKiB(pid) ?? 0)
@@ -161,16 +163,17 @@ struct ConnectionEndToEndTests {
         answered += 1
       }
       peak = max(peak, residentKiB(pid) ?? 0)
+      // As above: the flood goes on for 8 s, a round every 20 ms.
       usleep(20_000)
     }
     for fd in flooders { close(fd) }
     flooders = []
     // What they held is given back once they are gone.
     var after = residentKiB(pid) ?? 0
-    for _ in 0..<50 where after - start > 4 * 1024 {
-      usleep(100_000)
+    _ = try waitUntil(within: 5, every: 0.1) { () throws -> Bool in
       #expect(try lane.send(#"{"op":"hello"}"#).isOK)
       after = residentKiB(pid) ?? 0
+      return after - start <= 4 * 1024
     }
     // The limit, and for each client its reserve (16 KiB), its last reply, its read-ahead
     // (16 KiB) and what the allocator keeps around them: about 7 MiB for 150.
@@ -198,6 +201,7 @@ struct ConnectionEndToEndTests {
         trickleClosed = true
         break
       }
+      // A byte every 100 ms: what is under test is the time the line takes.
       usleep(100_000)
     }
     #expect(try stalled.connection.readLine() == nil)
@@ -212,9 +216,10 @@ struct ConnectionEndToEndTests {
   @Test("when the table is nearly full, clients stalled mid-line make room within a second")
   func stalledClientsMakeRoomUnderPressure() throws {
     // 4 slots, 1 reserved: the 4th connection puts the table under pressure.
-    let daemon = try Daemon(arguments: ["--max-connections", "4", "--idle-timeout", "30"])
+    let daemon = try Daemon(
+      arguments: ["--max-connections", "4", "--idle-timeout", "30", "--log-level", "debug"])
     defer { daemon.cleanup() }
-    usleep(100_000)  // the harness's start-up probe has come and gone
+    #expect(daemon.waitForConnectionsClosed(), "the start-up probe is still connected")
     var stalled: [Client] = []
     for _ in 0..<3 {
       let client = try daemon.connect()
@@ -229,7 +234,8 @@ struct ConnectionEndToEndTests {
     }
     let waited = Date().timeIntervalSince(began)
     #expect(waited < 5, "stalled clients were closed after \(waited) s, not 30")
-    usleep(100_000)
+    // The probe and the three stalled clients are gone: their slots are free.
+    #expect(daemon.waitForConnections(closed: 4), "\(daemon.log)")
     #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
     #expect(try waiting.send(#"{"op":"hello"}"#).isOK)
   }
@@ -239,9 +245,9 @@ struct ConnectionEndToEndTests {
   /// subscribed, nor a client with replies it has not read — and each episode is logged once.
   @Test("at the connection limit, idle connections make room for a new client, oldest first")
   func idleConnectionsMakeRoomAtTheLimit() throws {
-    let daemon = try Daemon(arguments: ["--max-connections", "5"])
+    let daemon = try Daemon(arguments: ["--max-connections", "5", "--log-level", "debug"])
     defer { daemon.cleanup() }
-    usleep(200_000)  // the harness's start-up probe has come and gone
+    #expect(daemon.waitForConnectionsClosed(), "the start-up probe is still connected")
     // The oldest connections: a display that subscribed, and a client that asked for more
     // replies than its socket holds and reads none (requests in flight).
     let display = try daemon.connect()
@@ -249,19 +255,23 @@ struct ConnectionEndToEndTests {
     let busy = try daemon.connect()
     let asked = 200
     try busy.sendRaw(Array(String(repeating: #"{"op":"catalog"}"# + "\n", count: asked).utf8))
-    usleep(300_000)
-    // Then three that send nothing, oldest first: the table is full.
+    // Its replies have begun to come: the daemon has its requests in hand.
+    #expect(busy.connection.waitForInput(milliseconds: 10_000), "the busy client got no reply")
+    // Then three that send nothing, oldest first: the table is full. Each is let in (logged)
+    // before the next connects, so they are taken in this order.
     var idle: [Client] = []
     for _ in 0..<3 {
       idle.append(try daemon.connect())
-      usleep(50_000)
+      let opened = 3 + idle.count  // the probe, the display, the busy client and these
+      #expect(daemon.waitForConnections(opened: opened), "connection \(opened) not let in")
     }
     // Two more clients and a command arrive while it stays full: each gets in, and the idle
     // connections make room, oldest first.
     var newer: [Client] = []
     for _ in 0..<2 {
       newer.append(try daemon.connect())
-      usleep(100_000)
+      let opened = 6 + newer.count
+      #expect(daemon.waitForConnections(opened: opened), "connection \(opened) not let in")
     }
     let added = try daemon.cli(["add", "TEE-BLK-L"])
     #expect(added.status == 0, "\(added.stderr)")
@@ -367,8 +377,11 @@ struct ConnectionEndToEndTests {
     // Room again once clients leave.
     let kept = clients.enumerated().filter { replies[$0.offset]?.isOK == true }.map(\.element)
     for client in kept.prefix(3) { client.connection.disconnect() }
-    usleep(200_000)
-    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+    // Served as soon as the daemon has seen them go; until then refused.
+    #expect(
+      waitUntil(within: 10, every: 0.05) {
+        (try? daemon.connect().send(#"{"op":"hello"}"#))?.isOK == true
+      }, "\(daemon.log)")
     let log = daemon.log
     // Logged once per episode; a slot the start-up probe frees midway may end the first
     // episode and start a second, never more.
@@ -453,7 +466,8 @@ struct ConnectionEndToEndTests {
     let refused = replies.filter { $0?.errorCode == "too_many_connections" }.count
     #expect(served > 10 && served < 40, "served \(served)")
     #expect(served + refused == 80, "every client got an answer: \(replies)")
-    // Idle, with every descriptor taken: the loop sleeps instead of spinning on accept.
+    // Idle, with every descriptor taken: the loop sleeps instead of spinning on accept. What
+    // it costs over a second is what is under test: time must pass.
     usleep(1_000_000)
     let cpuAfter = processCPUTicks(pid)
     if let cpuBefore, let cpuAfter {
@@ -468,8 +482,11 @@ struct ConnectionEndToEndTests {
     #expect(log.split(separator: "\n").count < 120)
     // Descriptors freed: new clients are served again.
     for client in clients { client.connection.disconnect() }
-    usleep(300_000)
-    #expect(try daemon.connect().send(#"{"op":"hello"}"#).isOK)
+    // Served as soon as the daemon has seen them go; until then refused.
+    #expect(
+      waitUntil(within: 10, every: 0.05) {
+        (try? daemon.connect().send(#"{"op":"hello"}"#))?.isOK == true
+      }, "\(daemon.log)")
     #expect(daemon.log.contains("accepting connections again"))
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterTestSupport
 import Testing
 
 /// `customer detach` and the one-customer-per-e-mail rule through register-cli, across a restart.
@@ -27,5 +28,43 @@ import Testing
     let again = try daemon.cli(["customer", "detach"])
     #expect(again.status == 1)
     #expect(again.stderr.contains("customer_not_found"))
+  }
+
+  @Test(arguments: Transport.allCases)
+  func aSecondCustomerWithTheSameEmailIsRefusedWhateverItsCase(_ transport: Transport) throws {
+    try run(transport) { client in
+      try client.ok(Requests.CustomerAdd(name: "Dana Lee", email: "dana@example.com"))
+      let again = try client.refused(
+        Requests.CustomerAdd(name: "D. Lee", email: "Dana@Example.COM"), .customerExists)
+      #expect(again?.message.contains("C1 (Dana Lee)") == true)
+      let one = try client.ok(Requests.CustomerFind(query: "Lee"))
+      #expect(one["customers"]?.arrayValue?.count == 1, "one customer: \(one.serialized)")
+      // Without an e-mail, or with another one, a customer is added as before.
+      try client.ok(Requests.CustomerAdd(name: "Dana Lee"))
+      try client.ok(Requests.CustomerAdd(name: "Dana Lee", email: "dana.lee@example.com"))
+      let found = try client.ok(Requests.CustomerFind(query: "Lee"))
+      #expect(
+        found["customers"]?.arrayValue?.compactMap { $0["customer_id"]?.stringValue }
+          == ["C1", "C2", "C3"])
+    }
+  }
+
+  @Test(arguments: Transport.allCases)
+  func detachTakesTheCustomerOffTheOpenOrder(_ transport: Transport) throws {
+    try run(transport) { client in
+      try client.ok(Requests.CustomerAdd(name: "Dana Lee", email: "dana@example.com"))
+      try client.refused(Requests.DetachCustomer(), .customerNotFound)
+      try client.ok(Requests.Add(sku: "JNS-SLM-3232"))
+      let attached = try client.ok(Requests.AttachCustomer(customerID: "C1"))
+      #expect(attached["customer_id"] == .string("C1"))
+      let detached = try client.ok(Requests.DetachCustomer())
+      #expect(detached["customer_id"] == nil || detached["customer_id"] == .null)
+      let order = try client.ok(Requests.Order())
+      #expect(order["customer_id"] == nil || order["customer_id"] == .null)
+      // The sale completes without a customer: nothing in the customer's history.
+      try client.ok(Requests.Tender(.cash(amount: usd("100.00"))))
+      let history = try client.ok(Requests.CustomerHistory(customerID: "C1"))
+      #expect(history["receipts"]?.arrayValue?.isEmpty == true)
+    }
   }
 }

@@ -289,20 +289,17 @@ struct InheritedDescriptorTests {
       let deadline = Date().addingTimeInterval(10)
       _ = exitStatus(of: process, timeout: deadline.timeIntervalSinceNow)
     }
-    let deadline = Date().addingTimeInterval(20)
-    while UnixSocket.probe(socket) != .live && exitStatus(of: process, timeout: 0) == nil
-      && Date() < deadline
-    {
-      usleep(20_000)
+    _ = waitUntil(within: 20) {
+      UnixSocket.probe(socket) == .live || exitStatus(of: process, timeout: 0) != nil
     }
     #expect(UnixSocket.probe(socket) == .live)
     // With the write end still held, a non-blocking read says "try again" (EAGAIN); once
     // every writer has closed it, it says end of file (0).
     var byte: UInt8 = 0
     var result = read(reader, &byte, 1)
-    let eofDeadline = Date().addingTimeInterval(5)
-    while result < 0 && errno == EAGAIN && Date() < eofDeadline {
-      usleep(20_000)
+    var entry = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+    // Readable once it has data or its end (every writer has closed it).
+    if result < 0 && errno == EAGAIN && poll(&entry, 1, 5_000) > 0 {
       result = read(reader, &byte, 1)
     }
     #expect(result == 0, "registerd still holds the inherited descriptor 9")
@@ -423,6 +420,30 @@ struct NoHangingWaitsTests {
     }
     #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
   }
+
+  /// Tests wait on what they wait for (a reply, an event, a log line, a file, an exit), not
+  /// for time to pass. A sleep is left only where time passing is what is under test, or as
+  /// the interval of a poll inside a helper that waits on a condition, and the comment just
+  /// above it says why.
+  @Test func everySleepSaysWhyTimeMustPass() throws {
+    let tests = Binaries.repository.appendingPathComponent("Tests").path
+    let sleeps = ["usleep(", "Thread.sleep", "nanosleep("]
+    var unexplained: [String] = []
+    let enumerator = FileManager.default.enumerator(atPath: tests)
+    while let name = enumerator?.nextObject() as? String {
+      guard name.hasSuffix(".swift") else { continue }
+      let text = try String(contentsOfFile: tests + "/" + name, encoding: .utf8)
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+      for (number, line) in lines.enumerated()
+      where sleeps.contains(where: line.contains) && !line.contains("let sleeps")
+        && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+      {
+        let above = number > 0 ? lines[number - 1].trimmingCharacters(in: .whitespaces) : ""
+        if !above.hasPrefix("//") { unexplained.append("\(name):\(number + 1): \(line)") }
+      }
+    }
+    #expect(unexplained.isEmpty, "\(unexplained.joined(separator: "\n"))")
+  }
 }
 
 @Suite("SIGHUP reads the catalog file without stopping the lanes")
@@ -448,20 +469,17 @@ struct CatalogReloadEndToEndTests {
     func since() -> String {
       String(decoding: Array(daemon.log.utf8).dropFirst(logged), as: UTF8.self)
     }
+    let imports = daemon.log.components(separatedBy: "imported the changes").count - 1
     kill(daemon.process.processIdentifier, SIGHUP)
-    let started = Date().addingTimeInterval(10)
-    while !since().contains("SIGHUP: reading the catalog file again") && Date() < started {
-      usleep(5_000)
-    }
-    #expect(since().contains("SIGHUP: reading the catalog file again"), "\(since())")
+    #expect(daemon.waitForLog("SIGHUP: reading the catalog file again"), "\(since())")
     // Answered while the file is being read: the import is not in the log yet.
     let order = try client.send(#"{"op":"order"}"#)
     #expect(order.isOK)
     #expect(
       !since().contains("imported the changes"),
       "the request waited for the catalog to be read: \(since())")
-    let imported = Date().addingTimeInterval(120)
-    while !since().contains("imported the changes") && Date() < imported { usleep(50_000) }
+    #expect(
+      daemon.waitForLog("imported the changes", count: imports + 1, within: 120), "\(since())")
     #expect(since().contains("imported the changes"), "\(since())")
     let product = try client.send(#"{"op":"product","sku":"BULK-59999"}"#)
     #expect(product.isOK, "\(product.serialized.prefix(200))")

@@ -68,9 +68,10 @@ struct DrainEndToEndTests {
     let slow = try LineConnection(path: daemon.socketPath)
     // A partial line (no newline yet) keeps the connection in the drain.
     try slow.send(bytes: Array(#"{"id":"a","op":"add","sku":"CAP-BSB"}"#.utf8))
-    usleep(100_000)
+    #expect(slow.waitUntilRead(), "the daemon did not read the partial line")
     kill(daemon.process.processIdentifier, SIGTERM)
-    usleep(300_000)
+    // Logged once the listener is closed.
+    #expect(daemon.waitForLog("received SIGTERM: draining"), "\(daemon.log)")
     #expect(throws: (any Error).self) { _ = try LineConnection(path: daemon.socketPath) }
     // Sent after the signal: the line is never completed, so nothing is answered or added.
     try? slow.send(bytes: Array("\n".utf8))
@@ -94,11 +95,12 @@ struct DrainEndToEndTests {
       let greedy = try LineConnection(path: daemon.socketPath)
       let query = Array(String(repeating: #"{"op":"products"}"# + "\n", count: 2000).utf8)
       try? greedy.send(bytes: query)
-      usleep(200_000)
+      // Taken in, and answered into buffers that fill up.
+      #expect(greedy.waitUntilRead(), "the daemon did not read the queries")
       let started = Date()
       kill(daemon.process.processIdentifier, SIGTERM)
       if secondSignal {
-        usleep(200_000)
+        #expect(daemon.waitForLog("received SIGTERM: draining"), "\(daemon.log)")
         kill(daemon.process.processIdentifier, SIGTERM)
       }
       let status = exitStatus(of: daemon.process, timeout: 20)

@@ -39,6 +39,7 @@ enum FileChanges {
           continue
         }
       #endif
+      // Without inotify nothing wakes the wait: the file is looked at again every 20 ms.
       usleep(20_000)
     }
   }

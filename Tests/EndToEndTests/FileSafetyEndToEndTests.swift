@@ -31,10 +31,10 @@ struct FileSafetyEndToEndTests {
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    let deadline = Date().addingTimeInterval(10)
-    while exitStatus(of: process, timeout: 0) == nil && Date() < deadline {
-      if UnixSocket.probe(directory.path("s.sock")) == .live { process.terminate() }
-      usleep(20_000)
+    // Stopped once it listens; a daemon that refuses to start exits by itself.
+    _ = waitUntil(within: 10) {
+      exitStatus(of: process, timeout: 0) != nil
+        || UnixSocket.probe(directory.path("s.sock")) == .live
     }
     if exitStatus(of: process, timeout: 0) == nil { process.terminate() }
     // A daemon stuck before it takes its signals (blocked at start-up, as a launching process

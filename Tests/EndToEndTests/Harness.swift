@@ -181,15 +181,13 @@ final class Daemon: @unchecked Sendable {
     defer { try? handle.close() }  // the child has its own; see runProgram on descriptors
     try process.run()
     LeftoverDaemons.record(process.processIdentifier)
-    let deadline = Date().addingTimeInterval(20)
-    while Date() < deadline {
-      if let status = exitStatus(of: process, timeout: 0) {
-        throw HarnessError("registerd exited with \(status): \(log)")
-      }
-      if UnixSocket.probe(socketPath) == .live { return }
-      usleep(20_000)
+    var exited: Int32?
+    let listening = waitUntil(within: 20) {
+      exited = exitStatus(of: process, timeout: 0)
+      return exited != nil || UnixSocket.probe(socketPath) == .live
     }
-    throw HarnessError("registerd did not start listening: \(log)")
+    if let exited { throw HarnessError("registerd exited with \(exited): \(log)") }
+    guard listening else { throw HarnessError("registerd did not start listening: \(log)") }
   }
 
   /// What the daemon wrote to stderr so far.
@@ -211,6 +209,33 @@ final class Daemon: @unchecked Sendable {
     }
   }
 
+  /// How many connections the daemon has logged as opened and as closed (it logs each at
+  /// `--log-level debug`; the start-up probe is the first).
+  var connectionsLogged: (opened: Int, closed: Int) {
+    let log = log
+    return (
+      log.ranges(of: /connection \d+ opened/).count, log.ranges(of: /connection \d+ closed/).count
+    )
+  }
+
+  /// Waits until the daemon has logged at least `opened` connections opened and `closed`
+  /// closed (needs `--log-level debug`): it has accepted a client, or seen one go.
+  func waitForConnections(opened: Int = 0, closed: Int = 0, within seconds: Double = 10) -> Bool {
+    FileChanges.wait(for: stderrFile.path, within: seconds) {
+      let logged = connectionsLogged
+      return logged.opened >= opened && logged.closed >= closed
+    }
+  }
+
+  /// Waits until the daemon has closed every connection it opened — the start-up probe's
+  /// too, which it holds until it sees the probe hang up (needs `--log-level debug`).
+  func waitForConnectionsClosed(within seconds: Double = 10) -> Bool {
+    FileChanges.wait(for: stderrFile.path, within: seconds) {
+      let logged = connectionsLogged
+      return logged.opened > 0 && logged.opened == logged.closed
+    }
+  }
+
   /// SIGTERM and wait; returns the exit status. A daemon that does not stop within ten
   /// seconds is killed and reported as status -1 (so a test can never hang here).
   @discardableResult
@@ -222,7 +247,6 @@ final class Daemon: @unchecked Sendable {
     return -1
   }
 
-  /// SIGKILL and wait.
   /// True while the daemon process has not exited (asked of the kernel: Foundation's
   /// `Process.isRunning` can miss an exit when many children come and go, see `exitStatus`).
   var isRunning: Bool { exitStatus(of: process, timeout: 0) == nil }
@@ -231,6 +255,7 @@ final class Daemon: @unchecked Sendable {
   /// `terminationStatus` traps when read before Foundation has seen the exit.
   var exitCode: Int32? { exitStatus(of: process, timeout: 0) }
 
+  /// SIGKILL and wait.
   func kill9() {
     guard exitStatus(of: process, timeout: 0) == nil else { return }
     kill(process.processIdentifier, SIGKILL)
@@ -288,6 +313,12 @@ final class Client: @unchecked Sendable {
   func sendRaw(_ bytes: [UInt8]) throws {
     try connection.send(bytes: bytes)
     unpaired = true
+  }
+
+  /// Waits until the daemon has read every byte sent on this connection: it has the requests
+  /// in hand (answered or not).
+  func waitUntilRead(within seconds: Double = 10) -> Bool {
+    connection.waitUntilRead(within: seconds)
   }
 
   /// Reads and parses the next line, and holds it to the protocol's schema (an event line to

@@ -601,8 +601,7 @@ final class CorpusRunner: @unchecked Sendable {
 
   /// Waits (up to two seconds) for a daemon that closed a connection on us to be seen exiting.
   private func settle() {
-    let deadline = Date().addingTimeInterval(2)
-    while daemon.isRunning && Date() < deadline { usleep(10_000) }
+    _ = exitStatus(of: daemon.process, timeout: 2)
   }
 
   /// A new connection; a daemon that refuses it has died (or is dying): restart it first.

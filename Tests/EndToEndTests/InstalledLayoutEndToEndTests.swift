@@ -35,15 +35,13 @@ import Testing
   }
 
   private func waitForSocket(_ path: String, process: Process, log: String) throws {
-    let deadline = Date().addingTimeInterval(20)
-    while Date() < deadline {
-      if let status = exitStatus(of: process, timeout: 0) {
-        throw HarnessError("registerd exited with \(status): \(read(log))")
-      }
-      if UnixSocket.probe(path) == .live { return }
-      usleep(20_000)
+    var exited: Int32?
+    let listening = waitUntil(within: 20) {
+      exited = exitStatus(of: process, timeout: 0)
+      return exited != nil || UnixSocket.probe(path) == .live
     }
-    throw HarnessError("registerd did not listen on \(path): \(read(log))")
+    if let exited { throw HarnessError("registerd exited with \(exited): \(read(log))") }
+    guard listening else { throw HarnessError("registerd did not listen on \(path): \(read(log))") }
   }
 
   private func read(_ path: String) -> String {
@@ -124,15 +122,16 @@ import Testing
 
     // SIGHUP reads the store file again.
     try writeStore(named: "Lane Seven Outlet")
+    // Logged once the new settings are the register's (start-up may have logged it before).
+    let updated = "store settings updated from \(configuration)/store.json"
+    let before = read(log).components(separatedBy: updated).count
     kill(process.processIdentifier, SIGHUP)
-    var name: JSONValue?
-    for attempt in 0..<100 {
-      name = try client.send("{\"id\":\(3 + attempt),\"op\":\"hello\"}")["result"]?["store"]
-      if name == .string("Lane Seven Outlet") { break }
-      usleep(50_000)
-    }
+    #expect(
+      FileChanges.wait(for: log, within: 10) {
+        read(log).components(separatedBy: updated).count > before
+      }, "\(read(log))")
+    let name = try client.send(#"{"id":3,"op":"hello"}"#)["result"]?["store"]
     #expect(name == .string("Lane Seven Outlet"))
-    #expect(read(log).contains("store settings updated from \(configuration)/store.json"))
     #expect(stop(process) == 0)
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import RegisterEngine
 import RegisterServer
+import RegisterTestSupport
 import Testing
 
 let visa = #"{"number":"4242424242424242","exp_month":12,"exp_year":2030,"cvv":"123"}"#
@@ -242,7 +243,12 @@ struct JournalEndToEndTests {
             socket: daemon.socketPath, worker: worker, round: round, stop: stop, ledger: ledger)
         }
       }
-      usleep(UInt32.random(in: 150_000...450_000))
+      // Killed at a different point of the load each round: once the workers have had a
+      // random number of changes acknowledged since the round began.
+      let target = ledger.acknowledgedLines + Int.random(in: 3...12)
+      #expect(
+        waitUntil(within: 20, every: 0.005) { ledger.acknowledgedLines >= target },
+        "round \(round): the load made no progress")
       daemon.kill9()
       stop.set()
       group.wait()

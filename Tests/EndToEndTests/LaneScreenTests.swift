@@ -388,6 +388,7 @@ struct LaneScreenTests {
     try screen.waitFor("OFFLINE, reconnecting")
     let lane = try screen.pid()
     let before = try #require(cpuTicks(lane))
+    // What waiting costs over a second is what is under test: time must pass.
     usleep(1_000_000)
     let after = try #require(cpuTicks(lane))
     // Reconnecting every 300 ms costs next to nothing; a busy loop would take the whole second

@@ -165,7 +165,7 @@ struct PINEndToEndTests {
     let count = 12
     let line = #"{"op":"sign_in","operator":"mo","pin":"9876"}"#
     try burst.sendRaw(Array(String(repeating: line + "\n", count: count).utf8))
-    usleep(UInt32(hashTime * 250_000))
+    #expect(burst.waitUntilRead(), "the daemon did not read the burst")
     start = DispatchTime.now()
     #expect(try other.send(#"{"op":"sign_in","operator":"amy","pin":"1234"}"#)["ok"] == true)
     let waited = seconds(since: start)

@@ -247,13 +247,13 @@ struct PeopleEndToEndTests {
     let sockEnd = try #require(text.range(of: "},\n", range: sock.upperBound..<text.endIndex))
     text.removeSubrange(sock.lowerBound..<sockEnd.upperBound)
     try text.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    let imports = daemon.log.components(separatedBy: "imported the changes").count - 1
     kill(daemon.process.processIdentifier, SIGHUP)
     func product(_ sku: String) throws -> JSONValue? {
       try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?
         .first { $0["sku"]?.stringValue == sku }
     }
-    let deadline = Date().addingTimeInterval(10)
-    while try product("TEE-WHT-M")?["price"] != "15.49" && Date() < deadline { usleep(20_000) }
+    #expect(daemon.waitForLog("imported the changes", count: imports + 1), "\(daemon.log)")
     #expect(try product("TEE-WHT-M")?["price"] == "15.49")
     #expect(try product("TEE-WHT-M")?["stock"] == .int(38), "units sold are not put back")
     #expect(try product("SOCK-3PK") == nil, "dropped from the file")
@@ -279,60 +279,58 @@ struct PeopleEndToEndTests {
     text = text.replacingOccurrences(
       of: #""price": "14.99", "stock": 40"#, with: #""price": "16.99", "stock": 40"#)
     try text.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    let imports = daemon.log.components(separatedBy: "imported the changes").count - 1
     kill(daemon.process.processIdentifier, SIGHUP)
     func tee() throws -> JSONValue? {
       try daemon.connect().send(#"{"op":"catalog"}"#).result["products"]?.arrayValue?
         .first { $0["sku"] == "TEE-WHT-M" }
     }
-    let reloaded = Date().addingTimeInterval(10)
-    while try tee()?["price"] != "16.99" && Date() < reloaded { usleep(20_000) }
+    #expect(daemon.waitForLog("imported the changes", count: imports + 1), "\(daemon.log)")
     #expect(try tee()?["price"] == "16.99")
     #expect(
       try tee()?["stock"] == .int(38),
       "the register's sold-down stock is kept: the file's stock was not edited")
     try "{ not a catalog".write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
     kill(daemon.process.processIdentifier, SIGHUP)
-    let refused = Date().addingTimeInterval(10)
-    while !daemon.log.contains("keeping the current catalog") && Date() < refused { usleep(20_000) }
+    #expect(daemon.waitForLog("keeping the current catalog"), "\(daemon.log)")
     #expect(daemon.log.contains("keeping the current catalog"))
     #expect(try tee()?["price"] == "16.99")
     #expect(try daemon.cli(["add", "TEE-WHT-M"]).status == 0)
   }
 
-  @Test("drawer arithmetic: float, sales with change, refunds, paid in and out, over/short")
-  func drawer() throws {
-    let daemon = try Daemon()
-    defer { daemon.cleanup() }
-    let client = try daemon.connect()
-    #expect(try client.send(#"{"op":"float","amount":"150.00"}"#).isOK)
-    #expect(try client.send(#"{"op":"add","sku":"CAP-BSB"}"#).isOK)
-    // 22.00 + 1.65 = 23.65; cash 50 → change 26.35.
-    #expect(
-      try client.send(#"{"op":"tender","type":"cash","amount":"50"}"#).result["change_due"]
-        == "26.35")
-    #expect(try client.send(#"{"op":"add","sku":"TOTE-CNV","qty":2}"#).isOK)
-    // 9.98 + 0.75 = 10.73, all cash.
-    _ = try client.send(#"{"op":"tender","type":"cash","amount":"10.73"}"#)
-    #expect(try client.send(#"{"op":"add","sku":"SOCK-3PK"}"#).isOK)
-    // 12.00 + 0.90 = 12.90 on a card: no cash.
-    _ = try client.send(#"{"op":"tender","type":"card","card":\#(visa)}"#)
-    // Return the cap: 23.65 back in cash.
-    #expect(
-      try client.send(#"{"op":"return","receipt":1,"lines":[{"line":1,"qty":1}],"reason":"gift"}"#)
-        .isOK)
-    #expect(try client.send(#"{"op":"paid_in","amount":"20.00","reason":"change from bank"}"#).isOK)
-    #expect(try client.send(#"{"op":"paid_out","amount":"7.50","reason":"window cleaner"}"#).isOK)
-    #expect(try client.send(#"{"op":"no_sale"}"#).isOK)
-    // Expected: 150 + (50 + 10.73) − 26.35 − 23.65 + 20 − 7.50 = 173.23. Counted 170.00.
-    let z = try client.send(#"{"op":"close_day","counted":{"cash":"170.00"}}"#).result
-    let report = try #require(z["report"])
-    #expect(report["expected_cash"] == "173.23")
-    #expect(report["counted_cash"] == "170.00")
-    #expect(report["over_short"] == "-3.23")
-    #expect(report["drawer"]?["no_sales"] == .int(1))
-    let text = try #require(z["text"]?.stringValue)
-    #expect(text.contains("  Expected cash                   173.23"))
-    #expect(text.contains("  Short                            -3.23"))
+  @Test(
+    "drawer arithmetic: float, sales with change, refunds, paid in and out, over/short",
+    arguments: Transport.allCases)
+  func drawer(_ transport: Transport) throws {
+    try run(transport) { client in
+      try client.ok(Requests.SetFloat(amount: usd("150.00")))
+      try client.ok(Requests.Add(sku: "CAP-BSB"))
+      // 22.00 + 1.65 = 23.65; cash 50 → change 26.35.
+      #expect(try client.ok(Requests.Tender(.cash(amount: usd("50"))))["change_due"] == "26.35")
+      try client.ok(Requests.Add(sku: "TOTE-CNV", quantity: 2))
+      // 9.98 + 0.75 = 10.73, all cash.
+      try client.ok(Requests.Tender(.cash(amount: usd("10.73"))))
+      try client.ok(Requests.Add(sku: "SOCK-3PK"))
+      // 12.00 + 0.90 = 12.90 on a card: no cash.
+      try client.ok(Requests.Tender(.card(visaCard, amount: nil)))
+      // Return the cap: 23.65 back in cash.
+      try client.ok(
+        Requests.Return(
+          receipt: 1, lines: [ReturnRequestLine(line: 1, quantity: 1)], reason: "gift"))
+      try client.ok(Requests.PaidIn(amount: usd("20.00"), reason: "change from bank"))
+      try client.ok(Requests.PaidOut(amount: usd("7.50"), reason: "window cleaner"))
+      try client.ok(Requests.NoSale())
+      // Expected: 150 + (50 + 10.73) − 26.35 − 23.65 + 20 − 7.50 = 173.23. Counted 170.00.
+      let z = try client.ok(Requests.CloseDay(countedCash: usd("170.00")))
+      let report = try #require(z["report"])
+      #expect(report["expected_cash"] == "173.23")
+      #expect(report["counted_cash"] == "170.00")
+      #expect(report["over_short"] == "-3.23")
+      #expect(report["drawer"]?["no_sales"] == .int(1))
+      let text = try #require(z["text"]?.stringValue)
+      #expect(text.contains("  Expected cash                   173.23"))
+      #expect(text.contains("  Short                            -3.23"))
+    }
   }
 
   @Test(

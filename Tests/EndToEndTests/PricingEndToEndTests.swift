@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterTestSupport
 import Testing
 
 /// A euro store: prices include tax, tax rounded per line, cash rounded to 0.05.
@@ -59,74 +60,101 @@ struct PricingEndToEndTests {
     #expect(report?["price_overrides"]?["reduction"] == "12.00")
   }
 
-  @Test("refusals: too big a discount, bad options, changes after payment started")
-  func refusals() throws {
-    let daemon = try Daemon()
-    defer { daemon.cleanup() }
-    let client = try daemon.connect()
-    #expect(try client.send(#"{"op":"add","sku":"CAP-BSB"}"#).isOK)
-    let cases: [(String, String)] = [
-      (#"{"op":"discount","line":1,"amount":"22.01","reason":"x"}"#, "invalid_discount"),
-      (#"{"op":"discount","line":1,"percent":"101","reason":"x"}"#, "invalid_discount"),
-      (#"{"op":"discount","amount":"30.00","reason":"x"}"#, "invalid_discount"),
-      (#"{"op":"discount","line":1,"percent":"10"}"#, "bad_request"),
-      (#"{"op":"discount","line":1,"percent":"10","amount":"1","reason":"x"}"#, "bad_request"),
-      (#"{"op":"discount","line":9,"percent":"10","reason":"x"}"#, "line_not_found"),
-      (#"{"op":"override_price","line":1,"unit_price":"-1","reason":"x"}"#, "invalid_amount"),
-      (#"{"op":"add","sku":"PRINT-ART"}"#, "invalid_option"),
-      (#"{"op":"add","sku":"PRINT-ART","options":{"size":"8x10"}}"#, "invalid_option"),
-      (#"{"op":"add","sku":"PRINT-ART","options":{"size":"9x9","frame":"oak"}}"#, "invalid_option"),
-      (#"{"op":"add","sku":"CAP-BSB","options":{"size":"L"}}"#, "invalid_option"),
-    ]
-    let before = try client.send(#"{"op":"order"}"#)
-    for (line, code) in cases {
-      #expect(try client.send(line).errorCode == code, "\(line)")
-      #expect(try client.send(#"{"op":"order"}"#) == before, "\(line) changed the order")
+  @Test(
+    "refusals: too big a discount, bad options, changes after payment started",
+    arguments: Transport.allCases)
+  func refusals(_ transport: Transport) throws {
+    try run(transport) { client in
+      try client.ok(Requests.Add(sku: "CAP-BSB"))
+      let before = try client.send(Requests.Order(), envelope: RequestEnvelope(id: "order"))
+      /// Each refusal leaves the order as it was.
+      func unchanged(_ what: String) throws {
+        let now = try client.send(Requests.Order(), envelope: RequestEnvelope(id: "order"))
+        #expect(now == before, "\(what) changed the order")
+      }
+      let typed: [(any RequestBody, ErrorCode)] = [
+        (Requests.Discount(line: 1, value: .amount(usd("22.01")), reason: "x"), .invalidDiscount),
+        (
+          Requests.Discount(line: 1, value: .percent(percent("101")), reason: "x"), .invalidDiscount
+        ),
+        (Requests.Discount(value: .amount(usd("30.00")), reason: "x"), .invalidDiscount),
+        (Requests.Discount(line: 9, value: .percent(percent("10")), reason: "x"), .lineNotFound),
+        (Requests.OverridePrice(line: 1, unitPrice: usd("-1"), reason: "x"), .invalidAmount),
+        (Requests.Add(sku: "PRINT-ART"), .invalidOption),
+        (Requests.Add(sku: "PRINT-ART", options: ["size": "8x10"]), .invalidOption),
+        (Requests.Add(sku: "PRINT-ART", options: ["size": "9x9", "frame": "oak"]), .invalidOption),
+        (Requests.Add(sku: "CAP-BSB", options: ["size": "L"]), .invalidOption),
+      ]
+      for (request, code) in typed {
+        try client.refused(request, code)
+        try unchanged("\(request)")
+      }
+      // What no typed request can say: a discount without its reason, or with both a
+      // percentage and an amount.
+      for line in [
+        #"{"op":"discount","line":1,"percent":"10"}"#,
+        #"{"op":"discount","line":1,"percent":"10","amount":"1","reason":"x"}"#,
+      ] {
+        try client.refused(line: line, .badRequest)
+        try unchanged(line)
+      }
+      try client.ok(Requests.Tender(.cash(amount: usd("5"))))
+      try client.refused(
+        Requests.Discount(line: 1, value: .percent(percent("50")), reason: "x"), .orderHasTenders)
     }
-    #expect(try client.send(#"{"op":"tender","type":"cash","amount":"5"}"#).isOK)
-    let late = try client.send(#"{"op":"discount","line":1,"percent":"50","reason":"x"}"#)
-    #expect(late.errorCode == "order_has_tenders")
   }
 
-  @Test("a tax-inclusive store with per-line rounding and cash rounding to 0.05")
-  func inclusiveAndCashRounding() throws {
-    let daemon = try Daemon(catalog: inclusiveCatalog)
-    defer { daemon.cleanup() }
-    let client = try daemon.connect()
-    #expect(try client.send(#"{"op":"add","sku":"SHIRT","qty":2}"#).isOK)
-    let order = try client.send(#"{"op":"add","sku":"BOOK"}"#).result
-    // 2 × 19.99 = 39.98 incl. 20 %: 39.98 × 20 / 120 = 6.6633 → 6.66; 7.49 incl. 5.5 %:
-    // 7.49 × 5.5 / 105.5 = 0.3905 → 0.39. Total = gross = 47.47; in cash 47.45.
-    #expect(order["total"] == "47.47")
-    #expect(order["tax"] == "7.05")
-    #expect(order["tax_included"] == .bool(true))
-    #expect(order["cash_due"] == "47.45")
-    // The card is never rounded; the cash rest of 37.48 rounds up to 37.50.
-    let card = try client.send(
-      #"{"op":"tender","type":"card","amount":"9.99","card":\#(visa)}"#
-    ).result
-    #expect(card["balance_due"] == "37.48")
-    #expect(card["cash_due"] == "37.50")
-    // Exactly the unrounded balance in cash would leave nothing due yet the sale unsettled.
-    let between = try client.send(#"{"op":"tender","type":"cash","amount":"37.48"}"#)
-    #expect(between.errorCode == "invalid_amount")
-    let done = try client.send(#"{"op":"tender","type":"cash","amount":"40.00"}"#).result
-    #expect(done["status"] == "completed")
-    #expect(done["cash_rounding"] == "0.02")
-    #expect(done["change_due"] == "2.50")
-    let text = try #require(done["receipt"]?["text"]?.stringValue)
-    for fragment in [
-      "TOTAL                              47.47", "  incl. tax standard 20%            6.66",
-      "  incl. tax reduced 5.5%            0.39", "Cash rounding                       0.02",
-      "Amount due                         47.49", "VISA ****4242                       9.99",
-      "Change                              2.50",
-    ] {
-      #expect(text.contains(fragment), "missing \(fragment) in\n\(text)")
+  @Test(
+    "a tax-inclusive store with per-line rounding and cash rounding to 0.05",
+    arguments: Transport.allCases)
+  func inclusiveAndCashRounding(_ transport: Transport) throws {
+    try run(transport, catalog: inclusiveCatalog) { client in
+      try client.ok(Requests.Add(sku: "SHIRT", quantity: 2))
+      let order = try client.ok(Requests.Add(sku: "BOOK"))
+      // 2 × 19.99 = 39.98 incl. 20 %: 39.98 × 20 / 120 = 6.6633 → 6.66; 7.49 incl. 5.5 %:
+      // 7.49 × 5.5 / 105.5 = 0.3905 → 0.39. Total = gross = 47.47; in cash 47.45.
+      #expect(order["total"] == "47.47")
+      #expect(order["tax"] == "7.05")
+      #expect(order["tax_included"] == .bool(true))
+      #expect(order["cash_due"] == "47.45")
+      // The card is never rounded; the cash rest of 37.48 rounds up to 37.50.
+      let card = try client.ok(
+        Requests.Tender(.card(visaCard, amount: euros("9.99"))))
+      #expect(card["balance_due"] == "37.48")
+      #expect(card["cash_due"] == "37.50")
+      // Exactly the unrounded balance in cash would leave nothing due yet the sale unsettled.
+      try client.refused(Requests.Tender(.cash(amount: euros("37.48"))), .invalidAmount)
+      let done = try client.ok(Requests.Tender(.cash(amount: euros("40.00"))))
+      #expect(done["status"] == "completed")
+      #expect(done["cash_rounding"] == "0.02")
+      #expect(done["change_due"] == "2.50")
+      let text = try #require(done["receipt"]?["text"]?.stringValue)
+      for fragment in [
+        "TOTAL                              47.47", "  incl. tax standard 20%            6.66",
+        "  incl. tax reduced 5.5%            0.39", "Cash rounding                       0.02",
+        "Amount due                         47.49", "VISA ****4242                       9.99",
+        "Change                              2.50",
+      ] {
+        #expect(text.contains(fragment), "missing \(fragment) in\n\(text)")
+      }
+      let report = try client.ok(Requests.Report(kind: .x))["report"]
+      #expect(report?["cash_rounding"] == "0.02")
+      return text
+    } afterwards: { daemon, text in
+      daemon.stop()
+      let replay = try runCLI(["replay", "--data-dir", daemon.dataDirectory, "--receipt", "1"])
+      #expect(replay.stdout == text, "replay is byte for byte the receipt printed at sale time")
     }
-    let report = try client.send(#"{"op":"report"}"#).result["report"]
-    #expect(report?["cash_rounding"] == "0.02")
-    daemon.stop()
-    let replay = try runCLI(["replay", "--data-dir", daemon.dataDirectory, "--receipt", "1"])
-    #expect(replay.stdout == text, "replay is byte for byte the receipt printed at sale time")
+  }
+}
+
+/// An amount in euros from its decimal text, "20.00".
+private func euros(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> Money {
+  do {
+    let euro = try #require(Currency(code: "EUR"), sourceLocation: sourceLocation)
+    return try Money.parse(text, currency: euro)
+  } catch {
+    Issue.record("\(text) is no amount in euros: \(error)", sourceLocation: sourceLocation)
+    return .zero(.usd)
   }
 }

@@ -25,6 +25,9 @@ final class TestPrinter: @unchecked Sendable {
   /// while it printed, so that it holds the job.
   private var faultAfterJob: [UInt8]?
   private(set) var statusRequests = 0
+  /// Connections that asked how it is and sent no job: registerd's worker asking an idle
+  /// printer, which it does only with no job to print.
+  private(set) var idleChecks = 0
 
   /// Answers: on-line, no error, paper in.
   static let ok: [UInt8] = [0x12, 0x12, 0x12, 0x12]
@@ -125,6 +128,7 @@ final class TestPrinter: @unchecked Sendable {
     var pending: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     var sawCut = false
+    var asked = false
     while true {
       let count = Glibc.read(client, &buffer, buffer.count)
       if count <= 0 { break }
@@ -134,6 +138,7 @@ final class TestPrinter: @unchecked Sendable {
         if pending[index] == 0x10 {
           guard index + 2 < pending.count else { break }
           if pending[index + 1] == 0x04, (1...4).contains(pending[index + 2]) {
+            asked = true
             lock.lock()
             statusRequests += 1
             let answer = status.map { $0[Int(pending[index + 2]) - 1] }
@@ -162,6 +167,7 @@ final class TestPrinter: @unchecked Sendable {
     lock.lock()
     clients.remove(client)
     if !bytes.isEmpty { received.append(bytes) }
+    if bytes.isEmpty && asked { idleChecks += 1 }
     lock.unlock()
   }
 
@@ -177,12 +183,22 @@ final class TestPrinter: @unchecked Sendable {
 
   /// Waits up to `seconds` until `condition` holds.
   func wait(seconds: Double = 20, until condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if condition() { return true }
-      usleep(50_000)
-    }
-    return condition()
+    waitUntil(within: seconds, every: 0.05, condition)
+  }
+
+  /// Waits until registerd has asked the idle printer how it is `count` more times: its
+  /// worker had no job to print through a whole idle wait (it is woken at once for a job), so
+  /// a job it was to send again would have come by now.
+  func waitForIdleChecks(_ count: Int = 2, seconds: Double = 20) -> Bool {
+    let start = lock.withLock { idleChecks }
+    return wait(seconds: seconds) { lock.withLock { idleChecks } >= start + count }
+  }
+
+  /// Waits until registerd has asked the printer how it is `count` more times (a check
+  /// asks DLE EOT 1 to 4): it looked again, and decided again, since now.
+  func waitForStatusRequests(_ count: Int, seconds: Double = 20) -> Bool {
+    let start = lock.withLock { statusRequests }
+    return wait(seconds: seconds) { lock.withLock { statusRequests } >= start + count }
   }
 }
 
@@ -248,14 +264,14 @@ struct PrinterEndToEndTests {
     #expect(
       !second.items.contains { if case .drawerKick = $0 { true } else { false } },
       "a card sale does not open the drawer")
-    usleep(1_500_000)
+    #expect(printer.waitForIdleChecks(), "\(daemon.log)")
     #expect(printer.printed("R1") == 1)
     #expect(printer.printed("R2") == 1)
 
     // Another restart: nothing printed twice.
     #expect(daemon.stop() == 0)
     try daemon.start()
-    usleep(1_500_000)
+    #expect(printer.waitForIdleChecks(), "\(daemon.log)")
     #expect(printer.printed("R1") == 1)
     #expect(printer.printed("R2") == 1)
 
@@ -292,7 +308,8 @@ extension PrinterEndToEndTests {
     #expect(printer.jobs.isEmpty)
     #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
-    usleep(1_500_000)
+    // Asked twice more (two checks of four requests) with the paper out: held back each time.
+    #expect(printer.waitForStatusRequests(8), "\(daemon.log)")
     #expect(printer.printed("R1") == 0, "a printer out of paper is not sent the job")
     #expect(try daemon.cli(["status"]).stdout.contains(": paper out, 1 job waiting"))
     #expect(try !journalText(daemon.dataDirectory).contains("print_done"))
@@ -300,7 +317,7 @@ extension PrinterEndToEndTests {
     #expect(printer.wait { printer.printed("R1") == 1 })
     #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "ok" })
     #expect(printer.wait { (try? self.printerStatus(daemon))??["pending"] == .int(0) })
-    usleep(1_000_000)
+    #expect(printer.waitForIdleChecks(), "\(daemon.log)")
     #expect(printer.printed("R1") == 1)
   }
 
@@ -317,7 +334,8 @@ extension PrinterEndToEndTests {
     #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
     #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
     #expect(printer.wait { (try? self.printerStatus(daemon))??["status"] == "cover_open" })
-    usleep(2_000_000)
+    // Asked twice more (every 0.5 s while it holds the job) with the cover still open.
+    #expect(printer.waitForStatusRequests(8), "\(daemon.log)")
     #expect(try printerStatus(daemon)?["pending"] == .int(1))
     #expect(try !journalText(daemon.dataDirectory).contains("print_done"), "held, not printed")
     // The cover is closed: the printer prints what it held; registerd sends nothing again.
@@ -325,7 +343,7 @@ extension PrinterEndToEndTests {
     #expect(printer.wait { (try? self.printerStatus(daemon))??["pending"] == .int(0) })
     #expect(try printerStatus(daemon)?["status"] == "ok")
     #expect(printer.wait { printer.printed("R1") == 1 })
-    usleep(1_500_000)
+    #expect(printer.waitForIdleChecks(), "\(daemon.log)")
     #expect(printer.printed("R1") == 1)
     #expect(try journalText(daemon.dataDirectory).components(separatedBy: "print_done").count == 2)
 
@@ -412,8 +430,7 @@ extension PrinterEndToEndTests {
     let sale = try daemon.cli(["tender", "cash", "50"])
     #expect(sale.status == 0, "\(sale.stderr)")
     #expect(sale.stdout.contains("Receipt 1"))
-    let deadline = Date().addingTimeInterval(10)
-    while !daemon.log.contains("receipt 1 was not queued") && Date() < deadline { usleep(50_000) }
+    #expect(daemon.waitForLog("receipt 1 was not queued"), "\(daemon.log.suffix(2000))")
     #expect(
       daemon.log.contains(
         "receipt 1 was not queued for printing: 1000 jobs are already waiting for the printer"),
@@ -458,8 +475,9 @@ struct DevicePathEndToEndTests {
     let hello = try daemon.cli(["--json", "hello"])
     let printer = try JSONParser.parse(Array(hello.stdout.utf8.dropLast())).result["printer"]
     #expect(printer?["pending"] == .int(1))
-    usleep(1_000_000)
+    // Once it has said it will not write there, it never does.
+    #expect(
+      daemon.waitForLog("the store's printer \(file) is a regular file"), "\(daemon.log)")
     #expect(try Array(Data(contentsOf: URL(fileURLWithPath: file))) == content)
-    #expect(daemon.log.contains("the store's printer \(file) is a regular file"), "\(daemon.log)")
   }
 }

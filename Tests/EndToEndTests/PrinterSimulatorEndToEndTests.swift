@@ -54,11 +54,7 @@ final class Emupos: @unchecked Sendable {
     process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
     process.standardError = FileHandle(forWritingAtPath: "/dev/null")
     try process.run()
-    let deadline = Date().addingTimeInterval(30)
-    while Date() < deadline {
-      if (try? control(["devices"]))?.status == 0 { return }
-      usleep(200_000)
-    }
+    if waitUntil(within: 30, every: 0.2, { (try? control(["devices"]))?.status == 0 }) { return }
     stop()
     throw HarnessError("emupos did not start")
   }
@@ -126,12 +122,7 @@ struct PrinterSimulatorEndToEndTests {
   }
 
   func wait(seconds: Double = 20, until condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if condition() { return true }
-      usleep(100_000)
-    }
-    return condition()
+    waitUntil(within: seconds, every: 0.1, condition)
   }
 
   @Test(
@@ -171,6 +162,8 @@ struct PrinterSimulatorEndToEndTests {
       #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
       #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
       sales += 1
+      // emupos does not say when it is asked how it is, and nothing else shows that registerd
+      // looked again: time for a few of its checks (a back-off from 0.25 s) must pass.
       usleep(2_000_000)
       #expect(printer(daemon)?["pending"] == .int(1), "\(fault)")
       #expect(printer(daemon)?["status"] == .string(shown))
@@ -180,6 +173,7 @@ struct PrinterSimulatorEndToEndTests {
       #expect(wait { printer(daemon)?["pending"] == .int(0) }, "\(fault)")
       #expect(wait { emupos.receipts.count == sales }, "\(fault)")
       #expect(printDone() == sales)
+      // As above: time for registerd to have sent the job again, were it to, must pass.
       usleep(2_000_000)
       #expect(emupos.receipts.count == sales, "\(fault): printed once")
       #expect(status() == "ok")

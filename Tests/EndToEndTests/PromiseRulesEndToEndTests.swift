@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterTestSupport
 import Testing
 
 /// Extreme numbers and card numbers against the real daemon: a number out of range gets a
@@ -36,30 +37,31 @@ struct PromiseRulesEndToEndTests {
     #expect(daemon.isRunning)
   }
 
-  @Test("a card number is masked in replies and in the daemon's log")
-  func cardNumbersAreMaskedInRepliesAndLog() throws {
-    let daemon = try Daemon()
-    defer { daemon.cleanup() }
-    let client = try daemon.connect()
-    let reply = try client.send(#"{"op":"add","sku":"4242 4242 4242 4242"}"#)
-    #expect(reply.errorCode == "unknown_sku")
-    #expect(reply["error"]?["message"]?.stringValue?.contains("****4242") == true)
-    #expect(!reply.serialized.contains("4242 4242 4242 4242"))
-    // An identifier is quoted as it is: an EAN-13 that passes the Luhn check is a barcode.
-    let scanned = try client.send(#"{"op":"scan","code":"5449000000996"}"#)
-    #expect(scanned.errorCode == "unknown_barcode")
-    #expect(scanned["error"]?["message"]?.stringValue?.contains("5449000000996") == true)
-
-    // A catalog that cannot be read is logged with the reason, which quotes the file.
-    let bad = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)
-      .replacingOccurrences(of: #""currency": "USD""#, with: #""currency": "4242 4242 4242 4242""#)
-    try bad.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
-    kill(daemon.process.processIdentifier, SIGHUP)
-    let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline && !daemon.log.contains("currency") { usleep(20_000) }
-    let log = daemon.log
-    #expect(log.contains("****4242"), "\(log)")
-    #expect(!log.contains("4242 4242 4242 4242"), "\(log)")
-    #expect(try client.send(#"{"op":"hello"}"#).isOK)
+  @Test(
+    "a card number is masked in replies and in the daemon's log", arguments: Transport.allCases)
+  func cardNumbersAreMaskedInRepliesAndLog(_ transport: Transport) throws {
+    try run(transport) { client in
+      let error = try client.refused(Requests.Add(sku: "4242 4242 4242 4242"), .unknownSKU)
+      #expect(error?.message.contains("****4242") == true)
+      #expect(error?.message.contains("4242 4242 4242 4242") == false)
+      #expect(error?.data.map { $0.serialized.contains("4242 4242 4242 4242") } != true)
+      // An identifier is quoted as it is: an EAN-13 that passes the Luhn check is a barcode.
+      let scanned = try client.refused(Requests.Scan(code: "5449000000996"), .unknownBarcode)
+      #expect(scanned?.message.contains("5449000000996") == true)
+      return client
+    } afterwards: { daemon, client in
+      // A catalog that cannot be read is logged with the reason, which quotes the file.
+      let bad = try String(contentsOfFile: daemon.catalogPath, encoding: .utf8)
+        .replacingOccurrences(
+          of: #""currency": "USD""#, with: #""currency": "4242 4242 4242 4242""#)
+      try bad.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+      kill(daemon.process.processIdentifier, SIGHUP)
+      #expect(
+        daemon.waitForLog("SIGHUP: not reloading"), "the bad catalog was not logged: \(daemon.log)")
+      let log = daemon.log
+      #expect(log.contains("****4242"), "\(log)")
+      #expect(!log.contains("4242 4242 4242 4242"), "\(log)")
+      try client.ok(Requests.Hello())
+    }
   }
 }

@@ -100,13 +100,13 @@ struct PromotionsEndToEndTests {
     }
     #expect(!edited.contains("ACC-ANY-2"))
     try edited.write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
+    let imports = daemon.log.components(separatedBy: "imported the changes").count - 1
     kill(daemon.process.processIdentifier, SIGHUP)
     func promotionCount() throws -> Int {
       let reply = try JSONParser.parse(try daemon.cli(["--json", "catalog"]).stdout)
       return reply["result"]?["promotions"]?.arrayValue?.count ?? 0
     }
-    let deadline = Date().addingTimeInterval(10)
-    while try promotionCount() != 1 && Date() < deadline { usleep(50_000) }
+    #expect(daemon.waitForLog("imported the changes", count: imports + 1), "\(daemon.log)")
     #expect(try promotionCount() == 1)
     #expect(try daemon.cli(["add", "BELT"]).status == 0)
     let full = try JSONParser.parse(try daemon.cli(["--json", "add", "CAP"]).stdout)
@@ -226,8 +226,7 @@ struct CurrencyChangeEndToEndTests {
       .write(toFile: daemon.catalogPath, atomically: true, encoding: .utf8)
 
     kill(daemon.process.processIdentifier, SIGHUP)
-    let deadline = Date().addingTimeInterval(10)
-    while !daemon.log.contains("SIGHUP: not reloading") && Date() < deadline { usleep(50_000) }
+    #expect(daemon.waitForLog("SIGHUP: not reloading"), "\(daemon.log)")
     #expect(
       daemon.log.contains("SIGHUP: not reloading, keeping the current catalog"), "\(daemon.log)")
     #expect(daemon.log.contains("it cannot become EUR"))

@@ -1,5 +1,6 @@
 import Foundation
 import RegisterEngine
+import RegisterTestSupport
 import Testing
 
 @Suite("A split-tender sale end to end", .serialized)
@@ -88,49 +89,50 @@ struct SaleEndToEndTests {
     )
   }
 
-  @Test("cash over the balance gives change; the JSON reply carries the receipt")
-  func changeDue() throws {
-    let daemon = try Daemon()
-    defer { daemon.cleanup() }
-    let client = try daemon.connect()
-    _ = try client.send(#"{"op":"add","sku":"TEE-WHT-M"}"#)
-    // 14.99 + 7.5 % (1.12425 → 1.12) = 16.11; 20.00 cash → 3.89 change.
-    let reply = try client.send(#"{"id":"t1","op":"tender","type":"cash","amount":"20.00"}"#)
-    #expect(reply["id"] == "t1")
-    #expect(reply.result["status"] == "completed")
-    #expect(reply.result["total"] == "16.11")
-    #expect(reply.result["change_due"] == "3.89")
-    #expect(reply.result["receipt"]?["number"] == .int(1))
-    #expect(reply.result["receipt"]?["receipt"]?["change"] == "3.89")
-    let text = try #require(reply.result["receipt"]?["text"]?.stringValue)
-    #expect(text.contains("Change                              3.89"))
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      #expect(line.count <= 40)
+  @Test(
+    "cash over the balance gives change; the JSON reply carries the receipt",
+    arguments: Transport.allCases)
+  func changeDue(_ transport: Transport) throws {
+    try run(transport) { client in
+      try client.ok(Requests.Add(sku: "TEE-WHT-M"))
+      // 14.99 + 7.5 % (1.12425 → 1.12) = 16.11; 20.00 cash → 3.89 change.
+      let reply = try client.send(
+        Requests.Tender(.cash(amount: usd("20.00"))), envelope: RequestEnvelope(id: "t1"))
+      #expect(reply.id == "t1")
+      let sale = try #require(reply.result)
+      #expect(sale["status"] == "completed")
+      #expect(sale["total"] == "16.11")
+      #expect(sale["change_due"] == "3.89")
+      #expect(sale["receipt"]?["number"] == .int(1))
+      #expect(sale["receipt"]?["receipt"]?["change"] == "3.89")
+      let text = try #require(sale["receipt"]?["text"]?.stringValue)
+      #expect(text.contains("Change                              3.89"))
+      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        #expect(line.count <= 40)
+      }
     }
   }
 
-  @Test("two clients on the same register see each other's changes")
-  func sharedOrder() throws {
-    let daemon = try Daemon()
-    defer { daemon.cleanup() }
-    let cashier = try daemon.connect()
-    let display = try daemon.connect()
-    let added = try cashier.send(#"{"op":"add","sku":"SNK-WHT-9"}"#)
-    #expect(added.isOK)
-    let seen = try display.send(#"{"op":"order"}"#)
-    #expect(seen.result["lines"]?.arrayValue?.count == 1)
-    #expect(seen.result["lines"]?.arrayValue?.first?["sku"] == "SNK-WHT-9")
-    let second = try display.send(#"{"op":"add","sku":"SOCK-3PK","qty":2}"#)
-    #expect(second.isOK)
-    let back = try cashier.send(#"{"op":"order"}"#)
-    #expect(back.result["item_count"] == .int(3))
-    #expect(back.result == second.result)
-    // A sale completed by one client leaves the other looking at the new order.
-    let paid = try cashier.send(#"{"op":"tender","type":"cash","amount":"100"}"#)
-    #expect(paid.result["status"] == "completed")
-    let after = try display.send(#"{"op":"order"}"#)
-    #expect(after.result["order_id"] == .int(2))
-    #expect(after.result["item_count"] == .int(0))
+  @Test(
+    "two clients on the same register see each other's changes", arguments: Transport.allCases)
+  func sharedOrder(_ transport: Transport) throws {
+    try run(transport) { cashier in
+      let display = try cashier.connect()
+      try cashier.ok(Requests.Add(sku: "SNK-WHT-9"))
+      let seen = try display.ok(Requests.Order())
+      #expect(seen["lines"]?.arrayValue?.count == 1)
+      #expect(seen["lines"]?.arrayValue?.first?["sku"] == "SNK-WHT-9")
+      let second = try display.ok(Requests.Add(sku: "SOCK-3PK", quantity: 2))
+      let back = try cashier.ok(Requests.Order())
+      #expect(back["item_count"] == .int(3))
+      #expect(back == second)
+      // A sale completed by one client leaves the other looking at the new order.
+      let paid = try cashier.ok(Requests.Tender(.cash(amount: usd("100"))))
+      #expect(paid["status"] == "completed")
+      let after = try display.ok(Requests.Order())
+      #expect(after["order_id"] == .int(2))
+      #expect(after["item_count"] == .int(0))
+    }
   }
 
   @Test("batch mode drives a whole sale from standard input in one process")

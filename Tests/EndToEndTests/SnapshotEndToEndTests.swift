@@ -109,7 +109,8 @@ struct SnapshotCrashTests {
       #expect(try client.send(#"{"op":"close_day"}"#).isOK)
       closedDays += 1
       // The snapshot (and the day's receipt archive) is being written on its own thread now:
-      // kill at a different moment each round, from at once to after it is done.
+      // kill at a different moment each round, from at once to after it is done. Nothing
+      // marks those moments from outside: the time that passes is what varies.
       usleep(UInt32(round * round * 3_000))
       daemon.kill9()
       // A half-written temporary file as a crash would leave it.

@@ -72,13 +72,14 @@ enum Strace {
       process.standardError = errors
       process.standardOutput = FileHandle.nullDevice
       try process.run()
-      let deadline = Date().addingTimeInterval(10)
-      while Date() < deadline {
+      // strace says so on its standard error once it has attached (or exits).
+      var attached = false
+      _ = FileChanges.wait(for: said, within: 10) {
         let text = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
-        if text.contains("attached") { return }
-        if exitStatus(of: process, timeout: 0) != nil { break }
-        usleep(10_000)
+        attached = text.contains("attached")
+        return attached || exitStatus(of: process, timeout: 0) != nil
       }
+      if attached { return }
       kill(process.processIdentifier, SIGKILL)
       throw HarnessError(
         "strace did not attach: \((try? String(contentsOfFile: said, encoding: .utf8)) ?? "")")

@@ -117,15 +117,16 @@ final class LaunchedDaemon: @unchecked Sendable {
 
   /// A connection to `path`, retried until it is accepted (or 20 s pass).
   func connect(_ path: String) throws -> Client {
-    let deadline = Date().addingTimeInterval(20)
-    while true {
-      if let client = try? Client(path: path) { return client }
-      if let status = exitStatus(of: process, timeout: 0) {
-        throw HarnessError("registerd exited with \(status): \(log)")
-      }
-      guard Date() < deadline else { throw HarnessError("no connection to \(path): \(log)") }
-      usleep(20_000)
+    var client: Client?
+    var exited: Int32?
+    _ = waitUntil(within: 20) {
+      client = try? Client(path: path)
+      exited = exitStatus(of: process, timeout: 0)
+      return client != nil || exited != nil
     }
+    if let client { return client }
+    if let exited { throw HarnessError("registerd exited with \(exited): \(log)") }
+    throw HarnessError("no connection to \(path): \(log)")
   }
 
   /// SIGTERM and the exit status (-1: it had to be killed).

@@ -80,6 +80,7 @@ final class TmuxScreen {
     var rows = try self.rows()
     while true {
       if condition(rows) {
+        // Settled means the same on a second read a little later: time must pass between.
         usleep(30_000)
         let again = try self.rows()
         if again == rows || (Date() >= deadline && condition(again)) { return again }
@@ -90,6 +91,7 @@ final class TmuxScreen {
         throw HarnessError(
           "timed out waiting until \(what); the screen:\n\(rows.joined(separator: "\n"))")
       }
+      // tmux does not say when the screen changes: it is read again every 20 ms.
       usleep(20_000)
       rows = try self.rows()
     }

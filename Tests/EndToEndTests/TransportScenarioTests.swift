@@ -4,32 +4,6 @@ import RegisterEngine
 import RegisterTestSupport
 import Testing
 
-/// The two transports of the test client: the register in this process (no socket) and a
-/// real registerd (as Hummingbird's `.router` and `.live`).
-enum Transport: String, CaseIterable, CustomStringConvertible {
-  case inProcess
-  case live
-
-  var description: String { rawValue }
-}
-
-/// Runs `scenario` with a test client on `transport`, against a fresh register on the
-/// repository's catalog at the harness's fixed time.
-func run<Result>(_ transport: Transport, _ scenario: (TestClient) throws -> Result) throws
-  -> Result
-{
-  switch transport {
-  case .inProcess:
-    let now = try #require(Timestamp.parse(fixedTime))
-    let catalog = Binaries.repository.appendingPathComponent("Data/products.json").path
-    return try scenario(TestClient(try InProcessTransport(catalogPath: catalog, now: now)))
-  case .live:
-    let daemon = try Daemon()
-    defer { daemon.cleanup() }
-    return try scenario(TestClient(try SocketTransport(socketPath: daemon.socketPath)))
-  }
-}
-
 /// Scenarios run in-process and over the socket: both must get the same replies, byte for
 /// byte once read.
 @Suite("One test client, two transports: the same scenario gets the same replies", .serialized)

@@ -24,10 +24,12 @@ public func exitStatus(of process: Process, timeout: TimeInterval) -> Int32? {
     }
     if result < 0 && errno == ECHILD {
       // Foundation reaped it already: its record of the status is there (or about to be).
+      // Nothing wakes a wait for Foundation's record: looked at again every millisecond.
       while process.isRunning && Date() < deadline { usleep(1000) }
       return process.isRunning ? nil : process.terminationStatus
     }
     if Date() >= deadline { return nil }
+    // The poll's interval: `waitid` cannot wait with a timeout, so it asks again.
     usleep(2000)
   }
 }
@@ -81,6 +83,8 @@ public func collectOutput(
     var entries = descriptors.indices.filter { open[$0] }.map {
       pollfd(fd: descriptors[$0], events: Int16(POLLIN), revents: 0)
     }
+    // With every pipe ended there is only the exit to wait for, which nothing here wakes on:
+    // looked at again every 10 ms.
     if entries.isEmpty { usleep(10_000) } else { _ = poll(&entries, nfds_t(entries.count), 10) }
     for index in descriptors.indices { drain(index) }
     if let exited = exitStatus(of: process, timeout: 0) {
@@ -115,4 +119,19 @@ public func readAvailable(_ handle: FileHandle) -> Data {
       return data
     }
   }
+}
+
+/// Reads from `handle` (a pipe or terminal's read end) until the text read so far contains
+/// `needle`, the pipe ends, or `seconds` pass, woken by the pipe (poll); returns the text read.
+public func read(_ handle: FileHandle, until needle: String, seconds: Int32 = 20) -> String {
+  var text = ""
+  var entry = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+  let deadline = Date().addingTimeInterval(TimeInterval(seconds))
+  while !text.contains(needle) && Date() < deadline {
+    guard poll(&entry, 1, 200) > 0 else { continue }
+    let chunk = handle.availableData
+    if chunk.isEmpty { break }
+    text += String(decoding: chunk, as: UTF8.self)
+  }
+  return text
 }
