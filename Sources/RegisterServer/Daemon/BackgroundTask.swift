@@ -11,19 +11,17 @@ package final class BackgroundTask<Output: Sendable>: @unchecked Sendable {
     case thread(WorkerThread)
   }
   private let runner: Runner
-  private let lock = Lock()
-  private var completions: [Output] = []
-  private let wakePipe: WakePipe
+  private let completions: Completions<Output>
   /// The loop polls this.
-  var notifyFD: Int32 { wakePipe.readFD }
+  var notifyFD: Int32 { completions.notifyFD }
   /// True from `start` until the loop has taken its result (loop thread only).
   private(set) var isBusy = false
 
   /// With `niceness`, the jobs run on a thread of its own at that scheduling niceness, so
   /// that the event loop comes first for the CPU (nil when no thread can be started).
   package init?(label: String, niceness: Int32? = nil) {
-    guard let wakePipe = WakePipe() else { return nil }
-    self.wakePipe = wakePipe
+    guard let completions = Completions<Output>() else { return nil }
+    self.completions = completions
     if let niceness {
       guard let thread = WorkerThread(niceness: niceness) else { return nil }
       runner = .thread(thread)
@@ -36,9 +34,7 @@ package final class BackgroundTask<Output: Sendable>: @unchecked Sendable {
   func start(_ work: @escaping @Sendable () -> Output) {
     isBusy = true
     let job: @Sendable () -> Void = { [self] in
-      let output = work()
-      lock.withLock { completions.append(output) }
-      wakePipe.wake()
+      completions.post(work())
     }
     switch runner {
     case .queue(let queue): queue.async(execute: job)
@@ -48,12 +44,7 @@ package final class BackgroundTask<Output: Sendable>: @unchecked Sendable {
 
   /// Results finished since the last call (call when `notifyFD` is readable).
   func takeCompletions() -> [Output] {
-    wakePipe.drain()
-    let done = lock.withLock {
-      let taken = completions
-      completions = []
-      return taken
-    }
+    let done = completions.take()
     if !done.isEmpty { isBusy = false }
     return done
   }

@@ -24,18 +24,18 @@ package final class JournalWriter: @unchecked Sendable {
   private var waiting: [JournalWrite] = []
   /// True while the writer's loop runs (under `lock`): a group handed over then needs no wake.
   private var draining = false
-  private var completions: [(JournalWrite, SystemError?)] = []
-  private let wakePipe: WakePipe
+  /// Groups written, each with the error of its write (nil: durable).
+  private let completions: Completions<(JournalWrite, SystemError?)>
   /// Groups handed over whose completion the loop has not taken yet (loop's thread only).
   private var outstanding = 0
   /// The loop polls this.
-  var notifyFD: Int32 { wakePipe.readFD }
+  var notifyFD: Int32 { completions.notifyFD }
   /// True while a group handed over has not been reported back.
   var isBusy: Bool { outstanding > 0 }
 
   package init?(journal: Journal) {
-    guard let wakePipe = WakePipe() else { return nil }
-    self.wakePipe = wakePipe
+    guard let completions = Completions<(JournalWrite, SystemError?)>() else { return nil }
+    self.completions = completions
     self.journal = journal
   }
 
@@ -62,8 +62,7 @@ package final class JournalWriter: @unchecked Sendable {
       guard !batch.isEmpty else { return }
       var works = batch
       let error = journal.write(batch: &works)
-      lock.withLock { completions.append(contentsOf: works.map { ($0, error) }) }
-      wakePipe.wake()
+      completions.post(contentsOf: works.map { ($0, error) })
     }
   }
 
@@ -92,7 +91,7 @@ package final class JournalWriter: @unchecked Sendable {
     queue.async { [self] in
       let error = journal.resume()
       lock.withLock { resumed = .some(error) }
-      wakePipe.wake()
+      completions.wake()
     }
   }
 
@@ -111,12 +110,7 @@ package final class JournalWriter: @unchecked Sendable {
 
   /// Finished writes since the last call (call when `notifyFD` is readable), oldest first.
   func takeCompletions() -> [(JournalWrite, SystemError?)] {
-    wakePipe.drain()
-    let done = lock.withLock {
-      let taken = completions
-      completions = []
-      return taken
-    }
+    let done = completions.take()
     outstanding -= done.count
     return done
   }

@@ -30,19 +30,19 @@ final class PINChecks: @unchecked Sendable {
 
   private let lock = Lock()
   private var waiting: [Job] = []
-  private var finished: [IncomingLine] = []
   private var running = 0
   private let workers: Int
   /// Connections with a line here (touched on the loop thread only).
   private var inFlight: [Int: Int] = [:]
-  private let wakePipe: WakePipe
+  /// Lines whose PINs are hashed, in the order they finished.
+  private let finished: Completions<IncomingLine>
   /// The loop polls this.
-  var notifyFD: Int32 { wakePipe.readFD }
+  var notifyFD: Int32 { finished.notifyFD }
   private let idle = DispatchGroup()
 
   init?() {
-    guard let wakePipe = WakePipe() else { return nil }
-    self.wakePipe = wakePipe
+    guard let finished = Completions<IncomingLine>() else { return nil }
+    self.finished = finished
     let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     workers = max(1, min(4, processors - 1))
   }
@@ -76,8 +76,7 @@ final class PINChecks: @unchecked Sendable {
     }) {
       var line = job.line
       line.prepared = job.work.perform()
-      lock.withLock { finished.append(line) }
-      wakePipe.wake()
+      finished.post(line)
       idle.leave()
     }
   }
@@ -85,12 +84,7 @@ final class PINChecks: @unchecked Sendable {
   /// Lines whose PINs are hashed, in the order they finished (call on the loop thread when
   /// `notifyFD` is readable); each connection is free again for its next line.
   func takeFinished() -> [IncomingLine] {
-    wakePipe.drain()
-    let done = lock.withLock {
-      let taken = finished
-      finished = []
-      return taken
-    }
+    let done = finished.take()
     for line in done {
       inFlight[line.connection, default: 1] -= 1
       if inFlight[line.connection] == 0 { inFlight[line.connection] = nil }

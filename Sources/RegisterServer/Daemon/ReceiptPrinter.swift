@@ -45,27 +45,29 @@ package final class ReceiptPrinter: @unchecked Sendable {
 
   package let address: DeviceAddress
   private let lock = Lock()
-  /// Guarded by `lock`: the job handed over and not yet taken by the worker, jobs printed, the
-  /// status to report, stopping.
+  /// Guarded by `lock`: the job handed over and not yet taken by the worker, stopping.
   private var handedOver: (id: Int, bytes: [UInt8])?
-  private var finished: [Int] = []
-  private var reported: PrinterStatus?
   private var stopping = false
-  private let wakePipe: WakePipe
+  /// What the worker tells the loop: a job printed, or the printer's status when it changed.
+  private enum Report {
+    case printed(Int)
+    case status(PrinterStatus)
+  }
+  private let reports: Completions<Report>
   /// Wakes the worker early from its wait (a job handed over, a stop).
   private let nudge = DispatchSemaphore(value: 0)
   /// The job the worker has (touched on the loop thread only).
   package private(set) var inFlight: Int?
   /// The loop polls this.
-  package var notifyFD: Int32 { wakePipe.readFD }
+  package var notifyFD: Int32 { reports.notifyFD }
   /// Worker thread only: the status last reported, and whether the printer was found silent.
   private var last: PrinterStatus?
   private var saidSilent = false
 
   package init?(address: DeviceAddress) {
-    guard let wakePipe = WakePipe() else { return nil }
+    guard let reports = Completions<Report>() else { return nil }
     self.address = address
-    self.wakePipe = wakePipe
+    self.reports = reports
     DispatchQueue.global().async { [self] in work() }
   }
 
@@ -82,12 +84,13 @@ package final class ReceiptPrinter: @unchecked Sendable {
   /// Jobs printed since the last call, and the newest status when it changed (on the loop
   /// thread, when `notifyFD` is readable).
   package func takeResults() -> (printed: [Int], status: PrinterStatus?) {
-    wakePipe.drain()
-    let (printed, status) = lock.withLock {
-      let taken = (finished, reported)
-      finished = []
-      reported = nil
-      return taken
+    var printed: [Int] = []
+    var status: PrinterStatus?
+    for report in reports.take() {
+      switch report {
+      case .printed(let id): printed.append(id)
+      case .status(let newest): status = newest
+      }
     }
     if let inFlight, printed.contains(inFlight) { self.inFlight = nil }
     return (printed, status)
@@ -129,8 +132,7 @@ package final class ReceiptPrinter: @unchecked Sendable {
     guard status != last else { return }
     let before = last
     last = status
-    lock.withLock { reported = status }
-    wakePipe.wake()
+    reports.post(.status(status))
     let waiting = job.map { "; job \($0) waits (sales go on)" } ?? ""
     switch status {
     case .ok:
@@ -161,8 +163,7 @@ package final class ReceiptPrinter: @unchecked Sendable {
     while !isStopping {
       switch attempt(id: id, bytes) {
       case .printed(let status):
-        lock.withLock { finished.append(id) }
-        wakePipe.wake()
+        reports.post(.printed(id))
         report(status)
         return
       case .waiting(let status):
@@ -172,8 +173,7 @@ package final class ReceiptPrinter: @unchecked Sendable {
       case .held(let connection, let status):
         report(status, job: id)
         if watchHeld(connection, id: id) {
-          lock.withLock { finished.append(id) }
-          wakePipe.wake()
+          reports.post(.printed(id))
           report(.ok)
           return
         }

@@ -5,7 +5,8 @@
 #endif
 
 /// A pipe a worker thread writes a byte to when it has something for the event loop, which
-/// polls `readFD`: the journal writer, the snapshot writer and the PIN checks use one each.
+/// polls `readFD` (each `Completions`, through which the worker threads hand back results, has
+/// one).
 /// Both ends are non-blocking and close-on-exec.
 package final class WakePipe: @unchecked Sendable {
   /// The loop polls this.
