@@ -77,7 +77,8 @@ final class KeyedLanes: @unchecked Sendable {
             lock.withLock { failures.append("\(key): still refused after \(tries) tries") }
             return
           }
-          usleep(10_000)  // A lane waits a moment before it sends the change again.
+          // A lane waits a moment before it sends the change again (as a lane client does).
+          usleep(10_000)
         }
       }
     } catch {
@@ -97,7 +98,8 @@ final class KeyedLanes: @unchecked Sendable {
             if reply.result["read_only"] == .bool(true) { readOnlySeen += 1 }
           }
         }
-        usleep(5_000)  // A customer display's pace, not a busy loop.
+        // A customer display's pace, not a busy loop: reads go on while the fault lasts.
+        usleep(5_000)
       }
     } catch {
       lock.withLock { failures.append("reader: \(error)") }
@@ -215,6 +217,7 @@ struct StorageEpisodeEndToEndTests {
     let lanes = KeyedLanes()
     try lanes.run(daemon) {
       #expect(daemon.waitForLog("STORAGE FAILED"), "the fault was made: \(daemon.log)")
+      // The fault lasts a while, the lanes trying again all the while: time passing is the test.
       usleep(1_500_000)
       trace.detach()
     }
@@ -245,6 +248,7 @@ struct StorageEpisodeEndToEndTests {
     let lanes = KeyedLanes()
     try lanes.run(daemon) {
       #expect(daemon.waitForLog("STORAGE FAILED", within: 20), "the disk filled: \(daemon.log)")
+      // The disk stays full a while, the lanes trying again all the while.
       usleep(1_000_000)
       try FileManager.default.removeItem(atPath: filler)
     }
@@ -329,8 +333,8 @@ struct StorageEpisodeEndToEndTests {
       let lane = try daemon.connect()
       try lane.sendRaw(Array(#"{"op":"paid_in","amount":"0.01","reason":"lost"}"#.utf8) + [10])
       // The write failed once strace says so; the rebuild follows at once.
-      let deadline = Date().addingTimeInterval(10)
-      while !Strace.injected(trace.log) && Date() < deadline { usleep(200) }
+      #expect(waitUntil(within: 10, every: 0.0002) { Strace.injected(trace.log) })
+      // The kill comes at a different moment after the fault each time: that is the test.
       usleep(UInt32(delay * 1000))
       let rebuilt = daemon.log.contains("STORAGE FAILED")
       daemon.kill9()

@@ -8,6 +8,7 @@ extension Server {
     !connection.broken && connection.hasWaitingLine && hasReplyRoom(connection)
       && connection.outstanding < Self.maximumOutstanding && !isCheckingPIN(connection)
       && (computingFor.isEmpty || computingFor[connection.id] == nil)
+      && !subscriptions.isCatchingUp(connection)
   }
 
   /// Hands the service the lines waiting on connections, after the lines whose PINs were

@@ -161,7 +161,7 @@ package final class Server {
     }
     let wakeUps = [
       signalFD, journal.notifyFD, pinChecks?.notifyFD, snapshots?.notifyFD, printer?.notifyFD,
-      catalogLoader?.notifyFD, replyComputer?.notifyFD,
+      catalogLoader?.notifyFD, replyComputer?.notifyFD, subscriptions.notifyFD,
     ]
     for case let fd? in wakeUps { poller.watch(fd, for: Int16(POLLIN)) }
     // What each wait found, in the same storage every pass.
@@ -203,6 +203,7 @@ package final class Server {
       var pinsChecked = false
       var catalogRead = false
       var computed = false
+      var caughtUp = false
       readable.removeAll(keepingCapacity: true)
       for item in ready {
         let fd = item.fd
@@ -222,6 +223,8 @@ package final class Server {
           catalogRead = true
         } else if fd == replyComputer?.notifyFD {
           computed = true
+        } else if fd == subscriptions.notifyFD {
+          caughtUp = true
         } else if let connection = connectionsByFD[fd] {
           // Only read when reading was asked for: a client at its bound may have hung up,
           // and that is found out when its replies are written (or when reading resumes).
@@ -245,6 +248,7 @@ package final class Server {
       if printed { peripherals.collectPrints() }
       if catalogRead { collectCatalog() }
       if computed { collectComputedReplies() }
+      if caughtUp { subscriptions.collectCatchUps { touch($0) } }
       handleQueuedLines(pinsChecked: pinsChecked)
       startComputingReplies()
       journal.startWrite()
@@ -364,8 +368,9 @@ package final class Server {
     for reply in result.replies {
       guard let connection = connectionsByID[reply.connection] else { continue }
       touch(connection)
+      if subscriptions.holdReply(reply, for: connection) { continue }
       if let subscription = reply.subscription,
-        let refusal = subscriptions.archivedHistoryRefusal(reply, subscription)
+        let refusal = subscriptions.archivedHistoryRefusal(subscription)
       {
         connection.enqueue(line: refusal)
         continue
