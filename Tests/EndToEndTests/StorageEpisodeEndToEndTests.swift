@@ -196,6 +196,40 @@ enum Tmpfs {
   }
 }
 
+/// registerd on a data directory that is a small tmpfs of its own, to fill.
+final class FullDiskLane {
+  let daemon: Daemon
+  private let data: String
+  private var filler: String { data + "/filler" }
+
+  init() throws {
+    let directory = try TemporaryDirectory()
+    data = directory.path("data")
+    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+    guard Tmpfs.mount(data, size: "8m") else { throw HarnessError("cannot mount a tmpfs") }
+    daemon = try Daemon(catalog: KeyedLanes.catalog, directory: directory)
+  }
+
+  /// Stops registerd and fills the disk. Stopped cleanly, the journal keeps no zeros written
+  /// ahead: the first records that need a new page of the segment find no room.
+  func stopAndFill() throws {
+    #expect(daemon.stop() == 0)
+    try Tmpfs.fill(filler)
+  }
+
+  /// Frees the disk.
+  func free() throws {
+    try FileManager.default.removeItem(atPath: filler)
+  }
+
+  /// Stops registerd, takes the tmpfs away and removes the directory.
+  func cleanup() {
+    _ = daemon.stop()
+    Tmpfs.unmount(data)
+    daemon.cleanup()
+  }
+}
+
 /// Real storage faults under twenty lanes: fsync failing with EIO, a full disk, and kill -9
 /// while the register is being rebuilt from its journal. The register is rebuilt from what is
 /// durable, reads are answered throughout, changes are refused until storage works again and
@@ -232,25 +266,17 @@ struct StorageEpisodeEndToEndTests {
     .tags(.outsideProgram), .requires(.mount, .umount),
     .enabled(if: Tmpfs.canMount, "needs to mount a tmpfs (root, and a kernel that allows it)"))
   func diskFull() throws {
-    let directory = try TemporaryDirectory()
-    let data = directory.path("data")
-    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-    #expect(Tmpfs.mount(data, size: "8m"))
-    defer { Tmpfs.unmount(data) }
-    let daemon = try Daemon(catalog: KeyedLanes.catalog, directory: directory)
-    defer { daemon.cleanup() }
-    // Stopped cleanly, the journal keeps no zeros written ahead: with the disk full, the first
-    // records that need a new page of the segment find no room.
-    #expect(daemon.stop() == 0)
-    let filler = data + "/filler"
-    try Tmpfs.fill(filler)
+    let lane = try FullDiskLane()
+    defer { lane.cleanup() }
+    let daemon = lane.daemon
+    try lane.stopAndFill()
     try daemon.start()
     let lanes = KeyedLanes()
     try lanes.run(daemon) {
       #expect(daemon.waitForLog("STORAGE FAILED", within: 20), "the disk filled: \(daemon.log)")
       // The disk stays full a while, the lanes trying again all the while.
       usleep(1_000_000)
-      try FileManager.default.removeItem(atPath: filler)
+      try lane.free()
     }
     #expect(daemon.waitForLog("storage works again"), "\(daemon.log)")
     #expect(daemon.log.contains("No space left on device"), "\(daemon.log)")
@@ -265,17 +291,11 @@ struct StorageEpisodeEndToEndTests {
     .tags(.outsideProgram), .requires(.mount, .umount),
     .enabled(if: Tmpfs.canMount, "needs to mount a tmpfs (root, and a kernel that allows it)"))
   func startedOnAFullDisk() throws {
-    let directory = try TemporaryDirectory()
-    let data = directory.path("data")
-    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-    #expect(Tmpfs.mount(data, size: "8m"))
-    defer { Tmpfs.unmount(data) }
-    let daemon = try Daemon(catalog: KeyedLanes.catalog, directory: directory)
-    defer { daemon.cleanup() }
+    let lane = try FullDiskLane()
+    defer { lane.cleanup() }
+    let daemon = lane.daemon
     #expect(try daemon.connect().send(#"{"op":"add","sku":"ITEM"}"#).isOK)
-    #expect(daemon.stop() == 0)
-    let filler = data + "/filler"
-    try Tmpfs.fill(filler)
+    try lane.stopAndFill()
     // More products than the last page of the journal's segment has room for.
     let more = (1...300).map {
       #"{"sku":"MORE-\#($0)","name":"More \#($0)","description":"","category":"Test","price":"1.00"}"#
@@ -290,7 +310,7 @@ struct StorageEpisodeEndToEndTests {
     let order = try client.send(#"{"op":"order"}"#)
     #expect(order.result["lines"]?.arrayValue?.count == 1, "the register as it was")
     #expect(try client.send(#"{"op":"add","sku":"ITEM"}"#).errorCode == "storage_failed")
-    try FileManager.default.removeItem(atPath: filler)
+    try lane.free()
     #expect(daemon.waitForLog("storage works again"), "\(daemon.log)")
     #expect(try client.send(#"{"op":"add","sku":"ITEM"}"#).isOK)
     #expect(try client.send(#"{"op":"add","sku":"MORE-1"}"#).errorCode == "unknown_sku")
