@@ -13,14 +13,7 @@ struct CatchUpEndToEndTests {
     let daemon = try Daemon(arguments: ["--max-subscriber-backlog", "268435456"])
     defer { daemon.cleanup() }
     let writer = try daemon.connect()
-    let records = 60_000
-    let burst = String(
-      repeating: #"{"op":"paid_in","amount":"0.01","reason":"float"}"# + "\n", count: 1000)
-    // Sent and read as bytes: 60,000 replies held to the schema one by one take minutes.
-    for _ in 0..<(records / 1000) {
-      try writer.connection.send(bytes: Array(burst.utf8))
-      for _ in 0..<1000 { _ = try writer.connection.readLine() }
-    }
+    try writer.journalPaidIns(60_000)
     let last = try #require(writer.send(#"{"op":"hello"}"#).result["journal_seq"]?.int64Value)
 
     // The subscriber asks for everything, and for a hello after it in the same write.
@@ -63,5 +56,25 @@ struct CatchUpEndToEndTests {
     // The old loop read 100,000 records for over a second before it answered anyone; read
     // beside it, another lane waits for the loop only.
     #expect(slowest < 0.5, "the slowest hello beside the catch-up took \(slowest) s")
+  }
+}
+
+extension Client {
+  /// Journals `count` durable `paid_in`s, a thousand to a write, to give a lane a long journal.
+  /// Sent and read as bytes: tens of thousands of replies held to the schema one by one take
+  /// minutes.
+  func journalPaidIns(_ count: Int) throws {
+    let line = #"{"op":"paid_in","amount":"0.01","reason":"float"}"# + "\n"
+    var left = count
+    while left > 0 {
+      let burst = min(left, 1000)
+      try connection.send(bytes: Array(String(repeating: line, count: burst).utf8))
+      for _ in 0..<burst {
+        guard let reply = try connection.readLine(), reply.contains(#""ok":true"#) else {
+          throw HarnessError("a paid_in was not acknowledged")
+        }
+      }
+      left -= burst
+    }
   }
 }

@@ -328,13 +328,7 @@ struct StorageEpisodeEndToEndTests {
     let template = try Daemon()
     defer { template.cleanup() }
     let client = try template.connect()
-    let records = 15_000
-    let burst = String(
-      repeating: #"{"op":"paid_in","amount":"0.01","reason":"float"}"# + "\n", count: 500)
-    for _ in 0..<(records / 500) {
-      try client.sendRaw(Array(burst.utf8))
-      for _ in 0..<500 { _ = try client.read() }
-    }
+    try client.journalPaidIns(15_000)
     let expected = try KeyedLanes.state(client)
     #expect(template.stop() == 0)
     var landedMidRebuild = 0
