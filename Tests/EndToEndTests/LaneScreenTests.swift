@@ -447,7 +447,7 @@ struct LaneScreenTests {
     try screen.waitFor("Leather Belt, M")
     try screen.press("Up")
     try screen.type("q3\r")
-    var rows = try screen.waitFor("29.97")
+    var rows = try screen.waitFor("Line 1: quantity 3.")
     #expect(
       rows[2] == "> 1      3  Classic Cotton Tee, Black L                                  29.97")
     try screen.press("Down")
@@ -467,8 +467,16 @@ struct LaneScreenTests {
     try screen.type("tg" + card + "\r\r")
     rows = try screen.waitFor("Paid              25.00")
     #expect(!rows.joined().contains(card), "a gift card's number is typed as bullets")
-    try screen.type("tocheck\r20\r1042\r")
-    try screen.waitFor("Paid              45.00")
+    let afterCard = try usd(total).subtracting(usd("25.00"))
+    #expect(rows[20] == " Gift card 25.00 taken. Still due: \(afterCard).")
+    // The store's own tenders are offered by name (the store's list: check, voucher).
+    try screen.type("to")
+    rows = try screen.waitFor("Which of the store's tenders")
+    #expect(rows[22].hasPrefix(" 1 Check 2 Voucher Esc Cancel"))
+    try screen.type("120\r1042\r")
+    rows = try screen.waitFor("Paid              45.00")
+    #expect(
+      rows[20] == " Check 20.00 taken. Still due: \(try afterCard.subtracting(usd("20.00"))).")
     try screen.type("tc\r")
     try screen.waitFor("Sale complete. Receipt 2.")
     let receipt = try JSONParser.parse(try daemon.cli(["--json", "receipt", "2"]).stdout)
@@ -479,5 +487,52 @@ struct LaneScreenTests {
     #expect(receipt["result"]?["receipt"]?["total"]?.stringValue == total)
     try screen.type("n")
     try screen.waitFor("Drawer opened (no sale).")
+  }
+
+  /// A customer the register does not know yet, added at the lane (name, e-mail, phone) and
+  /// attached to the sale.
+  @Test func aNewCustomerIsAddedAtTheLane() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type("2001234001199\rcRiley\r")
+    var rows = try screen.waitFor("No customer matches \"Riley\"")
+    #expect(rows[22].hasPrefix(" a Add a new customer Esc Cancel"))
+    try screen.type("aRiley Ortiz\rriley@example.com\r\r")
+    rows = try screen.waitFor("Customer Riley Ortiz added (C1) and attached.")
+    #expect(rows[19].hasPrefix(" Customer Riley Ortiz · Drawer 0.00"))
+    let found = try daemon.connect().send(#"{"op":"customer_find","query":"riley"}"#).result
+    let customer = try #require(found["customers"]?.arrayValue?.first)
+    #expect(customer["email"] == "riley@example.com")
+    #expect(customer["phone"] == nil)
+    #expect(try daemon.connect().send(#"{"op":"order"}"#).result["customer_id"] == "C1")
+  }
+
+  /// The printer and the customer display on the status bar, as registerd last found them:
+  /// a printer that runs out of paper while nothing else happens shows within seconds, and a
+  /// display that went away shows once a screen could not reach it.
+  @Test func thePrinterAndTheDisplayOnTheStatusBar() throws {
+    let printer = try TestPrinter()
+    defer { printer.stop() }
+    printer.answerStatus(TestPrinter.ok)
+    let pole = try TestPrinter()
+    defer { pole.stop() }
+    let daemon = try Daemon(arguments: [
+      "--printer", "tcp:127.0.0.1:\(printer.port)", "--display", "tcp:127.0.0.1:\(pole.port)",
+    ])
+    defer { daemon.cleanup() }
+    let screen = try lane(daemon, width: 100)
+    defer { screen.close() }
+    var rows = try screen.waitFor("Printer ok · Display ok", within: 15)
+    #expect(rows[19].hasPrefix(" Printer ok · Display ok · Drawer 0.00"))
+    // No event comes of it: the lane reads the status bar again by itself.
+    printer.answerStatus(TestPrinter.paperOut)
+    rows = try screen.waitFor("Printer paper out", within: 15)
+    #expect(rows[19].hasPrefix(" Printer paper out · Display ok"))
+    pole.stop()
+    try screen.type("2001234001199\r")
+    rows = try screen.waitFor("Display offline", within: 15)
+    #expect(rows[19].hasPrefix(" Printer paper out · Display offline · Drawer 0.00"))
   }
 }

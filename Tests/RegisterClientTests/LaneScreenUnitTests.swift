@@ -152,6 +152,39 @@ import Testing
     #expect(targets.contains { $0.row == 4 && $0.action == .selectLine(2) })
   }
 
+  /// The printer and the display on the status bar: named where there is room; where there
+  /// is not, only one that is not well is (before the drawer), and the connection's state is
+  /// never written over.
+  @Test(arguments: [
+    (
+      "ok", 100,
+      " Amy Chen (cashier) · Customer Dana Whitfield · Printer ok · Display ok · Drawer 120.00"
+    ),
+    ("ok", 80, " Amy Chen (cashier) · Customer Dana Whitfield · Drawer 120.00"),
+    (
+      "offline", 100,
+      " Amy Chen (cashier) · Customer Dana Whitfield · Printer ok · Display offline · Drawer 120.00"
+    ),
+    ("offline", 80, " Amy Chen (cashier) · Customer Dana Whitfield · Display offline"),
+  ])
+  func theStatusBarNamesADeviceThatIsNotWell(display: String, width: Int, expected: String) {
+    var state = LaneState()
+    if case .object(var order) = Self.order {
+      order["customer_name"] = "Dana Whitfield"
+      state.order = .object(order)
+    }
+    state.connection = .online
+    state.hasOperators = true
+    state.signedIn = "Amy Chen (cashier)"
+    state.drawer = "120.00"
+    state.printer = "ok"
+    state.display = display
+    let (frame, _) = LaneView.render(state, width: width, height: 24)
+    let row = frame.text(row: 19)
+    #expect(row.hasPrefix(expected), "\(row)")
+    #expect(row.hasSuffix("online "), "\(row)")
+  }
+
   @Test func aSecretIsShownAsBulletsAndALongMessageWraps() {
     var state = LaneState()
     state.prompt = LaneState.PromptView(label: "Card number", secret: true)

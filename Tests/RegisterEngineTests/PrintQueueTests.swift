@@ -152,6 +152,39 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
     #expect(try printingLane(printer: false).ok(#"{"op":"hello"}"#)["printer"] == nil)
   }
 
+  /// The customer's pole display as the daemon last found it: `hello` shows each change
+  /// (it is rendered again when the status differs, not kept from before), and nothing when
+  /// there is no display.
+  @Test func helloShowsTheCustomerDisplay() throws {
+    let lane = try printingLane()
+    #expect(try lane.ok(Requests.Hello())["display"] == nil)
+    let display = StandInDisplay()
+    lane.customerDisplay = display
+    var hello = try lane.ok(Requests.Hello())
+    #expect(hello["display"]?["device"] == "tcp:127.0.0.1:9101")
+    #expect(hello["display"]?["status"] == "unknown")
+    for status in [DisplayStatus.ok, .offline, .ok] {
+      display.status = status
+      hello = try lane.ok(Requests.Hello())
+      #expect(hello["display"]?["status"] == .string(status.rawValue))
+    }
+  }
+
+  /// The store's own tenders are in `hello`, so a lane can offer them by name; a store with
+  /// none lists none.
+  @Test func helloListsTheStoresOwnTenders() throws {
+    var catalog = try CatalogFile.parse(Array(testCatalogJSON.utf8), file: "test-catalog.json")
+    #expect(
+      try RegisterService(
+        register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime)
+      ).ok(Requests.Hello())["tenders"] == nil)
+    catalog.store.tenders = ["check", "voucher"]
+    let hello = try RegisterService(
+      register: Register(catalog: catalog, at: testTime), clock: ManualClock(testTime)
+    ).ok(Requests.Hello())
+    #expect(hello["tenders"] == .array(["check", "voucher"]))
+  }
+
   @Test(arguments: [
     ("/dev/usb/lp0", "/dev/usb/lp0"), ("tcp:192.168.1.50:9100", "tcp:192.168.1.50:9100"),
     ("tcp:[::1]:9100", "tcp:[::1]:9100"), ("tcp:printer.local:9100", "tcp:printer.local:9100"),
@@ -194,4 +227,10 @@ private func kicks(_ decoded: EscPosDecoder) -> Int {
     #expect(replayed.printQueue == service.register.printQueue)
     #expect(replayed.printQueue.pending == [PrintJob(id: 2, document: .drawer, drawer: true)])
   }
+}
+
+/// A pole display whose status the test sets.
+private final class StandInDisplay: CustomerDisplayLink, @unchecked Sendable {
+  let device = "tcp:127.0.0.1:9101"
+  var status = DisplayStatus.unknown
 }

@@ -11,6 +11,7 @@ import Testing
     var register: Register
     var storageFailure: String?
     var printerStatus: PrinterStatus?
+    var customerDisplay: (any CustomerDisplayLink)?
     var requiresSetup = false
     init(_ register: Register) { self.register = register }
   }

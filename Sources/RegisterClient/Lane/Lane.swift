@@ -23,11 +23,14 @@ final class Lane {
   private var writer: FrameWriter
   private var running = true
   private var nextAttempt: Int64 = 0
-  /// When the status bar is to be read again (nil: it is up to date), and when it last was.
+  /// When the status bar is to be read again (nil: not yet planned), and when it last was.
   private var statusDue: Int64?
   private var lastStatus: Int64 = 0
   /// The status bar is read again at most this often while events come.
   static let statusMilliseconds: Int64 = 250
+  /// And at least this often: what comes with no event (the printer's paper, the customer
+  /// display) shows within it.
+  static let quietStatusMilliseconds: Int64 = 5000
   /// Milliseconds between attempts to reach registerd again.
   static let retryMilliseconds: Int64 = 300
   /// How long an Escape waits for the rest of a sequence (a function key's bytes can come
@@ -64,6 +67,9 @@ final class Lane {
       ]
       if let events = link.eventDescriptor {
         descriptors.append(pollfd(fd: events, events: Int16(POLLIN), revents: 0))
+      }
+      if link.isOnline && statusDue == nil {
+        statusDue = lastStatus + Self.quietStatusMilliseconds
       }
       var timeout: Int32 =
         decoder.isWaiting
@@ -160,8 +166,9 @@ final class Lane {
     // Everything else touches the status bar (who is signed in, the day, the drawer, the
     // printer): read again at most every `statusMilliseconds`, however many events come — a
     // busy register sends thousands a second, and the lane must stay quick to scan.
-    if types.contains(where: { !CustomerDisplay.orderEvents.contains($0) }), statusDue == nil {
-      statusDue = max(Self.now(), lastStatus + Self.statusMilliseconds)
+    if types.contains(where: { !CustomerDisplay.orderEvents.contains($0) }) {
+      let soon = max(Self.now(), lastStatus + Self.statusMilliseconds)
+      statusDue = min(statusDue ?? soon, soon)
     }
   }
 
@@ -179,6 +186,8 @@ final class Lane {
       state.day = hello["day"]?.int64Value.map { Int($0) }
       state.readOnly = hello["read_only"] == .bool(true)
       state.printer = hello["printer"]?["status"]?.stringValue
+      state.display = hello["display"]?["status"]?.stringValue
+      state.tenders = (hello["tenders"]?.arrayValue ?? []).compactMap(\.stringValue)
     }
     if case .success(_, let people)? = query(Requests.OperatorList()) {
       let operators = people["operators"]?.arrayValue ?? []

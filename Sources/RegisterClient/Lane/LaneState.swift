@@ -82,6 +82,10 @@ package struct LaneState {
   package var day: Int?
   /// The receipt printer's status, when the store has one.
   package var printer: String?
+  /// The customer's pole display's status, when registerd drives one.
+  package var display: String?
+  /// The store's own tenders (check, voucher), as registerd lists them.
+  package var tenders: [String] = []
   /// The cash the drawer should hold.
   package var drawer: String?
   /// registerd cannot write its journal: changes are refused.

@@ -140,9 +140,13 @@ package enum LaneView {
     if let name = order?["customer_name"]?.stringValue ?? order?["customer_id"]?.stringValue {
       status.append("Customer \(name)")
     }
-    if let printer = state.printer { status.append("Printer \(printer.replacing("_", with: " "))") }
-    if let drawer = state.drawer { status.append("Drawer \(drawer)") }
-    frame.put(" " + status.joined(separator: " · "), row: statusRow, style: bar)
+    // A device that is well is named only where there is room: one that is not always is.
+    var devices: [(text: String, isWell: Bool)] = []
+    if let printer = state.printer {
+      devices.append(("Printer \(printer.replacing("_", with: " "))", printer == "ok"))
+    }
+    if let display = state.display { devices.append(("Display \(display)", display == "ok")) }
+    let drawer = state.drawer.map { ["Drawer \($0)"] } ?? []
     let connection: String
     switch state.connection {
     case .connecting: connection = "connecting… "
@@ -151,6 +155,15 @@ package enum LaneView {
       connection =
         "OFFLINE, reconnecting" + (state.waiting > 0 ? " (\(state.waiting) waiting)" : "") + " "
     }
+    // Where it does not all fit, the devices that are well go first, then the drawer.
+    let unwell = devices.filter { !$0.isWell }.map(\.text)
+    let fits = { (parts: [String]) in
+      parts.joined(separator: " · ").count + connection.count + 2 <= width
+    }
+    let shown =
+      [status + devices.map(\.text) + drawer, status + unwell + drawer].first(where: fits)
+      ?? status + unwell
+    frame.put(" " + shown.joined(separator: " · "), row: statusRow, style: bar)
     var connectionStyle = bar
     if state.connection != .online || state.readOnly {
       connectionStyle = CellStyle(bold: true, reverse: true, color: CellStyle.red)

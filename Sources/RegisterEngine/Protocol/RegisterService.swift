@@ -58,6 +58,8 @@ public final class RegisterService {
   public var rebuildFromDurable: ((Int64) throws -> Register)?
   /// What the receipt printer said last; the daemon's printer thread reports it.
   public var printerStatus: PrinterStatus?
+  /// The customer's pole display, when the daemon drives one (`hello` shows its status).
+  public var customerDisplay: (any CustomerDisplayLink)?
   /// Called with a message when storage fails, once for each time it does until it works
   /// again (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }

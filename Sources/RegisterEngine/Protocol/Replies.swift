@@ -9,6 +9,8 @@ protocol ReplySource: AnyObject {
   /// What the receipt printer said last (`PrinterStatus`), set by the daemon;
   /// nil before it tried.
   var printerStatus: PrinterStatus? { get }
+  /// The customer's pole display, when the daemon drives one.
+  var customerDisplay: (any CustomerDisplayLink)? { get }
 }
 
 /// The protocol's answers, read from a register: what the reads (`Query.answer`) share, and a
@@ -35,6 +37,7 @@ struct Replies {
     var lastSequence: Int64
     var printer: PrinterStatus?
     var printJobs: Int
+    var display: DisplayStatus?
   }
 
   init(clock: any RegisterClock, journal: Journal?) {
@@ -61,7 +64,8 @@ struct Replies {
     let stamp = HelloStamp(
       readOnly: source.storageFailure != nil, records: counts?.records ?? -1,
       fsyncs: counts?.fsyncs ?? -1, lastSequence: counts?.lastSequence ?? -1,
-      printer: source.printerStatus, printJobs: register.printQueue.pending.count)
+      printer: source.printerStatus, printJobs: register.printQueue.pending.count,
+      display: source.customerDisplay?.status)
     if let renderedHello, renderedHello.stamp == stamp { return .encoded(renderedHello.bytes) }
     let rendered = renderHello(from: source, register: &register)
     renderedHello = (rendered, stamp)
@@ -113,6 +117,15 @@ struct Replies {
         fields.string("status", (source.printerStatus ?? .unknown).rawValue)
         fields.int("pending", register.printQueue.pending.count)
       }
+    }
+    if let display = source.customerDisplay {
+      object.object("display") { fields in
+        fields.string("device", display.device)
+        fields.string("status", display.status.rawValue)
+      }
+    }
+    if !register.store.tenders.isEmpty {
+      object.value("tenders", .array(register.store.tenders.map(JSONValue.string)))
     }
     object.encoded("ops", Self.opNamesJSON)
     return object.finished()

@@ -27,6 +27,23 @@ public enum PrinterStatus: String, Sendable, Equatable, CaseIterable {
   case unknown
 }
 
+/// Whether the customer's pole display took the last screen sent to it, as `hello` reports it.
+public enum DisplayStatus: String, Sendable, Equatable, CaseIterable {
+  /// The last screen reached it.
+  case ok
+  /// The last screen could not be written (off, unplugged, the network down); sales go on.
+  case offline
+  /// Nothing sent yet since registerd started.
+  case unknown
+}
+
+/// The customer's pole display as the daemon drives it: where it is, and how the last write
+/// went (read from any thread).
+public protocol CustomerDisplayLink: AnyObject, Sendable {
+  var device: String { get }
+  var status: DisplayStatus { get }
+}
+
 /// One job for the receipt printer, journaled when it is queued (`print_queued`) and again
 /// when the printer took it (`print_done`).
 public struct PrintJob: Sendable, Equatable {

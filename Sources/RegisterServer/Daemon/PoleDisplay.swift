@@ -6,12 +6,13 @@ import RegisterEngine
 /// only the last matters). A display that cannot be reached is logged once and tried again
 /// with the next screen; nothing waits for it and nothing is journaled (the screen is a view
 /// of the register, not a fact).
-package final class PoleDisplay: @unchecked Sendable {
+package final class PoleDisplay: CustomerDisplayLink, @unchecked Sendable {
   package let address: DeviceAddress
   private let lock = Lock()
   private var latest: [UInt8]?
   private var running = false
-  private var failing = false
+  /// Whether the last write reached the display (nil before the first); under `lock`.
+  private var reached: Bool?
 
   package init(address: DeviceAddress) {
     self.address = address
@@ -39,16 +40,31 @@ package final class PoleDisplay: @unchecked Sendable {
     }) {
       do {
         try DeviceConnection(address).write(bytes)
-        if failing {
-          failing = false
+        if lock.withLock({ exchange(&reached, true) }) == false {
           Log.info("customer display \(address) is back")
         }
       } catch {
-        if !failing {
-          failing = true
+        if lock.withLock({ exchange(&reached, false) }) != false {
           Log.warning("customer display \(address) cannot be reached (\(error)); sales go on")
         }
       }
     }
   }
+
+  package var device: String { address.description }
+
+  package var status: DisplayStatus {
+    switch lock.withLock({ reached }) {
+    case true?: .ok
+    case false?: .offline
+    case nil: .unknown
+    }
+  }
+}
+
+/// The old value out, the new one in.
+private func exchange<Value>(_ stored: inout Value, _ new: Value) -> Value {
+  let old = stored
+  stored = new
+  return old
 }

@@ -124,7 +124,10 @@ package final class Server {
   /// The customer's pole display (`--display`).
   package var display: PoleDisplay? {
     get { peripherals.display }
-    set { peripherals.display = newValue }
+    set {
+      peripherals.display = newValue
+      service.customerDisplay = newValue
+    }
   }
   /// The service manager (systemd) told of readiness, reloads, stopping and liveness.
   package var notifier: ServiceNotifier?

@@ -331,6 +331,18 @@ public enum ProtocolSchema {
                   "what it last said of itself"),
                 .required("pending", .integer(), "jobs waiting"),
               ], open: true), "the receipt printer, when the store has one"),
+          .optional(
+            "display",
+            .object(
+              [
+                .required("device", .text, "where the customer's pole display is"),
+                .required(
+                  "status", .oneOfStrings(["ok", "offline", "unknown"]),
+                  "whether the last screen reached it"),
+              ], open: true), "the customer's pole display, when registerd drives one"),
+          .optional(
+            "tenders", .array(.text),
+            "the store's own tenders (`tender` type `other`), when it has any"),
           .required("ops", .array(.text), "the ops it serves"),
         ], open: true)
     ),
