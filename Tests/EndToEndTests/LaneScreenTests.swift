@@ -107,7 +107,7 @@ struct LaneScreenTests {
     rows = try screen.waitFor("Signed in: Amy Chen.")
     #expect(rows[19].hasPrefix(" Amy Chen (cashier) · Drawer 0.00"))
     #expect(
-      rows.last == " r Return n No sale x X report e Reprint s Sign out a Void sale h Help ^C Quit")
+      rows.last == " r Return g Gift card n Drawer x X report e Reprint s Sign out a Void sale")
     try screen.type("2001234000079\r")
     try screen.waitFor("Classic Cotton Tee, White M")
     try screen.type("d50%\rdamaged\r")
@@ -485,7 +485,7 @@ struct LaneScreenTests {
     #expect(tenders.first?["amount"] == "25.00")
     #expect(tenders.dropFirst().first?["reference"] == "1042")
     #expect(receipt["result"]?["receipt"]?["total"]?.stringValue == total)
-    try screen.type("n")
+    try screen.type("nn")
     try screen.waitFor("Drawer opened (no sale).")
   }
 
@@ -534,5 +534,50 @@ struct LaneScreenTests {
     try screen.type("2001234001199\r")
     rows = try screen.waitFor("Display offline", within: 15)
     #expect(rows[19].hasPrefix(" Printer paper out · Display offline · Drawer 0.00"))
+  }
+
+  /// The drawer's moves at the lane (the float, cash paid in and out, a no-sale), each saying
+  /// what the drawer should hold; a gift card's balance asked, money loaded onto it as a line
+  /// of the sale, and the balance after the sale is paid — the number typed as bullets.
+  @Test func theDrawerAndAGiftCard() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "GIFT-25"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "25"]).status == 0)
+    let sold = try JSONParser.parse(try daemon.cli(["--json", "receipt", "1"]).stdout)
+    let card = try #require(
+      sold["result"]?["receipt"]?["gift_cards"]?.arrayValue?.first?["number"]?.stringValue)
+    let masked = "****" + card.suffix(4)
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type("n")
+    var rows = try screen.waitFor("Drawer:")
+    #expect(rows[22].hasPrefix(" n No sale f Float i Paid in o Paid out Esc Cancel"))
+    try screen.type("f100\r")
+    rows = try screen.waitFor("Float set to 100.00. The drawer should hold 125.00.")
+    try screen.type("ni20\rchange for the till\r")
+    try screen.waitFor("Paid in 20.00. The drawer should hold 145.00.")
+    try screen.type("no5.5\rwindow cleaner\r")
+    rows = try screen.waitFor("Paid out 5.50. The drawer should hold 139.50.")
+    rows = try screen.waitFor("Drawer 139.50")
+    #expect(rows[19].hasPrefix(" Drawer 139.50"))
+    try screen.type("nn")
+    try screen.waitFor("Drawer opened (no sale). The drawer should hold 139.50.")
+
+    try screen.type("gb" + card)
+    rows = try screen.waitFor("Gift card number")
+    #expect(!rows.joined().contains(card), "a gift card's number is typed as bullets")
+    try screen.type("\r")
+    try screen.waitFor("Gift card \(masked): balance 25.00.")
+    try screen.type("gr" + card + "\r10\r")
+    rows = try screen.waitFor(
+      "10.00 to load onto the gift card: the card has it once the sale is paid.")
+    #expect(
+      rows[2] == "> 1      1  Gift card reload \(masked)                                    10.00")
+    #expect(!rows.joined().contains(card))
+    try screen.type("tc\r")
+    try screen.waitFor("Sale complete. Receipt 2.")
+    try screen.type("gb" + card + "\r")
+    try screen.waitFor("Gift card \(masked): balance 35.00.")
   }
 }

@@ -22,7 +22,8 @@ extension Lane {
     case "l": parkedOrders()
     case "t": tender()
     case "r": returnItems()
-    case "n": perform(Requests.NoSale()) { _ in self.say("Drawer opened (no sale).") }
+    case "g": giftCard()
+    case "n": drawer()
     case "x": xReport()
     case "e": reprint()
     case "s": signInOrOut()
@@ -210,6 +211,20 @@ extension Lane {
       say("\"\(text)\" is not an amount: type it like 20 or 20.00.", error: true)
       return nil
     }
+  }
+
+  /// An amount the cashier typed, written as the store writes money ("20" → "20.00").
+  func shown(_ amount: Money) -> String {
+    guard let currency = state.currency.flatMap(Currency.init(code:)),
+      amount.currency.minorDigits <= currency.minorDigits
+    else { return amount.decimalString }
+    var units = amount.minorUnits
+    for _ in amount.currency.minorDigits..<currency.minorDigits {
+      let (scaled, overflow) = units.multipliedReportingOverflow(by: 10)
+      if overflow { return amount.decimalString }
+      units = scaled
+    }
+    return Money(minorUnits: units, currency: currency).decimalString
   }
 
   /// Sends a change: a fresh key, the order's version when it acts on a line the cashier

@@ -1,8 +1,8 @@
 import RegisterEngine
 import RegisterServer
 
-/// The rest of a cashier's counter work: returns, parked orders, customers, the X report,
-/// reprints, and signing in and out.
+/// The rest of a cashier's counter work: returns, parked orders, customers, the drawer, gift
+/// cards, the X report, reprints, and signing in and out.
 extension Lane {
   // MARK: Returns, parked orders, customers
 
@@ -194,6 +194,87 @@ extension Lane {
                 self.say("Customer \(added["name"]?.displayText ?? id) added (\(id)) and attached.")
               }
             }
+          }
+        }
+      }
+    }
+  }
+
+  // MARK: The drawer, gift cards
+
+  /// The drawer's moves: opened with no sale (a manager's), the float counted in, cash paid
+  /// in or out with a reason.
+  func drawer() {
+    ask(
+      Prompt(
+        label: "Drawer",
+        quick: [
+          Quick("n", "No sale"), Quick("f", "Float"), Quick("i", "Paid in"),
+          Quick("o", "Paid out"),
+        ], isMenu: true)
+    ) { choice in
+      let said = { (what: String) in
+        { (result: JSONValue) in
+          let expected = result["drawer"]?["expected_cash"]?.displayText ?? ""
+          self.say("\(what) The drawer should hold \(expected).")
+        }
+      }
+      switch choice {
+      case "n": self.perform(Requests.NoSale(), then: said("Drawer opened (no sale)."))
+      case "f":
+        self.ask(Prompt(label: "Float counted into the drawer")) { text in
+          guard let amount = self.money(text) else { return }
+          self.perform(
+            Requests.SetFloat(amount: amount), then: said("Float set to \(self.shown(amount))."))
+        }
+      default:
+        let paidIn = choice == "i"
+        self.ask(Prompt(label: paidIn ? "Cash paid in" : "Cash paid out")) { text in
+          guard let amount = self.money(text) else { return }
+          self.ask(Prompt(label: "What for")) { reason in
+            let done = said("\(paidIn ? "Paid in" : "Paid out") \(self.shown(amount)).")
+            if paidIn {
+              self.perform(Requests.PaidIn(amount: amount, reason: reason), then: done)
+            } else {
+              self.perform(Requests.PaidOut(amount: amount, reason: reason), then: done)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// A gift card's balance, or money loaded onto one (a line of the sale: the card has it once
+  /// the sale is paid). The number is typed as bullets, as when paying with one.
+  func giftCard() {
+    ask(
+      Prompt(
+        label: "Gift card", quick: [Quick("b", "Balance"), Quick("r", "Load money onto it")],
+        isMenu: true)
+    ) { choice in
+      self.ask(Prompt(label: "Gift card number", secret: true)) { number in
+        guard choice == "r" else {
+          guard let reply = self.query(Requests.GiftCardBalance(number: number)) else {
+            return self.say("The register cannot be reached.", error: true)
+          }
+          switch reply {
+          case .success(_, let result):
+            let card = result["gift_card"]
+            self.say(
+              "Gift card \(card?["number"]?.displayText ?? ""): balance "
+                + "\(card?["balance"]?.displayText ?? "").")
+          case .failure(_, let error):
+            self.say(LaneWords.said(error), error: true)
+          }
+          return
+        }
+        self.ask(Prompt(label: "Amount to load")) { text in
+          guard let amount = self.money(text) else { return }
+          self.perform(Requests.GiftCardReload(number: number, amount: amount), onOrder: true) {
+            _ in
+            self.say(
+              "\(self.shown(amount)) to load onto the gift card: the card has it once the sale is paid."
+            )
           }
         }
       }

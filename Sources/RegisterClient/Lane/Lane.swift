@@ -183,6 +183,7 @@ final class Lane {
     statusDue = nil
     if case .success(_, let hello)? = query(Requests.Hello()) {
       state.store = hello["store"]?.stringValue ?? ""
+      state.currency = hello["currency"]?.stringValue
       state.day = hello["day"]?.int64Value.map { Int($0) }
       state.readOnly = hello["read_only"] == .bool(true)
       state.printer = hello["printer"]?["status"]?.stringValue

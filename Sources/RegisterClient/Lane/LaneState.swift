@@ -71,6 +71,8 @@ package struct LaneState {
   }
 
   package var store = ""
+  /// The store's currency code (`hello`), for amounts the cashier types.
+  package var currency: String?
   /// The open order (registerd's order object).
   package var order: JSONValue?
   /// The sale just completed, shown (with its change) until the next order has a line.

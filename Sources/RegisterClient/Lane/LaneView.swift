@@ -33,8 +33,9 @@ package enum LaneView {
   package static let commands: [(key: Character, label: String, function: Int?)] = [
     ("q", "Qty", 2), ("v", "Void", 3), ("d", "Disc", 4), ("o", "Disc order", nil),
     ("p", "Price", 5), ("c", "Cust", 6), ("k", "Park", 7), ("l", "Parked", 8),
-    ("t", "Tender", 9), ("r", "Return", 10), ("n", "No sale", 11), ("x", "X report", 12),
-    ("e", "Reprint", nil), ("s", "Sign in", nil), ("a", "Void sale", nil), ("h", "Help", 1),
+    ("t", "Tender", 9), ("h", "Help", 1), ("r", "Return", 10), ("g", "Gift card", nil),
+    ("n", "Drawer", 11), ("x", "X report", 12), ("e", "Reprint", nil), ("s", "Sign in", nil),
+    ("a", "Void sale", nil),
   ]
 
   /// The help page: every key, with its function key.
@@ -61,7 +62,9 @@ package enum LaneView {
     "p": "override the selected line's price", "c": "find and attach a customer, or detach",
     "k": "park the order", "l": "parked orders: resume one",
     "t": "take a payment (cash, card, gift card, store credit...)",
-    "r": "return items from a receipt", "n": "open the drawer without a sale",
+    "r": "return items from a receipt",
+    "g": "a gift card's balance, or money loaded onto one",
+    "n": "the drawer: no sale, the float, paid in, paid out",
     "x": "the day so far", "e": "print the last receipt again",
     "s": "sign in, or sign out", "a": "void the whole order",
   ]
