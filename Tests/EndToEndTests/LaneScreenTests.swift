@@ -153,6 +153,26 @@ struct LaneScreenTests {
     #expect(report["result"]?["report"]?["returns"]?["count"] == .int(1))
   }
 
+  /// A receipt's barcode scanned at the till, as a customer hands it over: the return opens on
+  /// its lines, and one of them comes back.
+  @Test func aReceiptScannedAtTheTillOpensItsReturn() throws {
+    let daemon = try Daemon()
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "BELT-LTH-M"]).status == 0)
+    #expect(try daemon.cli(["add", "SOCK-3PK"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "60"]).status == 0)
+    let screen = try lane(daemon)
+    defer { screen.close() }
+    try screen.type("R1\r")
+    var rows = try screen.waitFor("Receipt 1: what comes back?")
+    #expect(rows[3].hasPrefix(" 2.  line 2   1 x   Cotton Socks, 3-Pack"))
+    try screen.type("2\rwrong size\rt")
+    rows = try screen.waitFor("Returned on receipt 2.")
+    let returned = try JSONParser.parse(try daemon.cli(["--json", "receipt", "2"]).stdout)
+    let lines = returned["result"]?["receipt"]?["lines"]?.arrayValue ?? []
+    #expect(lines.map { $0["sku"]?.stringValue ?? "" } == ["SOCK-3PK"])
+  }
+
   /// Parked on one lane, resumed on another; the first lane sees the order come back live.
   @Test func parkedOnOneScreenResumedOnAnother() throws {
     let daemon = try Daemon()

@@ -55,9 +55,15 @@ extension Lane {
     }
   }
 
-  /// A ring-up that needs more: the options of a product that has them, or a gift card's
-  /// amount.
+  /// A ring-up that needs more: the options of a product that has them, a gift card's amount,
+  /// or a receipt's code (a return).
   private func ringAgain(_ code: String, error: ReplyError) -> Bool {
+    // A receipt's barcode scanned at the till: the customer is bringing something back.
+    if error.code == .unknownBarcode, code.first == "R", let receipt = ReceiptCode.number(in: code)
+    {
+      returnItems(from: receipt)
+      return true
+    }
     guard error.code == .invalidOption || error.code == .invalidAmount,
       case .success(_, let found)? = query(Requests.ProductLookup(sku: code)),
       let product = found["product"] ?? Optional(found),

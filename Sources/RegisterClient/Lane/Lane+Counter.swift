@@ -12,52 +12,58 @@ extension Lane {
         return self.say(
           "\"\(text)\" is not a receipt number (like 42, or R42 as scanned).", error: true)
       }
-      guard let reply = self.query(Requests.Receipt(number: number)) else {
-        return self.say("The register cannot be reached; try the return again.", error: true)
-      }
-      guard case .success(_, let result) = reply else {
-        if case .failure(_, let error) = reply { self.say(LaneWords.said(error), error: true) }
-        return
-      }
-      let receipt = result["receipt"] ?? result
-      let lines = (receipt["lines"]?.arrayValue ?? []).filter { $0["gift_card"] != .bool(true) }
-      self.state.pane = .list(
-        title: "Receipt \(number): what comes back?",
-        rows: lines.map {
-          LaneView.pad("line \($0["line"]?.displayText ?? "")", 9)
-            + LaneView.pad("\($0["qty"]?.displayText ?? "") x", 6)
-            + LaneView.pad($0["name"]?.displayText ?? "", 36) + ($0["amount"]?.displayText ?? "")
-        })
-      self.ask(Prompt(label: "Lines to return", hint: "like 1 3x2; Enter: all")) { picked in
-        let everything = lines.compactMap { line -> ReturnRequestLine? in
-          guard let number = line["line"]?.int64Value, let quantity = line["qty"]?.int64Value else {
-            return nil
-          }
-          return ReturnRequestLine(line: Int(number), quantity: quantity)
+      self.returnItems(from: number)
+    }
+  }
+
+  /// The return from receipt `number`: its lines listed, the ones coming back picked, the
+  /// reason, and where the refund goes.
+  func returnItems(from number: Int) {
+    guard let reply = self.query(Requests.Receipt(number: number)) else {
+      return self.say("The register cannot be reached; try the return again.", error: true)
+    }
+    guard case .success(_, let result) = reply else {
+      if case .failure(_, let error) = reply { self.say(LaneWords.said(error), error: true) }
+      return
+    }
+    let receipt = result["receipt"] ?? result
+    let lines = (receipt["lines"]?.arrayValue ?? []).filter { $0["gift_card"] != .bool(true) }
+    self.state.pane = .list(
+      title: "Receipt \(number): what comes back?",
+      rows: lines.map {
+        LaneView.pad("line \($0["line"]?.displayText ?? "")", 9)
+          + LaneView.pad("\($0["qty"]?.displayText ?? "") x", 6)
+          + LaneView.pad($0["name"]?.displayText ?? "", 36) + ($0["amount"]?.displayText ?? "")
+      })
+    self.ask(Prompt(label: "Lines to return", hint: "like 1 3x2; Enter: all")) { picked in
+      let everything = lines.compactMap { line -> ReturnRequestLine? in
+        guard let number = line["line"]?.int64Value, let quantity = line["qty"]?.int64Value else {
+          return nil
         }
-        guard let chosen = picked.isEmpty ? everything : Self.returnLines(picked) else {
-          return self.say(
-            "Type line numbers, each with x and a quantity if not all: 1 3x2", error: true)
-        }
-        self.ask(Prompt(label: "Reason for the return")) { reason in
-          self.ask(
-            Prompt(
-              label: "Refund to",
-              quick: [Quick("t", "How it was paid"), Quick("s", "Store credit")], isMenu: true)
-          ) { destination in
-            let refund: RefundDestination =
-              destination == "s" ? .storeCredit(customerID: nil) : .tenders
-            self.perform(
-              Requests.Return(receipt: number, lines: chosen, reason: reason, refundTo: refund)
-            ) {
-              result in
-              let refunds = (result["receipt"]?["refunds"]?.arrayValue ?? []).map {
-                "\(TenderWords.label($0["type"]?.displayText ?? "")) \($0["amount"]?.displayText ?? "")"
-              }
-              self.say(
-                "Returned on receipt \(result["number"]?.displayText ?? ""). Refund: "
-                  + (refunds.isEmpty ? "nothing" : refunds.joined(separator: ", ")) + ".")
+        return ReturnRequestLine(line: Int(number), quantity: quantity)
+      }
+      guard let chosen = picked.isEmpty ? everything : Self.returnLines(picked) else {
+        return self.say(
+          "Type line numbers, each with x and a quantity if not all: 1 3x2", error: true)
+      }
+      self.ask(Prompt(label: "Reason for the return")) { reason in
+        self.ask(
+          Prompt(
+            label: "Refund to",
+            quick: [Quick("t", "How it was paid"), Quick("s", "Store credit")], isMenu: true)
+        ) { destination in
+          let refund: RefundDestination =
+            destination == "s" ? .storeCredit(customerID: nil) : .tenders
+          self.perform(
+            Requests.Return(receipt: number, lines: chosen, reason: reason, refundTo: refund)
+          ) {
+            result in
+            let refunds = (result["receipt"]?["refunds"]?.arrayValue ?? []).map {
+              "\(TenderWords.label($0["type"]?.displayText ?? "")) \($0["amount"]?.displayText ?? "")"
             }
+            self.say(
+              "Returned on receipt \(result["number"]?.displayText ?? ""). Refund: "
+                + (refunds.isEmpty ? "nothing" : refunds.joined(separator: ", ")) + ".")
           }
         }
       }

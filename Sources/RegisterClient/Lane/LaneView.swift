@@ -62,7 +62,7 @@ package enum LaneView {
     "p": "override the selected line's price", "c": "find and attach a customer, or detach",
     "k": "park the order", "l": "parked orders: resume one",
     "t": "take a payment (cash, card, gift card, store credit...)",
-    "r": "return items from a receipt",
+    "r": "return items from a receipt (or scan its barcode)",
     "g": "a gift card's balance, or money loaded onto one",
     "n": "the drawer: no sale, the float, paid in, paid out",
     "x": "the day so far", "e": "print the last receipt again",
