@@ -481,3 +481,47 @@ struct DevicePathEndToEndTests {
     #expect(try Array(Data(contentsOf: URL(fileURLWithPath: file))) == content)
   }
 }
+
+extension PrinterEndToEndTests {
+  @Test(
+    "a receipt printed while storage failed is journaled as printed once storage works again: a restart does not print it, nor kick the drawer, again",
+    .tags(.outsideProgram), .requires(.strace),
+    .enabled(if: Strace.isUsable, Comment(rawValue: Strace.unusable)))
+  func printedWhileStorageFailed() throws {
+    let printer = try TestPrinter()
+    defer { printer.stop() }
+    printer.answerStatus(TestPrinter.ok)
+    // Away at first: the sale's job waits, durable, for the printer.
+    printer.stop()
+    let daemon = try Daemon(arguments: ["--printer", "tcp:127.0.0.1:\(printer.port)"])
+    defer { daemon.cleanup() }
+    #expect(try daemon.cli(["add", "OXF-BLU-15"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "50"]).status == 0)
+    #expect(try printerStatus(daemon)?["pending"] == .int(1))
+    // Every fdatasync fails from now until strace lets go.
+    let trace = try Strace.Attached(
+      to: daemon.process.processIdentifier,
+      injecting: Strace.Fault(calls: "fdatasync", error: "EIO"), when: "1+",
+      in: daemon.directory)
+    let client = try daemon.connect()
+    let refused = try client.send(#"{"op":"paid_in","amount":"1.00","reason":"till"}"#)
+    #expect(refused.errorCode == "storage_failed")
+    #expect(daemon.waitForLog("STORAGE FAILED"), "\(daemon.log)")
+    // The printer comes back while storage still fails: the job prints, and its print_done
+    // cannot be journaled.
+    try printer.start()
+    #expect(printer.wait { printer.printed("R1") == 1 }, "\(daemon.log)")
+    // The loop takes the printer's report a moment after the bytes arrive; it must do so while
+    // storage still fails, so time must pass before strace lets go.
+    usleep(500_000)
+    trace.detach()
+    #expect(daemon.waitForLog("storage works again"), "\(daemon.log)")
+    #expect(daemon.waitForLog("journaled as printed"), "\(daemon.log)")
+    #expect(printer.wait { (try? self.printerStatus(daemon))??["pending"] == .int(0) })
+    daemon.kill9()
+    try daemon.start()
+    #expect(try printerStatus(daemon)?["pending"] == .int(0), "\(daemon.log)")
+    #expect(!daemon.log.contains("from before the restart are waiting to print"), "\(daemon.log)")
+    #expect(printer.printed("R1") == 1)
+  }
+}

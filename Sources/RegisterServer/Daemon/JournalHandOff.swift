@@ -9,6 +9,8 @@ final class JournalHandOff {
   /// When to try storage again after a failed write.
   private var retry = StorageRetry()
   private let service: RegisterService
+  /// Called when storage works again after a failure (the register takes changes again).
+  var onStorageWorksAgain: () -> Void = {}
 
   init(writer: JournalWriter?, service: RegisterService) {
     self.writer = writer
@@ -80,6 +82,7 @@ final class JournalHandOff {
       Log.info(
         "storage works again after \(milliseconds) ms (\(tries) failed tries"
           + (last.map { ", the last: \($0)" } ?? "") + "); taking changes")
+      onStorageWorksAgain()
     } else {
       retry.failed(at: now, error)
     }

@@ -81,6 +81,19 @@ final class Peripherals {
     service.stageSystemEvents(printed.map { .printDone(job: $0) })
   }
 
+  /// After a storage failure: the jobs printed while it lasted (their `print_done` could not be
+  /// journaled, or was in a group the failure dropped) are journaled now, so that a restart
+  /// does not print them — and kick the drawer — again. They are the ones the register still
+  /// holds as pending that are no longer waiting here (taken by the printer, or dropped).
+  func journalWhatWasPrinted() {
+    guard printer != nil else { return }
+    let waiting = Set(printable.map(\.id))
+    let printed = service.register.printQueue.pending.filter { !waiting.contains($0.id) }
+    guard !printed.isEmpty else { return }
+    Log.info("\(printed.count) print job(s) printed while storage failed are journaled as printed")
+    service.stageSystemEvents(printed.map { .printDone(job: $0.id) })
+  }
+
   /// A durable event: a job it queued is printable.
   func queue(_ committed: CommittedEvent) {
     if printer != nil, case .printQueued(let job) = committed.event { printable.append(job) }

@@ -150,6 +150,7 @@ package final class Server {
     subscriptions = Subscriptions(service: service)
     peripherals = Peripherals(service: service)
     service.computesRepliesAway = replyComputer != nil
+    journal.onStorageWorksAgain = { [peripherals] in peripherals.journalWhatWasPrinted() }
   }
 
   /// Runs until SIGINT or SIGTERM (and the drain that follows) is over.
