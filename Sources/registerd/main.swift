@@ -258,13 +258,12 @@ func logImported(_ events: [Event], note: String = "") {
 }
 
 /// The events that import what changed in the catalog file since the register last imported
-/// it (none when it would reprice a payment under way: the import then waits for that order,
-/// see `RegisterService.importCatalog`). The file is an import source: registerd never writes
-/// it (`register-cli catalog export` writes the live catalog to a file on request).
-func catalogChanges(
-  _ catalog: Catalog, into service: RegisterService, current: Register?, when: ImportMoment
-) -> [Event] {
-  switch service.importCatalog(catalog, into: current) {
+/// it, said in the log (none when it would reprice a payment under way, or storage has failed:
+/// the import then waits, see `RegisterService.importCatalog` and `stageImport`). The file is
+/// an import source: registerd never writes it (`register-cli catalog export` writes the live
+/// catalog to a file on request).
+func catalogChanges(_ outcome: RegisterService.CatalogImport, when: ImportMoment) -> [Event] {
+  switch outcome {
   case .unchanged:
     // Said when asked (SIGHUP); a start-up without changes is the usual case.
     if when == .sighup { Log.info("\(when.rawValue): \(options.catalogPath) has no changes") }
@@ -288,27 +287,33 @@ func catalogChanges(
       "\(when.rawValue): the changes in \(options.catalogPath) wait for order \(order), which payment has started on: \(reason). They are imported when that order is completed or voided"
     )
     return []
+  case .waitsForStorage(let reason):
+    Log.warning(
+      "\(when.rawValue): the changes in \(options.catalogPath) wait for the journal to take writes again (\(reason)); they are imported then"
+    )
+    return []
   }
 }
-service.onDeferredImport = { events in
-  logImported(events, note: " (it had waited for the order being paid to be finished)")
+service.onDeferredImport = { events, waitedFor in
+  logImported(events, note: " (it had waited for \(waitedFor))")
 }
 
 do {
   if let configured {
     try service.commit(
       catalogChanges(
-        configured, into: service,
-        current: service.register.lastSequence > 0 ? service.register : nil, when: .startUp))
+        service.importCatalog(
+          configured, into: service.register.lastSequence > 0 ? service.register : nil),
+        when: .startUp))
   }
 } catch {
   // No exit (a full disk would have the service manager restart registerd over and over, and
   // the lane stay dark): the register was rebuilt from the journal, serves reads, and takes
-  // changes once a write succeeds; the catalog's changes are imported at the next SIGHUP or
-  // start.
+  // changes once a write succeeds; the catalog's changes wait for that too.
   Log.error(
-    "could not journal the changes in \(options.catalogPath) (\(error)); serving the register as it was, without them. They are imported on SIGHUP or at the next start"
+    "could not journal the changes in \(options.catalogPath) (\(error)); serving the register as it was, without them until a write succeeds again"
   )
+  if let configured { _ = service.stageImport(configured) }
 }
 
 // Under socket activation the service manager made the socket (and owns its file): serve on
@@ -437,8 +442,7 @@ server.loadCatalog = { [options] in
   return servedCatalog(catalog)
 }
 server.catalogLoaded = { reloaded in
-  service.stageSystemEvents(
-    catalogChanges(reloaded, into: service, current: service.register, when: .sighup))
+  _ = catalogChanges(service.stageImport(reloaded), when: .sighup)
 }
 server.run()
 // Every write is done (the server waited for the writer): the open segment is cut to its

@@ -278,6 +278,51 @@ func files(in directory: String, startingWith prefix: String) throws -> [String]
     #expect(lane.register.receipts.values.last?.order.lines.map(\.sku) == ["JEANS", "TEE"])
   }
 
+  /// The catalog file read again (SIGHUP) while storage fails waits, and is imported once a
+  /// write succeeds again — not lost, and not said to be imported before it is.
+  @Test func aCatalogReadWhileStorageFailsIsImportedOnceItWorks() throws {
+    let lane = try JournalLane()
+    lane.storage.failingAppend = lane.storage.appendCalls + 1
+    #expect(try lane.send(Requests.Add(sku: "TEE")).errorCode == "storage_failed")
+    var renamed = lane.catalog
+    renamed.store.name = "Renamed Store"
+    let outcome = lane.service.stageImport(renamed)
+    guard case .waitsForStorage = outcome else {
+      Issue.record("expected the import to wait for storage, got \(outcome)")
+      return
+    }
+    #expect(lane.register.store.name != "Renamed Store")
+    var waitedFor: [String] = []
+    lane.service.onDeferredImport = { _, why in waitedFor.append(why) }
+    lane.storage.failingAppend = nil
+    #expect(lane.service.retryStorage())
+    lane.service.flush()
+    #expect(waitedFor == ["storage to work again"])
+    #expect(lane.register.store.name == "Renamed Store")
+    #expect(try Register.replaying(lane.scan().records).store.name == "Renamed Store")
+  }
+
+  /// A catalog import staged just before a failed write is dropped with it (the register is
+  /// rebuilt from what is durable), and done again once storage works.
+  @Test func aCatalogImportAFailureDroppedIsDoneAgainOnceStorageWorks() throws {
+    let lane = try JournalLane()
+    var renamed = lane.catalog
+    renamed.store.name = "Renamed Store"
+    lane.storage.failingAppend = lane.storage.appendCalls + 1
+    guard case .changes = lane.service.stageImport(renamed) else {
+      Issue.record("expected the import's changes to be staged")
+      return
+    }
+    lane.service.flush()
+    #expect(lane.service.storageFailure != nil)
+    #expect(lane.register.store.name != "Renamed Store", "rebuilt from what is durable")
+    lane.storage.failingAppend = nil
+    #expect(lane.service.retryStorage())
+    lane.service.flush()
+    #expect(lane.register.store.name == "Renamed Store")
+    #expect(try Register.replaying(lane.scan().records).store.name == "Renamed Store")
+  }
+
   /// A group sealed before the failure was resumed from is never written, even where its
   /// sequence numbers would follow on from what was written since.
   @Test func aGroupSealedBeforeAFailureIsNeverWrittenAfterIt() throws {

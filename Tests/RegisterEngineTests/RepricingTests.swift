@@ -71,7 +71,7 @@ import Testing
     let deal = try Self.withAccessoryDeal
     let lane = try Self.beltAndCap()
     var imported: [[Event]] = []
-    lane.service.onDeferredImport = { imported.append($0) }
+    lane.service.onDeferredImport = { events, _ in imported.append(events) }
     try lane.ok(Requests.Tender(.cash(amount: usd("20.00"))))
     let outcome = lane.service.importCatalog(deal, into: lane.register)
     guard case .deferred(let order, let reason) = outcome else {

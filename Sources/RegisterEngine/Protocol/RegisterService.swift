@@ -63,11 +63,18 @@ public final class RegisterService {
   /// Called with a message when storage fails, once for each time it does until it works
   /// again (the daemon logs it).
   public var onStorageFailure: (String) -> Void = { _ in }
-  /// A catalog import waiting for the open order's payment to finish (`importCatalog`).
+  /// A catalog import waiting for the open order's payment to finish (`importCatalog`), or
+  /// for storage to work again (`stageImport`).
   public private(set) var deferredImport: Catalog?
-  /// Called with the events of a waiting catalog import when they are staged (the daemon logs
-  /// it).
-  public var onDeferredImport: ([Event]) -> Void = { _ in }
+  /// What the waiting import waits for, in words ("the order being paid to be finished").
+  private var deferredBecause = ""
+  /// The catalog `stageImport` last staged changes from, and the last record they were
+  /// staged as: a failed write that drops them leaves the import to be done again once
+  /// storage works.
+  private var stagedImport: (catalog: Catalog, through: Int64)?
+  /// Called with the events of a waiting catalog import when they are staged, and what it
+  /// waited for (the daemon logs it).
+  public var onDeferredImport: ([Event], String) -> Void = { _, _ in }
   /// Where e-mailed receipts are written (nil: e-mail is refused).
   public var outboxDirectory: String?
   /// Set for an installed register (not a source checkout): until it is set up — store
@@ -218,6 +225,9 @@ public final class RegisterService {
     /// (`reason` says how). It is kept, and imported right after the change that leaves the
     /// open order without tenders — its sale completed, or the order voided.
     case deferred(order: Int, reason: String)
+    /// Not yet: storage has failed (`reason`), and the register takes no changes. It is kept,
+    /// and imported once a write succeeds again.
+    case waitsForStorage(reason: String)
     /// Never: it would change the currency of a register that holds amounts
     /// (`Register.currencyChangeRefusal`). Nothing is imported; `reason` says why.
     case refused(reason: String)
@@ -240,14 +250,36 @@ public final class RegisterService {
         try current.checkOutcome(of: events, at: clock.now())
       } catch {
         deferredImport = catalog
+        deferredBecause = "the order being paid to be finished"
         return .deferred(order: current.order.id, reason: error.message)
       }
     }
     return .changes(events)
   }
 
-  /// Stages events that come from the daemon rather than a client (a catalog reloaded on
-  /// SIGHUP); they are written with the next group.
+  /// Imports `catalog`, the catalog file read again (SIGHUP), into the register as it is, and
+  /// stages its changes to be written with the next group. While storage has failed it waits
+  /// (`waitsForStorage`), and so do changes a failure dropped before they were written: each is
+  /// imported, against the register as it is then, once storage works again.
+  public func stageImport(_ catalog: Catalog) -> CatalogImport {
+    if let storageFailure {
+      if let reason = register.currencyChangeRefusal(to: catalog.store.currency) {
+        return .refused(reason: reason)
+      }
+      deferredImport = catalog
+      deferredBecause = "storage to work again"
+      return .waitsForStorage(reason: storageFailure)
+    }
+    let outcome = importCatalog(catalog, into: register)
+    if case .changes(let events) = outcome {
+      stage(events, at: clock.now(), approvedBy: nil)
+      stagedImport = (catalog, register.lastSequence)
+    }
+    return outcome
+  }
+
+  /// Stages events that come from the daemon rather than a client (a receipt printed); they
+  /// are written with the next group.
   public func stageSystemEvents(_ events: [Event]) {
     guard storageFailure == nil, !events.isEmpty else { return }
     let now = clock.now()
@@ -412,7 +444,8 @@ public final class RegisterService {
     let events = Register.startupEvents(for: catalog, current: register)
     guard !events.isEmpty else { return }
     stage(events, at: time, approvedBy: nil)
-    onDeferredImport(events)
+    stagedImport = (catalog, register.lastSequence)
+    onDeferredImport(events, deferredBecause)
   }
 
   /// Applies events and returns their journal records (one request's records are linked with
@@ -457,6 +490,13 @@ public final class RegisterService {
     let first = storageFailure == nil
     storageFailure = message
     rebuild(through: sequence)
+    // A catalog import the failure dropped is done again once storage works (a later one,
+    // already waiting, stands).
+    if let stagedImport, stagedImport.through > sequence, deferredImport == nil {
+      deferredImport = stagedImport.catalog
+      deferredBecause = "storage to work again (the failure dropped it)"
+    }
+    stagedImport = nil
     guard first else { return }
     if let rebuildFailure {
       onStorageFailure(
@@ -496,6 +536,17 @@ public final class RegisterService {
     if rebuildFailure != nil { rebuild(through: durableSequence) }
     guard rebuildFailure == nil else { return false }
     storageFailure = nil
+    // A catalog import that waited for storage, against the register as it is now (it may
+    // wait on for an order being paid, as any import).
+    if let catalog = deferredImport,
+      case .changes(let events) = importCatalog(
+        catalog, into: register)
+    {
+      let because = deferredBecause
+      stage(events, at: clock.now(), approvedBy: nil)
+      stagedImport = (catalog, register.lastSequence)
+      onDeferredImport(events, because)
+    }
     return true
   }
 
