@@ -451,16 +451,21 @@ struct LaneScreenTests {
     #expect(drawn.contains("\u{1B}[0;7") || drawn.contains(";7;"), "reverse video either way")
   }
 
+  /// A $25 gift card sold for cash (receipt 1) through the CLI: its number.
+  func sellAGiftCard(_ daemon: Daemon) throws -> String {
+    #expect(try daemon.cli(["add", "GIFT-25"]).status == 0)
+    #expect(try daemon.cli(["tender", "cash", "25"]).status == 0)
+    let sold = try JSONParser.parse(try daemon.cli(["--json", "receipt", "1"]).stdout)
+    return try #require(
+      sold["result"]?["receipt"]?["gift_cards"]?.arrayValue?.first?["number"]?.stringValue)
+  }
+
   /// A line's quantity, a new price, an order discount and a voided line, then a sale paid
   /// with a gift card, a store tender (a check, with its number) and cash; and a no-sale.
   @Test func linesChangedAndPaidEveryWay() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
-    #expect(try daemon.cli(["add", "GIFT-25"]).status == 0)
-    #expect(try daemon.cli(["tender", "cash", "25"]).status == 0)
-    let sold = try JSONParser.parse(try daemon.cli(["--json", "receipt", "1"]).stdout)
-    let card = try #require(
-      sold["result"]?["receipt"]?["gift_cards"]?.arrayValue?.first?["number"]?.stringValue)
+    let card = try sellAGiftCard(daemon)
     let screen = try lane(daemon)
     defer { screen.close() }
     try screen.type("2001234000147\r2001234001199\r")
@@ -562,11 +567,7 @@ struct LaneScreenTests {
   @Test func theDrawerAndAGiftCard() throws {
     let daemon = try Daemon()
     defer { daemon.cleanup() }
-    #expect(try daemon.cli(["add", "GIFT-25"]).status == 0)
-    #expect(try daemon.cli(["tender", "cash", "25"]).status == 0)
-    let sold = try JSONParser.parse(try daemon.cli(["--json", "receipt", "1"]).stdout)
-    let card = try #require(
-      sold["result"]?["receipt"]?["gift_cards"]?.arrayValue?.first?["number"]?.stringValue)
+    let card = try sellAGiftCard(daemon)
     let masked = "****" + card.suffix(4)
     let screen = try lane(daemon)
     defer { screen.close() }
