@@ -522,6 +522,14 @@ struct LaneScreenTests {
     let screen = try lane(daemon)
     defer { screen.close() }
     try screen.type("2001234001199\rcRiley\r")
+    try screen.waitFor("No customer matches \"Riley\"")
+    // A customer needs a name: refused, and nothing is added.
+    try screen.type("a\r\r\r")
+    try screen.waitFor("Name must not be empty.")
+    #expect(
+      try daemon.connect().send(#"{"op":"customer_find","query":"a"}"#).result["customers"]?
+        .arrayValue?.isEmpty == true)
+    try screen.type("cRiley\r")
     var rows = try screen.waitFor("No customer matches \"Riley\"")
     #expect(rows[22].hasPrefix(" a Add a new customer Esc Cancel"))
     try screen.type("aRiley Ortiz\rriley@example.com\r\r")
@@ -584,6 +592,13 @@ struct LaneScreenTests {
     #expect(rows[19].hasPrefix(" Drawer 139.50"))
     try screen.type("nn")
     try screen.waitFor("Drawer opened (no sale). The drawer should hold 139.50.")
+    // Bad input changes nothing: an amount that is not one, a card no one issued.
+    try screen.type("nitwenty\r")
+    try screen.waitFor("\"twenty\" is not an amount: type it like 20 or 20.00.")
+    try screen.type("gb6004835057270000\r")
+    rows = try screen.waitFor("No gift card has that number: check it and try again.")
+    #expect(!rows.joined().contains("6004835057270000"))
+    #expect(rows[19].hasPrefix(" Drawer 139.50"))
 
     try screen.type("gb" + card)
     rows = try screen.waitFor("Gift card number")
